@@ -1,0 +1,34 @@
+# recover's build and test entry points. `make test` is what CI runs (.ci/run).
+GO        ?= go
+GOFLAGS   ?=
+# Integration tests start real control planes; a generous timeout covers a slow disk.
+TEST_TIMEOUT ?= 30m
+
+.PHONY: all build test test-short kube-binaries vet fmt-check bench example help
+
+all: build
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+build: ## build bin/recover
+	$(GO) build -o bin/recover ./cmd/recover
+
+kube-binaries: ## build (once, cached) etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
+	@hack/kube-binaries.sh >/dev/null
+
+vet: ## go vet
+	$(GO) vet ./...
+
+fmt-check: ## fail when gofmt would change a file
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './hack/kube/*')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+test: kube-binaries fmt-check vet ## the whole suite: unit, integration (real kube-apiserver), end-to-end
+	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test $(GOFLAGS) -timeout $(TEST_TIMEOUT) ./...
+
+test-short: ## unit tests only, no control plane
+	$(GO) test -short ./...
+
+bench: kube-binaries ## benchmarks (figures for the notes)
+	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// globalOptions are shared by every command: the kubectl-style connection flags and
+// the I/O streams.
+type globalOptions struct {
+	kube    *genericclioptions.ConfigFlags
+	streams genericiooptions.IOStreams
+}
+
+// commandFactories build recover's subcommands. Each command lives in its own file
+// and is added here, in the order help lists them.
+var commandFactories = []func(*globalOptions) *cobra.Command{}
+
+// newRootCmd builds the recover command tree.
+func newRootCmd(streams genericiooptions.IOStreams) *cobra.Command {
+	g := &globalOptions{kube: genericclioptions.NewConfigFlags(true), streams: streams}
+	root := &cobra.Command{
+		Use:   "recover",
+		Short: "Get a wedged OpenShift cluster back onto a safe, ordered update",
+		Long: `recover inspects an OpenShift cluster (live, or offline from a must-gather or an
+Insights archive), finds where the cluster's claims and reality disagree, plans the
+nearest safe next-hop release with a manifest-by-manifest order, and applies that plan
+with the cluster-version operator disabled: locked, journaled, verified and resumable.
+
+Data flows one way: inspect -> plan -> apply. Every step can stop at a file:
+  recover inspect -o json > snapshot.json
+  recover plan -o json > plan.json
+  recover apply --plan plan.json`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	g.kube.AddFlags(root.PersistentFlags())
+	registerKubeCompletions(root, g)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usageError{msg: err.Error() + " (see 'recover --help')"}
+	})
+	for _, f := range commandFactories {
+		root.AddCommand(f(g))
+	}
+	root.AddCommand(newVersionCmd(streams))
+	return root
+}
+
+// registerKubeCompletions completes --context, --cluster and --user from the kubeconfig.
+func registerKubeCompletions(root *cobra.Command, g *globalOptions) {
+	complete := func(names func(raw clientcmdapi.Config) []string) cobra.CompletionFunc {
+		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			raw, err := g.kube.ToRawKubeConfigLoader().RawConfig()
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			list := names(raw)
+			sort.Strings(list)
+			return list, cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	_ = root.RegisterFlagCompletionFunc("context", complete(func(c clientcmdapi.Config) []string { return slices.Collect(maps.Keys(c.Contexts)) }))
+	_ = root.RegisterFlagCompletionFunc("cluster", complete(func(c clientcmdapi.Config) []string { return slices.Collect(maps.Keys(c.Clusters)) }))
+	_ = root.RegisterFlagCompletionFunc("user", complete(func(c clientcmdapi.Config) []string { return slices.Collect(maps.Keys(c.AuthInfos)) }))
+}
+
+// run executes recover with args and returns the process exit code. Errors are
+// printed as one line on stderr.
+func run(ctx context.Context, args []string, streams genericiooptions.IOStreams) int {
+	root := newRootCmd(streams)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCodeFor(err)
+	if !errors.Is(err, errSilent) {
+		fmt.Fprintln(streams.ErrOut, "error: "+oneLine(err.Error()))
+	}
+	return code
+}
+
+// errSilent marks an error whose message the command has already printed.
+var errSilent = errors.New("already reported")
+
+// oneLine folds a multi-line error message onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# kube-binaries.sh builds the real control-plane binaries recover's integration tests run
+# (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) from the Go module
+# proxy, once, into a cache directory keyed by their inputs, and prints that directory.
+#
+#   hack/kube-binaries.sh          build if missing, print the directory
+#   hack/kube-binaries.sh --print  print the directory without building (may not exist yet)
+#
+# The key hashes hack/kube/go.mod and go.sum, the Go version, the build flags and the kwok
+# version, so a bump of any of them builds into a fresh directory and a cache hit is instant.
+# A cold build takes about 7.5 minutes and 1.3 GiB of memory on a 2-core machine.
+set -euo pipefail
+
+KUBE_VERSION=v1.37.2
+KWOK_VERSION=v0.8.0
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+mod="$here/kube"
+minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
+ldflags="-s -w -X k8s.io/component-base/version.gitVersion=${KUBE_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=${KUBE_VERSION}"
+
+key=$( { cat "$mod/go.mod" "$mod/go.sum"; go env GOVERSION; echo "$ldflags" "$KWOK_VERSION" trimpath; } | sha256sum | cut -c1-12)
+cache=${RECOVER_KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/recover}
+out="$cache/kube-${KUBE_VERSION}-${key}"
+
+if [ "${1:-}" = "--print" ]; then
+  echo "$out"
+  exit 0
+fi
+
+if [ -f "$out/.complete" ]; then
+  echo "$out"
+  exit 0
+fi
+
+echo "kube-binaries: first build of etcd, kube-apiserver, kube-controller-manager, kube-scheduler ${KUBE_VERSION} and kwok ${KWOK_VERSION} into $out (about 8 minutes cold; cached afterwards)" >&2
+tmp="$out.tmp.$$"
+rm -rf "$tmp"
+mkdir -p "$tmp/bin" "$tmp/kwok-stages"
+trap 'rm -rf "$tmp"' EXIT
+
+(
+  cd "$mod"
+  # One go build for all four keeps a single link cache; etcd's main package is named "server".
+  GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/bin/" \
+    k8s.io/kubernetes/cmd/kube-apiserver \
+    k8s.io/kubernetes/cmd/kube-controller-manager \
+    k8s.io/kubernetes/cmd/kube-scheduler \
+    go.etcd.io/etcd/server/v3
+)
+mv "$tmp/bin/server" "$tmp/bin/etcd"
+
+# kwok is its own module with its own requirements, so it is installed, not built in the wrapper.
+CGO_ENABLED=0 GOBIN="$tmp/bin" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
+kwokdir=$(go list -m -f '{{.Dir}}' "sigs.k8s.io/kwok@${KWOK_VERSION}" 2>/dev/null || true)
+if [ -z "$kwokdir" ]; then
+  kwokdir=$(GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kwok@${KWOK_VERSION}" | sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p')
+fi
+# The stages kwok needs to make nodes Ready and pods Running, without chaos stages.
+for f in node/fast/node-initialize.yaml node/heartbeat/node-heartbeat.yaml \
+         pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+  src="$kwokdir/kustomize/stage/$f"
+  [ -f "$src" ] || { echo "kube-binaries: kwok stage $f not found in $kwokdir" >&2; exit 1; }
+  cp "$src" "$tmp/kwok-stages/$(basename "$f")"
+done
+chmod -R u+w "$tmp"
+echo "$KUBE_VERSION" > "$tmp/VERSION"
+touch "$tmp/.complete"
+rm -rf "$out"
+mv "$tmp" "$out"
+trap - EXIT
+echo "$out"

@@ -1,0 +1,133 @@
+package kubetest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+)
+
+// OpenShiftCRDFiles lists the CRD manifests recover needs, relative to the
+// github.com/openshift/api module directory. Where the API ships one variant per
+// feature set, the Default one is used, as a production cluster would.
+var OpenShiftCRDFiles = []string{
+	"config/v1/zz_generated.crd-manifests/0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml",
+	"config/v1/zz_generated.crd-manifests/0000_00_cluster-version-operator_01_clusteroperators.crd.yaml",
+	"config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_featuregates.crd.yaml",
+	"config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_infrastructures-Default.crd.yaml",
+	"operator/v1/zz_generated.crd-manifests/0000_12_etcd_01_etcds-Default.crd.yaml",
+	"operator/v1/zz_generated.crd-manifests/0000_20_kube-apiserver_01_kubeapiservers-Default.crd.yaml",
+	"operator/v1/zz_generated.crd-manifests/0000_25_kube-controller-manager_01_kubecontrollermanagers.crd.yaml",
+	"operator/v1/zz_generated.crd-manifests/0000_25_kube-scheduler_01_kubeschedulers.crd.yaml",
+	"machineconfiguration/v1/zz_generated.crd-manifests/0000_80_machine-config_01_machineconfigpools-Default.crd.yaml",
+	"machineconfiguration/v1/zz_generated.crd-manifests/0000_80_machine-config_01_machineconfigs.crd.yaml",
+}
+
+var (
+	apiDirOnce sync.Once
+	apiDir     string
+	apiDirErr  error
+)
+
+// OpenShiftAPIDir returns the directory of the github.com/openshift/api module that
+// recover's go.mod selects, as `go list -m` reports it.
+func OpenShiftAPIDir() (string, error) {
+	apiDirOnce.Do(func() {
+		root, err := RepoRoot()
+		if err != nil {
+			apiDirErr = err
+			return
+		}
+		cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/openshift/api")
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if err != nil {
+			apiDirErr = fmt.Errorf("locating the github.com/openshift/api module with go list: %w", err)
+			return
+		}
+		apiDir = strings.TrimSpace(string(out))
+		if apiDir == "" {
+			apiDirErr = fmt.Errorf("go list found no directory for github.com/openshift/api; run 'go mod download'")
+		}
+	})
+	return apiDir, apiDirErr
+}
+
+// LoadOpenShiftCRDs reads and decodes OpenShiftCRDFiles from the openshift/api module.
+func LoadOpenShiftCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	dir, err := OpenShiftAPIDir()
+	if err != nil {
+		return nil, err
+	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, rel := range OpenShiftCRDFiles {
+		path := filepath.Join(dir, rel)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading CRD: %w", err)
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(data, crd); err != nil {
+			// Unknown fields would be a newer schema; fall back to a lenient decode.
+			crd = &apiextensionsv1.CustomResourceDefinition{}
+			if err := yaml.Unmarshal(data, crd); err != nil {
+				return nil, fmt.Errorf("decoding CRD %s: %w", path, err)
+			}
+		}
+		crds = append(crds, crd)
+	}
+	return crds, nil
+}
+
+// InstallOpenShiftCRDs creates the OpenShift CRDs and waits until each is Established.
+func InstallOpenShiftCRDs(ctx context.Context, cfg *rest.Config) error {
+	crds, err := LoadOpenShiftCRDs()
+	if err != nil {
+		return err
+	}
+	return InstallCRDs(ctx, cfg, crds)
+}
+
+// InstallCRDs creates the given CRDs (leaving existing ones alone) and waits until
+// every one is Established.
+func InstallCRDs(ctx context.Context, cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
+	client, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	for _, crd := range crds {
+		if _, err := client.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating CRD %s: %w", crd.Name, err)
+		}
+	}
+	for _, crd := range crds {
+		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			got, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+			if err != nil {
+				return false, nil
+			}
+			for _, c := range got.Status.Conditions {
+				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			return fmt.Errorf("CRD %s never became Established: %w", crd.Name, err)
+		}
+	}
+	return nil
+}

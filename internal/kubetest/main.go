@@ -1,0 +1,42 @@
+package kubetest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+)
+
+// Main starts one control plane for a test package, stores it in *env, runs the
+// tests and stops it. With -short it starts nothing and leaves *env nil, so a quick
+// unit run needs no binaries; integration tests then skip through Require.
+// When the binaries are missing or the control plane fails to start, every test of
+// the package fails at once with the reason, naming the command that builds them.
+func Main(m *testing.M, opts Options, env **Env) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
+	e, err := Start(opts)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: kubetest: cannot start the real control plane: %v\n", err)
+		os.Exit(1)
+	}
+	*env = e
+	code := m.Run()
+	e.Stop()
+	os.Exit(code)
+}
+
+// Require skips t when the package runs with -short (no control plane started) and
+// fails it when the control plane is missing for any other reason.
+func Require(t testing.TB, env *Env) {
+	t.Helper()
+	if env != nil {
+		return
+	}
+	if testing.Short() {
+		t.Skip("integration test: needs the real kube-apiserver, which -short does not start")
+	}
+	t.Fatalf("integration test without a control plane: call kubetest.Main from TestMain")
+}
