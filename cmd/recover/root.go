@@ -23,8 +23,14 @@ type globalOptions struct {
 }
 
 // commandFactories build recover's subcommands. Each command lives in its own file
-// and is added here, in the order help lists them.
-var commandFactories = []func(*globalOptions) *cobra.Command{}
+// and registers its factory from that file's init function, so commands are added
+// without touching this one; help lists them sorted by name.
+var commandFactories []func(*globalOptions) *cobra.Command
+
+// registerCommand adds a subcommand factory; call it from init.
+func registerCommand(f func(*globalOptions) *cobra.Command) {
+	commandFactories = append(commandFactories, f)
+}
 
 // newRootCmd builds the recover command tree.
 func newRootCmd(streams genericiooptions.IOStreams) *cobra.Command {
@@ -56,7 +62,23 @@ Data flows one way: inspect -> plan -> apply. Every step can stop at a file:
 		root.AddCommand(f(g))
 	}
 	root.AddCommand(newVersionCmd(streams))
+	markArgErrorsAsUsage(root)
 	return root
+}
+
+// markArgErrorsAsUsage makes positional-argument errors exit with ExitUsage.
+func markArgErrorsAsUsage(c *cobra.Command) {
+	if validate := c.Args; validate != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := validate(cmd, args); err != nil {
+				return usageError{msg: fmt.Sprintf("%v (see 'recover %s --help')", err, cmd.Name())}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markArgErrorsAsUsage(sub)
+	}
 }
 
 // registerKubeCompletions completes --context, --cluster and --user from the kubeconfig.
@@ -85,6 +107,9 @@ func run(ctx context.Context, args []string, streams genericiooptions.IOStreams)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
+	}
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		err = usageError{msg: err.Error()}
 	}
 	code := exitCodeFor(err)
 	if !errors.Is(err, errSilent) {

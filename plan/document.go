@@ -1,0 +1,303 @@
+package plan
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The plan document's identity. A saved plan is what `recover apply --plan` executes,
+// so readers check these before anything else.
+const (
+	// APIVersion and Kind name the document type.
+	APIVersion = "recover.openshift.io/v1alpha1"
+	Kind       = "RecoveryPlan"
+	// FormatVersion follows Terraform's rule: a minor bump only adds fields (readers
+	// ignore unknown ones); a major bump breaks, and readers refuse a major they do
+	// not know.
+	FormatVersion = "1.0"
+)
+
+// Plan is the self-contained, versioned recovery plan: the target, why it was
+// chosen, the alternatives and why they were not, and the steps with their gates.
+// It embeds every manifest it applies, so apply needs nothing else.
+type Plan struct {
+	APIVersion    string `json:"apiVersion"`
+	Kind          string `json:"kind"`
+	FormatVersion string `json:"formatVersion"`
+	// CreatedAt is when the plan was made; Generator is the recover version that made it.
+	CreatedAt time.Time `json:"createdAt"`
+	Generator string    `json:"generator"`
+
+	// Inputs records what the plan was computed from, with digests, so that apply can
+	// refuse a plan whose inputs or cluster have changed since.
+	Inputs Inputs `json:"inputs"`
+	// Cluster summarises the snapshot the plan was made from: the cluster's claims
+	// beside the verified reality.
+	Cluster ClusterSummary `json:"cluster"`
+	// Target is the chosen next-hop release.
+	Target Target `json:"target"`
+	// Alternatives are the other candidates, best first, each with the rule that
+	// rejected or demoted it.
+	Alternatives []Candidate `json:"alternatives,omitempty"`
+	// Steps are executed in order; each waits for its gate before the next starts.
+	Steps []Step `json:"steps"`
+}
+
+// Inputs are the plan's inputs and their digests ("sha256:<hex>").
+type Inputs struct {
+	Snapshot InputRef  `json:"snapshot"`
+	Graph    InputRef  `json:"graph"`
+	Payload  InputRef  `json:"payload"`
+	Policy   *InputRef `json:"policy,omitempty"`
+	// GraphData is the cincinnati-graph-data directory, when one was used.
+	GraphData *InputRef `json:"graphData,omitempty"`
+	Channel   string    `json:"channel,omitempty"`
+	// Accepted are the risk names given with --accept.
+	Accepted []string `json:"accepted,omitempty"`
+	// SignatureVerification says whether the target release's signature was
+	// verified, and if not, why not ("skipped: no keyring given").
+	SignatureVerification string `json:"signatureVerification,omitempty"`
+}
+
+// InputRef names one input: where it came from and the digest of what was read.
+type InputRef struct {
+	// Source is a path, URL, pull spec or "live:<server>".
+	Source string `json:"source"`
+	Digest string `json:"digest"`
+}
+
+// ClusterSummary is the part of the snapshot a reviewer needs to judge the plan,
+// and that apply compares against the live cluster before starting.
+type ClusterSummary struct {
+	ClusterID string `json:"clusterID,omitempty"`
+	// Fingerprint is inspect's digest of the state the plan depends on (versions,
+	// revisions, kubelets, pools, CVO replicas); apply recomputes it live.
+	Fingerprint string `json:"fingerprint"`
+	// ClaimedVersion is ClusterVersion status.desired.version; ClaimedState is
+	// history[0].state ("Completed" or "Partial").
+	ClaimedVersion string `json:"claimedVersion"`
+	ClaimedState   string `json:"claimedState,omitempty"`
+	// CVOMode is the mode the CVO would pick if it (re)started: Initializing,
+	// Updating or Reconciling.
+	CVOMode string `json:"cvoMode,omitempty"`
+	// CVOReplicas is the CVO Deployment's replicas when the snapshot was taken.
+	CVOReplicas *int32 `json:"cvoReplicas,omitempty"`
+	// Components is the verified version of each component, as the planner used it.
+	Components []ComponentVersion `json:"components"`
+	// Findings are the codes of the findings that shaped the plan.
+	Findings []FindingRef `json:"findings,omitempty"`
+}
+
+// ComponentVersion is where one component actually is.
+type ComponentVersion struct {
+	// Name is a ClusterOperator name, "kubelet/<node>", or a static-pod operand.
+	Name string `json:"name"`
+	// Version is the verified release version; Claimed is what status said, when
+	// they differ.
+	Version string `json:"version"`
+	Claimed string `json:"claimed,omitempty"`
+	// Kubernetes is the component's Kubernetes version, where it has one.
+	Kubernetes string `json:"kubernetes,omitempty"`
+	// Evidence says how the version was verified.
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// FindingRef is a finding's code, subject and message, as shown in the plan.
+type FindingRef struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Subject  string `json:"subject,omitempty"`
+	Message  string `json:"message"`
+}
+
+// Target is the chosen release.
+type Target struct {
+	Version string `json:"version"`
+	// Image is the release pull spec, by digest.
+	Image    string   `json:"image"`
+	Channels []string `json:"channels,omitempty"`
+	URL      string   `json:"url,omitempty"`
+	// Reasons explain the choice, in the order a reviewer should read them.
+	Reasons []string `json:"reasons"`
+	// Distance is how far the cluster moves: components to move and the size of
+	// their moves.
+	Distance Distance `json:"distance"`
+	// AcceptedRisks are the conditional-edge risks the target needed, each named in
+	// --accept.
+	AcceptedRisks []Risk `json:"acceptedRisks,omitempty"`
+	// Force is true when set-desired-update must set force; ForceReason says why.
+	Force       bool   `json:"force,omitempty"`
+	ForceReason string `json:"forceReason,omitempty"`
+}
+
+// Distance measures a candidate's moves from the verified state.
+type Distance struct {
+	// Components is how many components must change version.
+	Components int `json:"components"`
+	// Minor and Patch sum the minor and patch steps over those components.
+	Minor int `json:"minor"`
+	Patch int `json:"patch"`
+}
+
+// Risk is a conditional update risk, as the update service names it.
+type Risk struct {
+	Name    string `json:"name"`
+	URL     string `json:"url,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Candidate is a release the planner considered and did not choose.
+type Candidate struct {
+	Version  string   `json:"version"`
+	Image    string   `json:"image,omitempty"`
+	Rank     int      `json:"rank"`
+	Distance Distance `json:"distance"`
+	// Verdict is "rejected" (breaks a rule) or "demoted" (safe, but farther, or
+	// needs a risk not accepted).
+	Verdict string `json:"verdict"`
+	// Rule names the policy rule (e.g. "no-cross-minor-downgrade", "blocked-edge",
+	// "kubelet-skew", "unaccepted-risk", "farther") and Reason explains it.
+	Rule   string `json:"rule"`
+	Reason string `json:"reason"`
+	// Risks are the unaccepted risks for Verdict "demoted" with Rule "unaccepted-risk".
+	Risks []Risk `json:"risks,omitempty"`
+}
+
+// Action is what a step does.
+type Action string
+
+// The step actions.
+const (
+	ActionDisableCVO       Action = "disable-cvo"
+	ActionPausePool        Action = "pause-pool"
+	ActionApply            Action = "apply"
+	ActionDelete           Action = "delete"
+	ActionWait             Action = "wait"
+	ActionUnpausePool      Action = "unpause-pool"
+	ActionSetDesiredUpdate Action = "set-desired-update"
+	ActionRestoreCVO       Action = "restore-cvo"
+)
+
+// Step is one unit of work. Exactly the fields its Action needs are set.
+type Step struct {
+	// ID is stable within the plan ("007-apply-kube-apiserver-operator-deployment")
+	// and is what --from-step, --until-step and the journal refer to.
+	ID     string `json:"id"`
+	Action Action `json:"action"`
+	// Reason says why the step is there.
+	Reason string `json:"reason"`
+	// RunLevel and Component place the step in the CVO's order ("20",
+	// "kube-apiserver-operator"); Group is the index of its run-level group.
+	RunLevel  string `json:"runLevel,omitempty"`
+	Component string `json:"component,omitempty"`
+	Group     int    `json:"group,omitempty"`
+
+	// Manifest is set for apply and delete.
+	Manifest *Manifest `json:"manifest,omitempty"`
+	// Pool is set for pause-pool and unpause-pool.
+	Pool string `json:"pool,omitempty"`
+	// DesiredUpdate is set for set-desired-update.
+	DesiredUpdate *DesiredUpdate `json:"desiredUpdate,omitempty"`
+
+	// Gate is what must be true before the next step starts; nil means none.
+	Gate *Gate `json:"gate,omitempty"`
+}
+
+// Manifest is one payload manifest, embedded whole.
+type Manifest struct {
+	// File is the payload file name and Index the document's position in it.
+	File  string `json:"file"`
+	Index int    `json:"index"`
+	// APIVersion, Kind, Namespace and Name identify the object.
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	// CreateOnly is release.openshift.io/create-only=true: create if absent, never update.
+	CreateOnly bool `json:"createOnly,omitempty"`
+	// Object is the rendered object as JSON.
+	Object json.RawMessage `json:"object"`
+	// Digest is the sha256 of Object, so edits to a saved plan are detected.
+	Digest string `json:"digest"`
+}
+
+// DesiredUpdate is the ClusterVersion spec.desiredUpdate the plan hands back to the CVO.
+type DesiredUpdate struct {
+	Version string `json:"version"`
+	Image   string `json:"image"`
+	Force   bool   `json:"force,omitempty"`
+}
+
+// GateKind is the kind of condition a gate waits for.
+type GateKind string
+
+// The gate kinds. Each verifies reality, not only reported status.
+const (
+	// GateClusterOperator: the ClusterOperator reports every version in Versions,
+	// with Available=True and Degraded=False.
+	GateClusterOperator GateKind = "cluster-operator"
+	// GateCRDEstablished: the CRD named by Object is Established.
+	GateCRDEstablished GateKind = "crd-established"
+	// GateWorkloadRollout: the Deployment or DaemonSet named by Object has rolled
+	// out (observed generation, updated and available replicas).
+	GateWorkloadRollout GateKind = "workload-rollout"
+	// GateStaticPods: every node's running mirror pod of StaticPods carries the
+	// operator's latest available revision, and nodeStatuses agree.
+	GateStaticPods GateKind = "static-pods"
+	// GatePoolUpdated: the MachineConfigPool named by Pool has every machine updated.
+	GatePoolUpdated GateKind = "pool-updated"
+	// GateCVOScaledDown: no CVO pod is left.
+	GateCVOScaledDown GateKind = "cvo-scaled-down"
+	// GateCVORunning: the CVO Deployment is available again and ClusterVersion
+	// shows it acting on the desired update.
+	GateCVORunning GateKind = "cvo-running"
+	// GateDeleted: the object named by Object is gone.
+	GateDeleted GateKind = "deleted"
+)
+
+// Gate is one verifiable condition.
+type Gate struct {
+	Kind GateKind `json:"kind"`
+	// Description is the human sentence ("kube-apiserver reports 4.4.4, Available,
+	// not Degraded").
+	Description string `json:"description"`
+	// Timeout overrides the engine's default for this kind (a Go duration string).
+	Timeout string `json:"timeout,omitempty"`
+
+	// ClusterOperator and Versions are set for cluster-operator gates.
+	ClusterOperator string           `json:"clusterOperator,omitempty"`
+	Versions        []OperandVersion `json:"versions,omitempty"`
+	// Object is set for crd-established, workload-rollout and deleted gates.
+	Object *ObjectRef `json:"object,omitempty"`
+	// StaticPods is set for static-pods gates.
+	StaticPods *StaticPodsGate `json:"staticPods,omitempty"`
+	// Pool is set for pool-updated gates.
+	Pool string `json:"pool,omitempty"`
+}
+
+// OperandVersion is one entry a ClusterOperator must report in status.versions.
+type OperandVersion struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// ObjectRef names an object.
+type ObjectRef struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+}
+
+// StaticPodsGate names a static-pod operator and its operand's mirror pods.
+type StaticPodsGate struct {
+	// Resource is the operator.openshift.io resource ("kubeapiservers") whose
+	// singleton "cluster" holds latestAvailableRevision and nodeStatuses.
+	Resource string `json:"resource"`
+	// Namespace and PodPrefix locate the mirror pods: <PodPrefix>-<node> in Namespace,
+	// label revision=<N>.
+	Namespace string `json:"namespace"`
+	PodPrefix string `json:"podPrefix"`
+	// NodeSelector picks the nodes that must run it (default: control-plane nodes).
+	NodeSelector string `json:"nodeSelector,omitempty"`
+}
