@@ -1,0 +1,289 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/openshift-recover/recover/apply/resource"
+	"github.com/openshift-recover/recover/plan"
+)
+
+// The cluster-version operator's identifiers (CVO pkg/internal/constants.go).
+const (
+	CVONamespace  = "openshift-cluster-version"
+	CVODeployment = "cluster-version-operator"
+	// CVOPodSelector is the label of the CVO's pods, used when the Deployment
+	// cannot be read.
+	CVOPodSelector = "k8s-app=cluster-version-operator"
+)
+
+// Default timeouts per gate kind. A plan gate's Timeout overrides them, and the
+// engine's options override both.
+var DefaultTimeouts = map[plan.GateKind]time.Duration{
+	plan.GateClusterOperator: 30 * time.Minute,
+	plan.GateCRDEstablished:  2 * time.Minute,
+	plan.GateWorkloadRollout: 10 * time.Minute,
+	plan.GateStaticPods:      30 * time.Minute,
+	plan.GatePoolUpdated:     90 * time.Minute,
+	plan.GateCVOScaledDown:   5 * time.Minute,
+	plan.GateCVORunning:      10 * time.Minute,
+	plan.GateDeleted:         10 * time.Minute,
+}
+
+// Progress is a gate's state at one moment.
+type Progress struct {
+	// Met is true when the gate's condition holds.
+	Met bool `json:"met"`
+	// Failed is true when the condition cannot become true without intervention
+	// (a workload whose rollout kstatus reports Failed).
+	Failed bool `json:"failed,omitempty"`
+	// Message says what holds or what is missing, in one sentence.
+	Message string `json:"message"`
+	// Pending lists what is not there yet, one item each (a node behind, a
+	// version not reported, a condition not met).
+	Pending []string `json:"pending,omitempty"`
+}
+
+func (p Progress) same(q Progress) bool {
+	return p.Met == q.Met && p.Failed == q.Failed && p.Message == q.Message
+}
+
+// TimeoutError is returned when a gate is not met within its timeout.
+type TimeoutError struct {
+	Kind    plan.GateKind
+	Timeout time.Duration
+	Last    Progress
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s gate not met after %s: %s", e.Kind, e.Timeout, e.Last.Message)
+}
+
+// FailedError is returned when a gate failed for good.
+type FailedError struct {
+	Kind plan.GateKind
+	Last Progress
+}
+
+func (e *FailedError) Error() string {
+	return fmt.Sprintf("%s gate failed: %s", e.Kind, e.Last.Message)
+}
+
+// Checker evaluates gates against a cluster.
+type Checker struct {
+	dynamic dynamic.Interface
+	mapper  *resource.Mapper
+}
+
+// NewChecker returns a Checker.
+func NewChecker(dyn dynamic.Interface, mapper *resource.Mapper) *Checker {
+	return &Checker{dynamic: dyn, mapper: mapper}
+}
+
+// WaitOptions tune Wait.
+type WaitOptions struct {
+	// Timeout bounds the wait; zero means the kind's default.
+	Timeout time.Duration
+	// Heartbeat repeats the last progress this often while nothing changes
+	// (zero: only on change).
+	Heartbeat time.Duration
+	// OnProgress is called with every change of progress and every heartbeat.
+	OnProgress func(p Progress, elapsed time.Duration)
+}
+
+// source is one watched set of objects.
+type source struct {
+	gvr       schema.GroupVersionResource
+	namespace string
+	// name restricts the source to one object; selector to labelled ones.
+	name     string
+	selector string
+}
+
+// spec is a gate made concrete: its sources and its evaluation over their objects
+// (objs[i] are source i's objects).
+type spec struct {
+	sources []source
+	eval    func(objs [][]*unstructured.Unstructured) Progress
+}
+
+// Check evaluates the gate once, from lists rather than watches.
+func (c *Checker) Check(ctx context.Context, g *plan.Gate) (Progress, error) {
+	s, err := c.spec(ctx, g)
+	if err != nil {
+		return Progress{}, err
+	}
+	objs := make([][]*unstructured.Unstructured, len(s.sources))
+	for i, src := range s.sources {
+		list, err := c.resource(src).List(ctx, listOptions(src))
+		if err != nil {
+			return Progress{}, fmt.Errorf("listing %s: %w", src.gvr.Resource, err)
+		}
+		for j := range list.Items {
+			objs[i] = append(objs[i], &list.Items[j])
+		}
+	}
+	return s.eval(objs), nil
+}
+
+// Wait watches the gate's sources until the gate is met, fails, times out or ctx
+// ends. It returns the last progress, and a *TimeoutError, a *FailedError or
+// ctx's error when the gate was not met.
+func (c *Checker) Wait(ctx context.Context, g *plan.Gate, opts WaitOptions) (Progress, error) {
+	start := time.Now()
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeouts[g.Kind]
+	}
+	s, err := c.spec(ctx, g)
+	if err != nil {
+		return Progress{}, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	changed := make(chan struct{}, 1)
+	notify := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	handler := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { notify() },
+		UpdateFunc: func(any, any) { notify() },
+		DeleteFunc: func(any) { notify() },
+	}
+	stores := make([]cache.Store, len(s.sources))
+	synced := make([]cache.InformerSynced, len(s.sources))
+	for i, src := range s.sources {
+		src := src
+		inf := dynamicinformer.NewFilteredDynamicInformer(c.dynamic, src.gvr, src.namespace, 0, cache.Indexers{}, func(o *metav1.ListOptions) {
+			lo := listOptions(src)
+			o.FieldSelector, o.LabelSelector = lo.FieldSelector, lo.LabelSelector
+		}).Informer()
+		if _, err := inf.AddEventHandler(handler); err != nil {
+			return Progress{}, err
+		}
+		stores[i] = inf.GetStore()
+		synced[i] = inf.HasSynced
+		go inf.RunWithContext(ctx)
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		if err := ctx.Err(); err != nil && !errors.Is(err, context.Canceled) {
+			return Progress{}, err
+		}
+		return Progress{}, context.Cause(ctx)
+	}
+	var heartbeat <-chan time.Time
+	if opts.Heartbeat > 0 {
+		t := time.NewTicker(opts.Heartbeat)
+		defer t.Stop()
+		heartbeat = t.C
+	}
+	var last Progress
+	first := true
+	for {
+		objs := make([][]*unstructured.Unstructured, len(stores))
+		for i, st := range stores {
+			for _, o := range st.List() {
+				if u, ok := o.(*unstructured.Unstructured); ok {
+					objs[i] = append(objs[i], u)
+				}
+			}
+		}
+		p := s.eval(objs)
+		if (first || !p.same(last)) && opts.OnProgress != nil {
+			opts.OnProgress(p, time.Since(start))
+		}
+		first, last = false, p
+		if p.Met {
+			return p, nil
+		}
+		if p.Failed {
+			return p, &FailedError{Kind: g.Kind, Last: p}
+		}
+		select {
+		case <-changed:
+		case <-heartbeat:
+			if opts.OnProgress != nil {
+				opts.OnProgress(last, time.Since(start))
+			}
+			// Nothing changed; skip re-evaluating.
+			select {
+			case <-changed:
+			case <-timer.C:
+				return last, &TimeoutError{Kind: g.Kind, Timeout: timeout, Last: last}
+			case <-ctx.Done():
+				return last, ctx.Err()
+			}
+		case <-timer.C:
+			return last, &TimeoutError{Kind: g.Kind, Timeout: timeout, Last: last}
+		case <-ctx.Done():
+			return last, ctx.Err()
+		}
+	}
+}
+
+func (c *Checker) resource(src source) dynamic.ResourceInterface {
+	if src.namespace != "" {
+		return c.dynamic.Resource(src.gvr).Namespace(src.namespace)
+	}
+	return c.dynamic.Resource(src.gvr)
+}
+
+func listOptions(src source) metav1.ListOptions {
+	lo := metav1.ListOptions{LabelSelector: src.selector}
+	if src.name != "" {
+		lo.FieldSelector = fields.OneTermEqualSelector("metadata.name", src.name).String()
+	}
+	return lo
+}
+
+// Describe returns a short sentence for a gate: its description, or one made from
+// its kind and subject.
+func Describe(g *plan.Gate) string {
+	if g == nil {
+		return "no gate"
+	}
+	if g.Description != "" {
+		return g.Description
+	}
+	return string(g.Kind) + " " + Subject(g)
+}
+
+// Subject names what a gate watches ("clusteroperator/etcd", "pool/master").
+func Subject(g *plan.Gate) string {
+	switch g.Kind {
+	case plan.GateClusterOperator:
+		return "clusteroperator/" + g.ClusterOperator
+	case plan.GatePoolUpdated:
+		return "machineconfigpool/" + g.Pool
+	case plan.GateStaticPods:
+		if g.StaticPods != nil {
+			return g.StaticPods.Resource + "/cluster"
+		}
+	case plan.GateCVOScaledDown, plan.GateCVORunning:
+		return "deployment/" + CVONamespace + "/" + CVODeployment
+	}
+	if g.Object != nil {
+		parts := []string{strings.ToLower(g.Object.Kind)}
+		if g.Object.Namespace != "" {
+			parts = append(parts, g.Object.Namespace)
+		}
+		return strings.Join(append(parts, g.Object.Name), "/")
+	}
+	return ""
+}

@@ -1,0 +1,466 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	configv1 "github.com/openshift/api/config/v1"
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/openshift-recover/recover/plan"
+)
+
+// The resources the gates watch.
+var (
+	clusterOperators  = schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "clusteroperators"}
+	clusterVersions   = schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "clusterversions"}
+	crds              = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	pools             = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigpools"}
+	deployments       = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	pods              = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	nodes             = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	operatorResources = "operator.openshift.io"
+)
+
+// Resources returns the resources a gate reads (for the RBAC preflight), with the
+// namespace each is read in ("" for cluster-scoped). A workload or deleted gate
+// whose kind the cluster does not serve yet is mapped when the gate runs.
+func (c *Checker) Resources(g *plan.Gate) ([]schema.GroupVersionResource, []string, error) {
+	s, err := c.specNoRead(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	var gvrs []schema.GroupVersionResource
+	var nss []string
+	for _, src := range s.sources {
+		gvrs = append(gvrs, src.gvr)
+		nss = append(nss, src.namespace)
+	}
+	return gvrs, nss, nil
+}
+
+// spec builds the gate's sources and evaluation; cvo-scaled-down reads the CVO
+// Deployment's pod selector first.
+func (c *Checker) spec(ctx context.Context, g *plan.Gate) (*spec, error) {
+	s, err := c.specNoRead(g)
+	if err != nil {
+		return nil, err
+	}
+	if g.Kind == plan.GateCVOScaledDown {
+		sel := CVOPodSelector
+		d, err := c.dynamic.Resource(deployments).Namespace(CVONamespace).Get(ctx, CVODeployment, metav1.GetOptions{})
+		switch {
+		case err == nil:
+			var dep appsv1.Deployment
+			if runtime.DefaultUnstructuredConverter.FromUnstructured(d.Object, &dep) == nil && dep.Spec.Selector != nil {
+				if ls, err := metav1.LabelSelectorAsSelector(dep.Spec.Selector); err == nil && !ls.Empty() {
+					sel = ls.String()
+				}
+			}
+		case !apierrors.IsNotFound(err):
+			return nil, fmt.Errorf("reading the CVO deployment: %w", err)
+		}
+		s.sources[1].selector = sel
+	}
+	return s, nil
+}
+
+func (c *Checker) specNoRead(g *plan.Gate) (*spec, error) {
+	if g == nil {
+		return nil, fmt.Errorf("no gate")
+	}
+	switch g.Kind {
+	case plan.GateClusterOperator:
+		if g.ClusterOperator == "" || len(g.Versions) == 0 {
+			return nil, fmt.Errorf("cluster-operator gate needs clusterOperator and versions")
+		}
+		return &spec{
+			sources: []source{{gvr: clusterOperators, name: g.ClusterOperator}},
+			eval:    func(o [][]*unstructured.Unstructured) Progress { return evalClusterOperator(g, first(o[0])) },
+		}, nil
+	case plan.GateCRDEstablished:
+		if g.Object == nil || g.Object.Name == "" {
+			return nil, fmt.Errorf("crd-established gate needs object.name")
+		}
+		return &spec{
+			sources: []source{{gvr: crds, name: g.Object.Name}},
+			eval: func(o [][]*unstructured.Unstructured) Progress {
+				return evalKstatus("CustomResourceDefinition "+g.Object.Name, first(o[0]))
+			},
+		}, nil
+	case plan.GateWorkloadRollout, plan.GateDeleted:
+		if g.Object == nil || g.Object.Name == "" || g.Object.Kind == "" {
+			return nil, fmt.Errorf("%s gate needs object with apiVersion, kind and name", g.Kind)
+		}
+		gv, err := schema.ParseGroupVersion(g.Object.APIVersion)
+		if err != nil {
+			return nil, fmt.Errorf("%s gate: %w", g.Kind, err)
+		}
+		mapping, err := c.mapper.Mapping(gv.WithKind(g.Object.Kind))
+		if err != nil {
+			return nil, fmt.Errorf("%s gate: %w", g.Kind, err)
+		}
+		what := g.Object.Kind + " " + qualified(g.Object.Namespace, g.Object.Name)
+		src := source{gvr: mapping.Resource, namespace: g.Object.Namespace, name: g.Object.Name}
+		if g.Kind == plan.GateDeleted {
+			return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured) Progress { return evalDeleted(what, first(o[0])) }}, nil
+		}
+		return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured) Progress { return evalKstatus(what, first(o[0])) }}, nil
+	case plan.GateStaticPods:
+		sp := g.StaticPods
+		if sp == nil || sp.Resource == "" || sp.Namespace == "" || sp.PodPrefix == "" {
+			return nil, fmt.Errorf("static-pods gate needs staticPods.resource, namespace and podPrefix")
+		}
+		var sel labels.Selector
+		if sp.NodeSelector != "" {
+			s, err := labels.Parse(sp.NodeSelector)
+			if err != nil {
+				return nil, fmt.Errorf("static-pods gate: node selector %q: %w", sp.NodeSelector, err)
+			}
+			sel = s
+		}
+		return &spec{
+			sources: []source{
+				{gvr: schema.GroupVersionResource{Group: operatorResources, Version: "v1", Resource: sp.Resource}, name: "cluster"},
+				{gvr: pods, namespace: sp.Namespace},
+				{gvr: nodes, selector: sp.NodeSelector},
+			},
+			eval: func(o [][]*unstructured.Unstructured) Progress {
+				return evalStaticPods(sp, sel, first(o[0]), o[1], o[2])
+			},
+		}, nil
+	case plan.GatePoolUpdated:
+		if g.Pool == "" {
+			return nil, fmt.Errorf("pool-updated gate needs pool")
+		}
+		return &spec{
+			sources: []source{{gvr: pools, name: g.Pool}},
+			eval:    func(o [][]*unstructured.Unstructured) Progress { return evalPool(g.Pool, first(o[0])) },
+		}, nil
+	case plan.GateCVOScaledDown:
+		return &spec{
+			sources: []source{
+				{gvr: deployments, namespace: CVONamespace, name: CVODeployment},
+				{gvr: pods, namespace: CVONamespace, selector: CVOPodSelector},
+			},
+			eval: func(o [][]*unstructured.Unstructured) Progress { return evalCVOScaledDown(first(o[0]), o[1]) },
+		}, nil
+	case plan.GateCVORunning:
+		return &spec{
+			sources: []source{
+				{gvr: deployments, namespace: CVONamespace, name: CVODeployment},
+				{gvr: clusterVersions, name: "version"},
+			},
+			eval: func(o [][]*unstructured.Unstructured) Progress { return evalCVORunning(first(o[0]), first(o[1])) },
+		}, nil
+	}
+	return nil, fmt.Errorf("unknown gate kind %q", g.Kind)
+}
+
+func first(objs []*unstructured.Unstructured) *unstructured.Unstructured {
+	if len(objs) == 0 {
+		return nil
+	}
+	return objs[0]
+}
+
+func qualified(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+func conditionOf(conds []configv1.ClusterOperatorStatusCondition, t configv1.ClusterStatusConditionType) *configv1.ClusterOperatorStatusCondition {
+	for i := range conds {
+		if conds[i].Type == t {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// evalClusterOperator: every version in the gate is reported, Available=True,
+// Degraded=False (CVO checkOperatorHealth).
+func evalClusterOperator(g *plan.Gate, u *unstructured.Unstructured) Progress {
+	if u == nil {
+		return Progress{Message: "ClusterOperator " + g.ClusterOperator + " does not exist yet", Pending: []string{"clusteroperator/" + g.ClusterOperator + " missing"}}
+	}
+	var co configv1.ClusterOperator
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &co); err != nil {
+		return Progress{Message: "cannot read ClusterOperator " + g.ClusterOperator + ": " + err.Error()}
+	}
+	reported := map[string]string{}
+	for _, v := range co.Status.Versions {
+		reported[v.Name] = v.Version
+	}
+	var pending []string
+	for _, want := range g.Versions {
+		if got, ok := reported[want.Name]; !ok {
+			pending = append(pending, fmt.Sprintf("%s: not reported (want %s)", want.Name, want.Version))
+		} else if got != want.Version {
+			pending = append(pending, fmt.Sprintf("%s: %s (want %s)", want.Name, got, want.Version))
+		}
+	}
+	if c := conditionOf(co.Status.Conditions, configv1.OperatorAvailable); c == nil || c.Status != configv1.ConditionTrue {
+		pending = append(pending, "Available="+condStatus(c))
+	}
+	if c := conditionOf(co.Status.Conditions, configv1.OperatorDegraded); c == nil || c.Status != configv1.ConditionFalse {
+		pending = append(pending, "Degraded="+condStatus(c))
+	}
+	if len(pending) == 0 {
+		var vs []string
+		for _, v := range g.Versions {
+			vs = append(vs, v.Name+" "+v.Version)
+		}
+		return Progress{Met: true, Message: fmt.Sprintf("ClusterOperator %s reports %s, Available, not Degraded", g.ClusterOperator, strings.Join(vs, ", "))}
+	}
+	return Progress{Message: "ClusterOperator " + g.ClusterOperator + ": " + strings.Join(pending, "; "), Pending: pending}
+}
+
+func condStatus(c *configv1.ClusterOperatorStatusCondition) string {
+	if c == nil {
+		return "missing"
+	}
+	s := string(c.Status)
+	if c.Reason != "" {
+		s += " (" + c.Reason + ")"
+	}
+	return s
+}
+
+// evalKstatus uses kstatus for CRDs and workloads.
+func evalKstatus(what string, u *unstructured.Unstructured) Progress {
+	if u == nil {
+		return Progress{Message: what + " does not exist yet", Pending: []string{what + " missing"}}
+	}
+	res, err := kstatus.Compute(u)
+	if err != nil {
+		return Progress{Message: what + ": " + err.Error()}
+	}
+	switch res.Status {
+	case kstatus.CurrentStatus:
+		return Progress{Met: true, Message: what + " is current: " + res.Message}
+	case kstatus.FailedStatus:
+		return Progress{Failed: true, Message: what + " failed: " + res.Message, Pending: []string{res.Message}}
+	}
+	return Progress{Message: what + " is " + string(res.Status) + ": " + res.Message, Pending: []string{res.Message}}
+}
+
+func evalDeleted(what string, u *unstructured.Unstructured) Progress {
+	if u == nil {
+		return Progress{Met: true, Message: what + " is gone"}
+	}
+	if u.GetDeletionTimestamp() != nil {
+		return Progress{Message: what + " is being deleted (finalizers: " + strings.Join(u.GetFinalizers(), ", ") + ")", Pending: []string{what + " terminating"}}
+	}
+	return Progress{Message: what + " still exists", Pending: []string{what + " exists"}}
+}
+
+// controlPlaneLabels pick the nodes a static-pod operand runs on by default.
+var controlPlaneLabels = []string{"node-role.kubernetes.io/master", "node-role.kubernetes.io/control-plane"}
+
+// evalStaticPods verifies every selected node's mirror pod: it exists, runs, is
+// ready and carries revision == latestAvailableRevision; the operator's
+// nodeStatuses must agree. A node whose mirror pod disagrees with nodeStatuses is
+// named (incident 2: the operator believed a node was at N+1 while it ran N).
+func evalStaticPods(sp *plan.StaticPodsGate, sel labels.Selector, cr *unstructured.Unstructured, podObjs, nodeObjs []*unstructured.Unstructured) Progress {
+	if cr == nil {
+		return Progress{Message: sp.Resource + "/cluster does not exist", Pending: []string{sp.Resource + "/cluster missing"}}
+	}
+	var status operatorv1.StaticPodOperatorStatus
+	if st, ok := cr.Object["status"].(map[string]any); ok {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(st, &status); err != nil {
+			return Progress{Message: "cannot read " + sp.Resource + "/cluster status: " + err.Error()}
+		}
+	}
+	latest := status.LatestAvailableRevision
+	if latest == 0 {
+		return Progress{Message: sp.Resource + "/cluster has no latestAvailableRevision yet", Pending: []string{"no revision"}}
+	}
+	claimed := map[string]int32{}
+	for _, ns := range status.NodeStatuses {
+		claimed[ns.NodeName] = ns.CurrentRevision
+	}
+	podsByName := map[string]*corev1.Pod{}
+	for _, u := range podObjs {
+		var p corev1.Pod
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &p) == nil {
+			podsByName[p.Name] = &p
+		}
+	}
+	var names []string
+	for _, u := range nodeObjs {
+		l := u.GetLabels()
+		if sel != nil {
+			if !sel.Matches(labels.Set(l)) {
+				continue
+			}
+		} else {
+			cp := false
+			for _, k := range controlPlaneLabels {
+				if _, ok := l[k]; ok {
+					cp = true
+				}
+			}
+			if !cp {
+				continue
+			}
+		}
+		names = append(names, u.GetName())
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return Progress{Message: "no node matches the static-pods gate's node selector", Pending: []string{"no nodes"}}
+	}
+	var pending []string
+	for _, node := range names {
+		podName := sp.PodPrefix + "-" + node
+		p := podsByName[podName]
+		claim, hasClaim := claimed[node]
+		switch {
+		case p == nil:
+			pending = append(pending, fmt.Sprintf("%s: mirror pod %s not found", node, podName))
+			continue
+		case p.Labels["revision"] != strconv.Itoa(int(latest)):
+			msg := fmt.Sprintf("%s: mirror pod %s runs revision %s, latest is %d", node, podName, orNone(p.Labels["revision"]), latest)
+			if hasClaim && claim == latest {
+				msg += fmt.Sprintf(" (the operator claims currentRevision %d: the claim is wrong)", claim)
+			}
+			pending = append(pending, msg)
+			continue
+		case p.Status.Phase != corev1.PodRunning || !podReady(p):
+			pending = append(pending, fmt.Sprintf("%s: mirror pod %s at revision %d is not running and ready (phase %s)", node, podName, latest, orNone(string(p.Status.Phase))))
+			continue
+		}
+		if !hasClaim || claim != latest {
+			pending = append(pending, fmt.Sprintf("%s: mirror pod runs revision %d but the operator's nodeStatuses say currentRevision %d", node, latest, claim))
+		}
+	}
+	if len(pending) == 0 {
+		return Progress{Met: true, Message: fmt.Sprintf("%s runs revision %d on %s (mirror pods and nodeStatuses agree)", sp.PodPrefix, latest, strings.Join(names, ", "))}
+	}
+	return Progress{Message: fmt.Sprintf("%s: %d of %d nodes not at revision %d: %s", sp.PodPrefix, len(pending), len(names), latest, strings.Join(pending, "; ")), Pending: pending}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// evalPool: every machine updated, none degraded, the pool's status observed its
+// spec, and Updated (when reported) is True.
+func evalPool(name string, u *unstructured.Unstructured) Progress {
+	if u == nil {
+		return Progress{Message: "MachineConfigPool " + name + " does not exist", Pending: []string{"pool missing"}}
+	}
+	var mcp mcfgv1.MachineConfigPool
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &mcp); err != nil {
+		return Progress{Message: "cannot read MachineConfigPool " + name + ": " + err.Error()}
+	}
+	st := mcp.Status
+	var pending []string
+	if st.ObservedGeneration < mcp.Generation {
+		pending = append(pending, fmt.Sprintf("status not observed yet (generation %d, observed %d)", mcp.Generation, st.ObservedGeneration))
+	}
+	if st.UpdatedMachineCount != st.MachineCount {
+		pending = append(pending, fmt.Sprintf("%d of %d machines updated", st.UpdatedMachineCount, st.MachineCount))
+	}
+	if st.DegradedMachineCount > 0 {
+		pending = append(pending, fmt.Sprintf("%d machines degraded", st.DegradedMachineCount))
+	}
+	for _, c := range st.Conditions {
+		if c.Type == mcfgv1.MachineConfigPoolUpdated && c.Status != corev1.ConditionTrue {
+			pending = append(pending, "Updated="+string(c.Status))
+		}
+	}
+	if len(pending) == 0 {
+		return Progress{Met: true, Message: fmt.Sprintf("MachineConfigPool %s: all %d machines updated", name, st.MachineCount)}
+	}
+	return Progress{Message: "MachineConfigPool " + name + ": " + strings.Join(pending, "; "), Pending: pending}
+}
+
+// evalCVOScaledDown: the CVO Deployment asks for 0 replicas and no CVO pod is left.
+func evalCVOScaledDown(d *unstructured.Unstructured, podObjs []*unstructured.Unstructured) Progress {
+	var pending []string
+	if d != nil {
+		if r, found, _ := unstructured.NestedInt64(d.Object, "spec", "replicas"); !found || r != 0 {
+			pending = append(pending, fmt.Sprintf("deployment asks for %d replicas", r))
+		}
+	}
+	var left []string
+	for _, p := range podObjs {
+		left = append(left, p.GetName())
+	}
+	sort.Strings(left)
+	if len(left) > 0 {
+		pending = append(pending, fmt.Sprintf("%d CVO pod(s) left: %s", len(left), strings.Join(left, ", ")))
+	}
+	if len(pending) == 0 {
+		return Progress{Met: true, Message: "no cluster-version-operator pod is running"}
+	}
+	return Progress{Message: "cluster-version-operator: " + strings.Join(pending, "; "), Pending: pending}
+}
+
+// evalCVORunning: the CVO Deployment is available, and ClusterVersion shows the CVO
+// acting on the desired update (status observed the spec, desired image matches).
+func evalCVORunning(d, cvObj *unstructured.Unstructured) Progress {
+	var pending []string
+	if d == nil {
+		pending = append(pending, "deployment missing")
+	} else {
+		res, err := kstatus.Compute(d)
+		avail, _, _ := unstructured.NestedInt64(d.Object, "status", "availableReplicas")
+		switch {
+		case err != nil:
+			pending = append(pending, err.Error())
+		case res.Status != kstatus.CurrentStatus:
+			pending = append(pending, "deployment "+string(res.Status)+": "+res.Message)
+		case avail < 1:
+			pending = append(pending, "no available replica")
+		}
+	}
+	if cvObj == nil {
+		pending = append(pending, "ClusterVersion version missing")
+	} else {
+		var cv configv1.ClusterVersion
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(cvObj.Object, &cv); err != nil {
+			pending = append(pending, "cannot read ClusterVersion: "+err.Error())
+		} else {
+			if cv.Status.ObservedGeneration < cv.Generation {
+				pending = append(pending, fmt.Sprintf("ClusterVersion status not observed yet (generation %d, observed %d)", cv.Generation, cv.Status.ObservedGeneration))
+			}
+			if du := cv.Spec.DesiredUpdate; du != nil && du.Image != "" && cv.Status.Desired.Image != du.Image {
+				pending = append(pending, fmt.Sprintf("ClusterVersion status.desired is %s, not the desired update %s", orNone(cv.Status.Desired.Version), du.Version))
+			}
+		}
+	}
+	if len(pending) == 0 {
+		return Progress{Met: true, Message: "cluster-version-operator is running and acting on the desired update"}
+	}
+	return Progress{Message: "cluster-version-operator: " + strings.Join(pending, "; "), Pending: pending}
+}

@@ -1,0 +1,411 @@
+package resource
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/openshift-recover/recover/plan"
+)
+
+// The manifest annotations the CVO honours when applying.
+const (
+	CreateOnlyAnnotation = "release.openshift.io/create-only"
+	DeleteAnnotation     = "release.openshift.io/delete"
+)
+
+// Operation is what a change does.
+type Operation string
+
+// The operations.
+const (
+	// OpCreate creates an absent object.
+	OpCreate Operation = "create"
+	// OpUpdate updates a live object that differs.
+	OpUpdate Operation = "update"
+	// OpUnchanged: the live object already matches; nothing is sent.
+	OpUnchanged Operation = "unchanged"
+	// OpExists: a create-only object already exists and is left alone.
+	OpExists Operation = "exists"
+	// OpDelete deletes a live object.
+	OpDelete Operation = "delete"
+	// OpAbsent: the object to delete is already gone.
+	OpAbsent Operation = "absent"
+	// OpDeleting: the object to delete is already being deleted.
+	OpDeleting Operation = "deleting"
+)
+
+// Mutates reports whether the operation changes the cluster.
+func (o Operation) Mutates() bool { return o == OpCreate || o == OpUpdate || o == OpDelete }
+
+// Done is the past tense the journal and events use for the operation's outcome.
+func (o Operation) Done() string {
+	switch o {
+	case OpCreate:
+		return "created"
+	case OpUpdate:
+		return "updated"
+	case OpDelete:
+		return "deleted"
+	}
+	return string(o)
+}
+
+// PrepareOptions adjust one Prepare.
+type PrepareOptions struct {
+	// Delete deletes the object instead of applying it.
+	Delete bool
+	// PreserveReplicas keeps the live spec.replicas of a workload (the engine sets
+	// it for the CVO's own Deployment while the CVO is disabled).
+	PreserveReplicas bool
+}
+
+// Change is a prepared change: what the live object is, what would be sent, what
+// the API server's dry run returned, and the redacted diff between them.
+type Change struct {
+	Operation Operation
+	Mapping   *meta.RESTMapping
+	Namespace string
+	Name      string
+	// Live is the object before the change (nil when absent).
+	Live *unstructured.Unstructured
+	// Desired is what Commit sends (create and update).
+	Desired *unstructured.Unstructured
+	// DryRun is the API server's dry-run result (create and update).
+	DryRun *unstructured.Unstructured
+	// Diff is a unified diff from the live object to the dry-run result, with
+	// Secret values hashed. Empty when nothing changes.
+	Diff string
+
+	manifest   *unstructured.Unstructured
+	createOnly bool
+	opts       PrepareOptions
+}
+
+// Result is what Commit did.
+type Result struct {
+	Operation       Operation
+	UID             string
+	ResourceVersion string
+	Object          *unstructured.Unstructured
+}
+
+// Applier applies plan manifests with the CVO's semantics.
+type Applier struct {
+	dynamic dynamic.Interface
+	mapper  *Mapper
+	// FieldManager names recover in managedFields.
+	FieldManager string
+	owner        *metav1.OwnerReference
+}
+
+// NewApplier returns an Applier. Owner is the ClusterVersion/version reference added
+// to every object (nil to add none).
+func NewApplier(dyn dynamic.Interface, mapper *Mapper, owner *metav1.OwnerReference) *Applier {
+	return &Applier{dynamic: dyn, mapper: mapper, FieldManager: "recover", owner: owner}
+}
+
+// Decode turns a plan manifest into an object, checking that it is what the
+// manifest's identity fields say and that its digest matches.
+func Decode(m *plan.Manifest) (*unstructured.Unstructured, error) {
+	if m == nil {
+		return nil, fmt.Errorf("the step has no manifest")
+	}
+	digest, err := ManifestDigest(m.Object)
+	if err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", m.File, err)
+	}
+	if m.Digest != digest {
+		return nil, fmt.Errorf("manifest %s[%d] %s/%s: digest %s does not match its object (%s): the plan was edited after it was made; make a new plan", m.File, m.Index, m.Kind, m.Name, m.Digest, digest)
+	}
+	u := &unstructured.Unstructured{}
+	if err := json.Unmarshal(m.Object, &u.Object); err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", m.File, err)
+	}
+	if u.GetAPIVersion() != m.APIVersion || u.GetKind() != m.Kind || u.GetName() != m.Name || u.GetNamespace() != m.Namespace {
+		return nil, fmt.Errorf("manifest %s[%d]: object is %s %s %s/%s but the plan says %s %s %s/%s", m.File, m.Index,
+			u.GetAPIVersion(), u.GetKind(), u.GetNamespace(), u.GetName(), m.APIVersion, m.Kind, m.Namespace, m.Name)
+	}
+	if strings.Contains(string(m.Object), "{{") {
+		return nil, fmt.Errorf("manifest %s[%d] %s/%s holds an unrendered template ({{...}}); the planner must render the CVO's templates", m.File, m.Index, m.Kind, m.Name)
+	}
+	return u, nil
+}
+
+// Prepare reads the live object, builds the change with the CVO's semantics, sends
+// it as a server-side dry run, and diffs the result against the live object.
+// It changes nothing.
+func (a *Applier) Prepare(ctx context.Context, m *plan.Manifest, opts PrepareOptions) (*Change, error) {
+	obj, err := Decode(m)
+	if err != nil {
+		return nil, err
+	}
+	mapping, err := a.mapper.Mapping(obj.GroupVersionKind())
+	if err != nil {
+		return nil, err
+	}
+	c := &Change{
+		Mapping:    mapping,
+		Name:       obj.GetName(),
+		manifest:   obj,
+		createOnly: obj.GetAnnotations()[CreateOnlyAnnotation] == "true",
+		opts:       opts,
+	}
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		if obj.GetNamespace() == "" {
+			return nil, fmt.Errorf("%s %s is namespaced but its manifest names no namespace", obj.GetKind(), obj.GetName())
+		}
+		c.Namespace = obj.GetNamespace()
+	}
+	if v, ok := obj.GetAnnotations()[DeleteAnnotation]; ok && v != "true" {
+		return nil, fmt.Errorf("%s %s: annotation %s=%q: the only valid value is \"true\"", obj.GetKind(), obj.GetName(), DeleteAnnotation, v)
+	}
+	if err := a.prepare(ctx, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (a *Applier) client(c *Change) dynamic.ResourceInterface {
+	if c.Namespace != "" {
+		return a.dynamic.Resource(c.Mapping.Resource).Namespace(c.Namespace)
+	}
+	return a.dynamic.Resource(c.Mapping.Resource)
+}
+
+var dryRunAll = []string{metav1.DryRunAll}
+
+func (a *Applier) prepare(ctx context.Context, c *Change) error {
+	client := a.client(c)
+	live, err := client.Get(ctx, c.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		live = nil
+	case err != nil:
+		return fmt.Errorf("reading %s: %w", describe(c), err)
+	}
+	c.Live = live
+	c.Desired, c.DryRun, c.Diff = nil, nil, ""
+
+	if c.opts.Delete {
+		switch {
+		case live == nil:
+			c.Operation = OpAbsent
+		case live.GetDeletionTimestamp() != nil:
+			c.Operation = OpDeleting
+		default:
+			c.Operation = OpDelete
+			uid := live.GetUID()
+			if err := client.Delete(ctx, c.Name, metav1.DeleteOptions{DryRun: dryRunAll, Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("dry-run deleting %s: %w", describe(c), err)
+			}
+			c.Diff = Diff(live, nil)
+		}
+		return nil
+	}
+
+	if live == nil {
+		c.Operation = OpCreate
+		c.Desired = a.forCreate(c)
+		dry, err := client.Create(ctx, c.Desired, metav1.CreateOptions{DryRun: dryRunAll, FieldManager: a.FieldManager})
+		if err != nil {
+			return fmt.Errorf("dry-run creating %s: %w", describe(c), err)
+		}
+		c.DryRun = dry
+		c.Diff = Diff(nil, dry)
+		return nil
+	}
+	if c.createOnly {
+		c.Operation = OpExists
+		return nil
+	}
+	c.Desired = a.merge(c, live)
+	dry, err := client.Update(ctx, c.Desired, metav1.UpdateOptions{DryRun: dryRunAll, FieldManager: a.FieldManager})
+	if err != nil {
+		return fmt.Errorf("dry-run updating %s: %w", describe(c), err)
+	}
+	c.DryRun = dry
+	if reflect.DeepEqual(contentOf(live), contentOf(dry)) {
+		c.Operation = OpUnchanged
+		return nil
+	}
+	c.Operation = OpUpdate
+	c.Diff = Diff(live, dry)
+	return nil
+}
+
+// Commit makes a prepared change. An update that meets a conflict is re-merged
+// against the new live object and retried; a create that finds the object already
+// there (a resumed run whose predecessor created it) becomes an update, or nothing
+// for a create-only object.
+func (a *Applier) Commit(ctx context.Context, c *Change) (*Result, error) {
+	client := a.client(c)
+	for attempt := 0; ; attempt++ {
+		var (
+			obj *unstructured.Unstructured
+			err error
+		)
+		switch c.Operation {
+		case OpUnchanged, OpExists, OpAbsent, OpDeleting:
+			r := &Result{Operation: c.Operation, Object: c.Live}
+			if c.Live != nil {
+				r.UID, r.ResourceVersion = string(c.Live.GetUID()), c.Live.GetResourceVersion()
+			}
+			return r, nil
+		case OpCreate:
+			obj, err = client.Create(ctx, c.Desired, metav1.CreateOptions{FieldManager: a.FieldManager})
+		case OpUpdate:
+			obj, err = client.Update(ctx, c.Desired, metav1.UpdateOptions{FieldManager: a.FieldManager})
+		case OpDelete:
+			uid := c.Live.GetUID()
+			propagation := metav1.DeletePropagationBackground
+			err = client.Delete(ctx, c.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &propagation})
+			if apierrors.IsNotFound(err) {
+				return &Result{Operation: OpAbsent}, nil
+			}
+			if err == nil {
+				return &Result{Operation: OpDelete, UID: string(uid)}, nil
+			}
+		default:
+			return nil, fmt.Errorf("unknown operation %q", c.Operation)
+		}
+		if err == nil {
+			return &Result{Operation: c.Operation, UID: string(obj.GetUID()), ResourceVersion: obj.GetResourceVersion(), Object: obj}, nil
+		}
+		retryable := apierrors.IsConflict(err) || (c.Operation == OpCreate && apierrors.IsAlreadyExists(err))
+		if !retryable || attempt >= 4 {
+			return nil, fmt.Errorf("%s %s: %w", c.Operation, describe(c), err)
+		}
+		if perr := a.prepare(ctx, c); perr != nil {
+			return nil, perr
+		}
+	}
+}
+
+// forCreate builds the object to create: the manifest without status, with the
+// owner reference and defaults.
+func (a *Applier) forCreate(c *Change) *unstructured.Unstructured {
+	out := c.manifest.DeepCopy()
+	delete(out.Object, "status")
+	a.ensureOwner(out, c.createOnly)
+	defaultReplicas(out, c.manifest)
+	return out
+}
+
+// merge builds the update: the live object with the manifest's top-level fields,
+// labels and annotations merged in, and the owner reference ensured.
+func (a *Applier) merge(c *Change, live *unstructured.Unstructured) *unstructured.Unstructured {
+	out := live.DeepCopy()
+	for k, v := range c.manifest.Object {
+		switch k {
+		case "apiVersion", "kind", "metadata", "status":
+			continue
+		}
+		out.Object[k] = runtimeDeepCopy(v)
+	}
+	out.SetLabels(mergeMaps(live.GetLabels(), c.manifest.GetLabels()))
+	out.SetAnnotations(mergeMaps(live.GetAnnotations(), c.manifest.GetAnnotations()))
+	a.ensureOwner(out, c.createOnly)
+	defaultReplicas(out, c.manifest)
+	if c.opts.PreserveReplicas {
+		if r, found, _ := unstructured.NestedFieldCopy(live.Object, "spec", "replicas"); found {
+			_ = unstructured.SetNestedField(out.Object, r, "spec", "replicas")
+		}
+	}
+	return out
+}
+
+// defaultReplicas sets spec.replicas to 1 on a Deployment whose manifest leaves it
+// out, as the CVO does (BZ 2028217).
+func defaultReplicas(out, manifest *unstructured.Unstructured) {
+	gvk := manifest.GroupVersionKind()
+	if gvk.Group != "apps" || gvk.Kind != "Deployment" {
+		return
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(manifest.Object, "spec", "replicas"); found {
+		return
+	}
+	_ = unstructured.SetNestedField(out.Object, int64(1), "spec", "replicas")
+}
+
+// ensureOwner adds the ClusterVersion owner reference when the object has no owner
+// other than ClusterVersion/version.
+func (a *Applier) ensureOwner(u *unstructured.Unstructured, createOnly bool) {
+	if a.owner == nil {
+		return
+	}
+	refs := u.GetOwnerReferences()
+	for _, r := range refs {
+		if r.UID != a.owner.UID {
+			return
+		}
+	}
+	want := *a.owner
+	controller := !createOnly
+	want.Controller = &controller
+	for i, r := range refs {
+		if r.UID == a.owner.UID {
+			refs[i] = want
+			u.SetOwnerReferences(refs)
+			return
+		}
+	}
+	u.SetOwnerReferences(append(refs, want))
+}
+
+// Owner returns the owner reference for ClusterVersion/version with the given UID.
+func Owner(uid types.UID) *metav1.OwnerReference {
+	return &metav1.OwnerReference{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: "version", UID: uid}
+}
+
+func mergeMaps(live, manifest map[string]string) map[string]string {
+	if len(live) == 0 && len(manifest) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(live)+len(manifest))
+	for k, v := range live {
+		out[k] = v
+	}
+	for k, v := range manifest {
+		out[k] = v
+	}
+	return out
+}
+
+func runtimeDeepCopy(v any) any {
+	return (&unstructured.Unstructured{Object: map[string]any{"v": v}}).DeepCopy().Object["v"]
+}
+
+// contentOf strips what changes on every write (resourceVersion, managedFields,
+// generation) and status, so two versions of an object compare by content.
+func contentOf(u *unstructured.Unstructured) map[string]any {
+	if u == nil {
+		return nil
+	}
+	out := u.DeepCopy()
+	delete(out.Object, "status")
+	out.SetResourceVersion("")
+	out.SetManagedFields(nil)
+	out.SetGeneration(0)
+	return out.Object
+}
+
+func describe(c *Change) string {
+	kind := c.Mapping.GroupVersionKind.Kind
+	if c.Namespace != "" {
+		return fmt.Sprintf("%s %s/%s", kind, c.Namespace, c.Name)
+	}
+	return fmt.Sprintf("%s %s", kind, c.Name)
+}
+
+// Describe names the change's object ("Deployment ns/name").
+func (c *Change) Describe() string { return describe(c) }
