@@ -1,0 +1,161 @@
+package inspect
+
+// Finding is one contradiction or risk Analyze found in a snapshot. Codes are
+// stable: scripts may match on them; docs/findings.md documents each one with what
+// it means and what to do.
+type Finding struct {
+	// Code is one of the Code* constants.
+	Code string `json:"code"`
+	// Severity is SeverityError, SeverityWarning or SeverityInfo.
+	Severity string `json:"severity"`
+	// Subject is the object the finding is about, "<kind>/<name>" (e.g.
+	// "clusterversion/version", "node/master-0", "kubeapiserver/cluster").
+	Subject string `json:"subject"`
+	// Message is one human sentence or two: what is wrong and what follows.
+	Message string `json:"message"`
+	// Evidence are the facts the finding rests on: claims, reality and rules.
+	Evidence []Evidence `json:"evidence,omitempty"`
+	// Details carries machine-readable values, e.g. "cvoMode": "Reconciling" on
+	// UpdateClaimedCompleteButMixed, "node": "master-2" on static-pod findings.
+	Details map[string]string `json:"details,omitempty"`
+}
+
+// Evidence is one fact behind a finding.
+type Evidence struct {
+	// Kind is EvidenceClaim (what a status reports), EvidenceReality (what runs) or
+	// EvidenceRule (the policy the facts were measured against).
+	Kind string `json:"kind"`
+	Text string `json:"text"`
+	// Source names where the fact was read, e.g.
+	// "clusteroperator/etcd status.versions" or "pod openshift-kube-apiserver/kube-apiserver-master-2".
+	Source string `json:"source,omitempty"`
+}
+
+// The evidence kinds.
+const (
+	EvidenceClaim   = "claim"
+	EvidenceReality = "reality"
+	EvidenceRule    = "rule"
+)
+
+// The severities, most severe first.
+const (
+	// SeverityError: the cluster is in a state a recovery must fix, or an update
+	// would make worse.
+	SeverityError = "error"
+	// SeverityWarning: something an operator should know and probably act on.
+	SeverityWarning = "warning"
+	// SeverityInfo: context (an update in progress, a pool still rolling out).
+	SeverityInfo = "info"
+)
+
+// severityRank orders severities for sorting.
+func severityRank(s string) int {
+	switch s {
+	case SeverityError:
+		return 0
+	case SeverityWarning:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// The finding codes. Every one is documented in docs/findings.md; never rename one.
+const (
+	// CodeUpdateClaimedCompleteButMixed: ClusterVersion history (or its conditions)
+	// says the desired release is reached while operators, static pods or
+	// control-plane nodes are not all at it (the first incident's signature).
+	CodeUpdateClaimedCompleteButMixed = "UpdateClaimedCompleteButMixed"
+	// CodeUpdateInProgress: history[0] is Partial: an update is under way (or stuck).
+	CodeUpdateInProgress = "UpdateInProgress"
+	// CodeClusterVersionFailing: ClusterVersion Failing=True.
+	CodeClusterVersionFailing = "ClusterVersionFailing"
+	// CodeMixedOperatorVersions: ClusterOperators report different release versions.
+	CodeMixedOperatorVersions = "MixedOperatorVersions"
+	// CodeOperatorVersionUnverified: a ClusterOperator claims an operator version
+	// its running operator Deployment does not carry.
+	CodeOperatorVersionUnverified = "OperatorVersionUnverified"
+	// CodeKubeletNewerThanAPIServer: a node's kubelet is a newer minor than the
+	// oldest running kube-apiserver.
+	CodeKubeletNewerThanAPIServer = "KubeletNewerThanAPIServer"
+	// CodeKubeletSkewTooLarge: a node's kubelet is further behind the oldest running
+	// kube-apiserver than OpenShift's or upstream's skew policy allows.
+	CodeKubeletSkewTooLarge = "KubeletSkewTooLarge"
+	// CodeStaticPodRevisionMismatch: an operator's nodeStatuses claims revision N on a
+	// node whose mirror pod carries another revision.
+	CodeStaticPodRevisionMismatch = "StaticPodRevisionMismatch"
+	// CodeStaticPodMissing: an operator's nodeStatuses lists a node where no mirror
+	// pod of the component was found.
+	CodeStaticPodMissing = "StaticPodMissing"
+	// CodeInstallerSucceededWithoutRevision: an installer pod for revision N reports
+	// Succeeded but the node's mirror pod never reached N (the second incident).
+	CodeInstallerSucceededWithoutRevision = "InstallerSucceededWithoutRevision"
+	// CodeOperatorDegraded: a ClusterOperator is Degraded=True.
+	CodeOperatorDegraded = "OperatorDegraded"
+	// CodeOperatorUnavailable: a ClusterOperator is Available=False (or Unknown).
+	CodeOperatorUnavailable = "OperatorUnavailable"
+	// CodeOperatorProgressingStuck: a ClusterOperator has been Progressing=True
+	// longer than the API's limit (20 minutes; 90 for machine-config).
+	CodeOperatorProgressingStuck = "OperatorProgressingStuck"
+	// CodePoolDegraded: a MachineConfigPool is Degraded or has degraded machines.
+	CodePoolDegraded = "PoolDegraded"
+	// CodePoolPaused: a MachineConfigPool is paused.
+	CodePoolPaused = "PoolPaused"
+	// CodePoolUpdating: a MachineConfigPool has machines not yet on its configuration.
+	CodePoolUpdating = "PoolUpdating"
+	// CodeNodeDegraded: the machine-config daemon reports a node Degraded.
+	CodeNodeDegraded = "NodeDegraded"
+	// CodeNodeNotReady: a node is not Ready.
+	CodeNodeNotReady = "NodeNotReady"
+	// CodeCVODisabled: the CVO Deployment is scaled to 0 replicas.
+	CodeCVODisabled = "CVODisabled"
+	// CodeUnmanagedOverrides: ClusterVersion spec.overrides marks components unmanaged.
+	CodeUnmanagedOverrides = "UnmanagedOverrides"
+	// CodeForcedUpdate: spec.desiredUpdate.force is true.
+	CodeForcedUpdate = "ForcedUpdate"
+	// CodeUnverifiedUpdate: an update in history was applied without a verified
+	// release signature.
+	CodeUnverifiedUpdate = "UnverifiedUpdate"
+	// CodeNotCollected: a resource type could not be read; facts that depend on it
+	// are unknown, not empty.
+	CodeNotCollected = "NotCollected"
+)
+
+// Codes lists every finding code, in documentation order.
+var Codes = []string{
+	CodeUpdateClaimedCompleteButMixed,
+	CodeUpdateInProgress,
+	CodeClusterVersionFailing,
+	CodeMixedOperatorVersions,
+	CodeOperatorVersionUnverified,
+	CodeKubeletNewerThanAPIServer,
+	CodeKubeletSkewTooLarge,
+	CodeStaticPodRevisionMismatch,
+	CodeStaticPodMissing,
+	CodeInstallerSucceededWithoutRevision,
+	CodeOperatorDegraded,
+	CodeOperatorUnavailable,
+	CodeOperatorProgressingStuck,
+	CodePoolDegraded,
+	CodePoolPaused,
+	CodePoolUpdating,
+	CodeNodeDegraded,
+	CodeNodeNotReady,
+	CodeCVODisabled,
+	CodeUnmanagedOverrides,
+	CodeForcedUpdate,
+	CodeUnverifiedUpdate,
+	CodeNotCollected,
+}
+
+// FindingsWithCode returns the findings with the given code.
+func (s *Snapshot) FindingsWithCode(code string) []Finding {
+	var out []Finding
+	for _, f := range s.Findings {
+		if f.Code == code {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,104 @@
+package inspect
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Source collects a Snapshot: from a live cluster, a must-gather, an Insights
+// archive, `oc get` dumps, or a saved snapshot. A returned snapshot is finished:
+// sorted, with its Summary and Findings.
+//
+// Errors classify themselves for the CLI: input problems implement BadInput() bool
+// (exit 4); cluster problems wrap an API status error (exit 5).
+type Source interface {
+	Collect(ctx context.Context) (*Snapshot, error)
+}
+
+// FileSource reads a snapshot saved as JSON (`recover inspect -o json > snapshot.json`).
+type FileSource struct {
+	// Path is the snapshot file; "-" reads In.
+	Path string
+	// In is read when Path is "-".
+	In io.Reader
+}
+
+// Collect reads and checks the saved snapshot. Its findings are recomputed, so a
+// snapshot saved by an older recover gets the current analysis.
+func (f FileSource) Collect(ctx context.Context) (*Snapshot, error) {
+	var r io.Reader = f.In
+	if f.Path != "-" {
+		file, err := os.Open(f.Path)
+		if err != nil {
+			return nil, &InputError{Path: f.Path, Err: err}
+		}
+		defer file.Close()
+		r = file
+	}
+	s, err := ReadSnapshot(r)
+	if err != nil {
+		if ie, ok := err.(*InputError); ok && ie.Path == "" {
+			ie.Path = f.Path
+		}
+		return nil, err
+	}
+	Refresh(s)
+	return s, nil
+}
+
+// ReadSnapshot decodes a snapshot written as JSON and checks its format version.
+func ReadSnapshot(r io.Reader) (*Snapshot, error) {
+	var s Snapshot
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&s); err != nil {
+		return nil, &InputError{Err: fmt.Errorf("not a recover snapshot (JSON): %w", err)}
+	}
+	if s.FormatVersion == "" {
+		return nil, &InputError{Err: fmt.Errorf("not a recover snapshot: no formatVersion field (write one with 'recover inspect -o json')")}
+	}
+	major, _, _ := strings.Cut(s.FormatVersion, ".")
+	want, _, _ := strings.Cut(FormatVersion, ".")
+	if major != want {
+		return nil, &InputError{Err: fmt.Errorf("snapshot formatVersion %s is not supported by this recover (reads %s.x); re-run 'recover inspect -o json' with this recover", s.FormatVersion, want)}
+	}
+	return &s, nil
+}
+
+// InputError is a problem with an input file or directory: missing, unreadable or
+// malformed. It names the file and, when known, the line or field.
+type InputError struct {
+	// Path is the file or directory.
+	Path string
+	// Line is the 1-based line, 0 when unknown.
+	Line int
+	// Err is what is wrong.
+	Err error
+}
+
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
+	b.WriteString(oneLine(e.Err.Error()))
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *InputError) Unwrap() error { return e.Err }
+
+// BadInput marks the error as an input problem (the CLI exits 4).
+func (e *InputError) BadInput() bool { return true }
+
+// oneLine folds a multi-line message onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
