@@ -1,0 +1,170 @@
+package apply
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/openshift-recover/recover/apply/gate"
+	"github.com/openshift-recover/recover/apply/resource"
+	"github.com/openshift-recover/recover/plan"
+)
+
+// LoadPlan reads a plan document and returns it with the sha256 digest of the file
+// ("sha256:<hex>"), which the journal records so a resume executes the same plan.
+// Errors classify as bad input.
+func LoadPlan(path string) (*plan.Plan, string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("reading plan: %w", err)}
+	}
+	sum := sha256.Sum256(data)
+	var p plan.Plan
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, "", fail(OutcomeBadInput, "plan %s is not a plan document: %v; make one with 'recover plan -o json'", path, err)
+	}
+	if err := ValidatePlan(&p); err != nil {
+		return nil, "", &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("plan %s: %w", path, err)}
+	}
+	return &p, "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+var digestImage = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
+
+// mutating actions need the CVO disabled.
+var mutating = map[plan.Action]bool{
+	plan.ActionApply: true, plan.ActionDelete: true, plan.ActionPausePool: true,
+	plan.ActionUnpausePool: true, plan.ActionSetDesiredUpdate: true,
+}
+
+// ValidatePlan checks a plan document before anything runs: its identity and
+// format version, unique step IDs, the fields each action needs, manifest digests,
+// gates, a desired update by digest (force only with a reason), and that every step
+// that changes the cluster runs between disable-cvo and restore-cvo.
+func ValidatePlan(p *plan.Plan) error {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if p.APIVersion != plan.APIVersion || p.Kind != plan.Kind {
+		return fmt.Errorf("not a recover plan (apiVersion %q, kind %q; want %s %s)", p.APIVersion, p.Kind, plan.APIVersion, plan.Kind)
+	}
+	major, _, _ := strings.Cut(p.FormatVersion, ".")
+	if want, _, _ := strings.Cut(plan.FormatVersion, "."); major != want {
+		return fmt.Errorf("plan format version %q is not supported (this recover reads %s.x)", p.FormatVersion, want)
+	}
+	if len(p.Steps) == 0 {
+		return fmt.Errorf("the plan has no steps")
+	}
+	seen := map[string]bool{}
+	disable, restore, firstMut, lastMut := -1, -1, -1, -1
+	for i := range p.Steps {
+		s := &p.Steps[i]
+		where := fmt.Sprintf("step %d (%s)", i+1, s.ID)
+		if s.ID == "" {
+			add("step %d has no id", i+1)
+		} else if seen[s.ID] {
+			add("%s: duplicate step id", where)
+		}
+		seen[s.ID] = true
+		if mutating[s.Action] {
+			if firstMut < 0 {
+				firstMut = i
+			}
+			lastMut = i
+		}
+		switch s.Action {
+		case plan.ActionDisableCVO:
+			if disable >= 0 {
+				add("%s: a second disable-cvo step", where)
+			}
+			disable = i
+		case plan.ActionRestoreCVO:
+			if restore >= 0 {
+				add("%s: a second restore-cvo step", where)
+			}
+			restore = i
+		case plan.ActionApply, plan.ActionDelete:
+			obj, err := resource.Decode(s.Manifest)
+			if err != nil {
+				add("%s: %v", where, err)
+				break
+			}
+			del := obj.GetAnnotations()[resource.DeleteAnnotation] == "true"
+			if s.Action == plan.ActionApply && del {
+				add("%s: manifest %s is annotated %s=true; it must be a delete step", where, s.Manifest.File, resource.DeleteAnnotation)
+			}
+			if s.Action == plan.ActionDelete && !del {
+				add("%s: delete step for %s %s, which is not annotated %s=true; the CVO only deletes annotated manifests", where, s.Manifest.Kind, s.Manifest.Name, resource.DeleteAnnotation)
+			}
+		case plan.ActionPausePool, plan.ActionUnpausePool:
+			if s.Pool == "" {
+				add("%s: %s needs pool", where, s.Action)
+			}
+		case plan.ActionSetDesiredUpdate:
+			du := s.DesiredUpdate
+			switch {
+			case du == nil:
+				add("%s: set-desired-update needs desiredUpdate", where)
+			case du.Version == "" || !digestImage.MatchString(du.Image):
+				add("%s: desiredUpdate needs a version and an image by digest (…@sha256:<64 hex>), got %q", where, du.Image)
+			case du.Force && (!p.Target.Force || p.Target.ForceReason == ""):
+				add("%s: desiredUpdate sets force but the plan's target gives no forceReason", where)
+			}
+		case plan.ActionWait:
+			if s.Gate == nil {
+				add("%s: a wait step needs a gate", where)
+			}
+		default:
+			add("%s: unknown action %q", where, s.Action)
+		}
+		if s.Gate != nil {
+			if _, ok := gate.DefaultTimeouts[s.Gate.Kind]; !ok {
+				add("%s: unknown gate kind %q", where, s.Gate.Kind)
+			}
+			if s.Gate.Timeout != "" {
+				if d, err := time.ParseDuration(s.Gate.Timeout); err != nil || d <= 0 {
+					add("%s: gate timeout %q is not a positive Go duration", where, s.Gate.Timeout)
+				}
+			}
+		}
+	}
+	if firstMut >= 0 {
+		if disable < 0 || disable > firstMut {
+			add("step %s changes the cluster before a disable-cvo step: the CVO would fight the change", p.Steps[firstMut].ID)
+		}
+		if restore < 0 || restore < lastMut {
+			add("no restore-cvo step after the last change (%s): the plan would leave the CVO disabled", p.Steps[lastMut].ID)
+		}
+	}
+	if restore >= 0 && disable >= 0 && restore < disable {
+		add("restore-cvo (%s) comes before disable-cvo (%s)", p.Steps[restore].ID, p.Steps[disable].ID)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("invalid plan: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// stepObject names a step's object for events.
+func stepObject(s *plan.Step) string {
+	switch {
+	case s.Manifest != nil:
+		if s.Manifest.Namespace != "" {
+			return s.Manifest.Kind + " " + s.Manifest.Namespace + "/" + s.Manifest.Name
+		}
+		return s.Manifest.Kind + " " + s.Manifest.Name
+	case s.Pool != "":
+		return "MachineConfigPool " + s.Pool
+	case s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO:
+		return "Deployment " + gate.CVONamespace + "/" + gate.CVODeployment
+	case s.Action == plan.ActionSetDesiredUpdate:
+		return "ClusterVersion version"
+	case s.Gate != nil:
+		return gate.Subject(s.Gate)
+	}
+	return ""
+}

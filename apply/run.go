@@ -1,0 +1,539 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+
+	"github.com/openshift-recover/recover/apply/gate"
+	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/apply/lock"
+	"github.com/openshift-recover/recover/apply/resource"
+	"github.com/openshift-recover/recover/plan"
+)
+
+// run is one execution of a plan.
+type run struct {
+	e    *Engine
+	p    *plan.Plan
+	opts Options
+	ch   chan<- Event
+
+	runID   string
+	holder  string
+	applier *resource.Applier
+	cv      *configv1.ClusterVersion
+	j       *journal.Writer
+	state   *journal.State // the resumed journal's state; nil for a new run
+	lock    *lock.Lock
+	backup  *journal.Backup
+
+	cvoOriginal *int32
+	cvoDisabled bool
+	done        int
+	skipped     int
+	stoppedAt   string
+	untilHit    bool
+}
+
+func newRun(e *Engine, p *plan.Plan, opts Options, ch chan<- Event) *run {
+	if opts.Decider == nil {
+		opts.Decider = AutoDecider{}
+	}
+	if opts.Heartbeat == 0 {
+		opts.Heartbeat = 15 * time.Second
+	}
+	if opts.Holder == "" {
+		opts.Holder = DefaultHolder()
+	}
+	return &run{e: e, p: p, opts: opts, ch: ch, runID: newRunID(), holder: opts.Holder}
+}
+
+func (r *run) emit(ev Event) {
+	if ev.Time.IsZero() {
+		ev.Time = time.Now().UTC()
+	}
+	r.ch <- ev
+}
+
+func (r *run) warn(format string, args ...any) {
+	r.emit(Event{Type: EventWarning, Message: fmt.Sprintf(format, args...)})
+}
+
+func (r *run) execute(ctx context.Context) *Result {
+	res := &Result{StepsTotal: len(r.p.Steps), DryRun: r.opts.DryRun}
+	err := r.main(ctx)
+	r.finish(ctx, res, err)
+	return res
+}
+
+// main runs preflight, takes the lock, opens the journal and runs the steps.
+func (r *run) main(ctx context.Context) error {
+	r.emit(Event{Type: EventRunStarted, Message: fmt.Sprintf("applying plan to %s %s (%d steps)", r.p.Target.Version, r.p.Target.Image, len(r.p.Steps)), Run: &RunInfo{
+		RunID: r.runID, PlanPath: r.opts.PlanPath, PlanDigest: r.opts.PlanDigest, TargetVersion: r.p.Target.Version, TargetImage: r.p.Target.Image,
+		Steps: len(r.p.Steps), Journal: r.opts.JournalPath, DryRun: r.opts.DryRun, Resume: r.opts.Resume, Server: r.e.server,
+	}})
+	if err := ValidatePlan(r.p); err != nil {
+		r.emit(Event{Type: EventPreflight, Preflight: &PreflightCheck{Name: "plan", Message: err.Error()}})
+		return &Error{Outcome: OutcomeBadInput, Err: err}
+	}
+	from, until, err := r.stepRange()
+	if err != nil {
+		return err
+	}
+	if !r.opts.DryRun && r.opts.JournalPath == "" {
+		return fail(OutcomeBadInput, "a journal path is required (--journal FILE)")
+	}
+	if r.opts.Resume && !r.opts.DryRun {
+		w, j, err := journal.Open(r.opts.JournalPath)
+		if err != nil {
+			if errors.Is(err, journal.ErrInUse) {
+				return &Error{Outcome: OutcomeLocked, Err: err}
+			}
+			return &Error{Outcome: OutcomeBadInput, Err: err}
+		}
+		r.j = w
+		if r.opts.PlanDigest != "" && j.Header.Plan.Digest != r.opts.PlanDigest {
+			return fail(OutcomeBadInput, "journal %s was written for plan %s (digest %s), not for this plan (digest %s); resume with the same plan file", r.opts.JournalPath, j.Header.Plan.Path, j.Header.Plan.Digest, r.opts.PlanDigest)
+		}
+		r.state = j.State()
+		r.cvoOriginal = r.state.CVO.OriginalReplicas
+		r.cvoDisabled = r.state.CVO.Disabled
+		r.backup = r.state.Backup
+		if j.TornTail {
+			r.warn("the journal's last line was torn (the previous run died while writing it); it was cut off: nothing had been changed on its behalf")
+		}
+	}
+	if err := r.preflight(ctx); err != nil {
+		return err
+	}
+	if !r.opts.DryRun {
+		if err := r.acquireLock(ctx); err != nil {
+			return err
+		}
+		runCtx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		go func() {
+			select {
+			case <-r.lock.Lost():
+				cancel(r.lock.Err())
+			case <-runCtx.Done():
+			}
+		}()
+		ctx = runCtx
+		if err := r.openJournal(); err != nil {
+			return err
+		}
+	}
+	return r.steps(ctx, from, until)
+}
+
+// stepRange resolves --from-step and --until-step to indexes.
+func (r *run) stepRange() (int, int, error) {
+	from, until := 0, len(r.p.Steps)-1
+	find := func(id, flag string) (int, error) {
+		for i := range r.p.Steps {
+			if r.p.Steps[i].ID == id {
+				return i, nil
+			}
+		}
+		return 0, fail(OutcomeBadInput, "%s %q: the plan has no such step (see 'recover journal' or the plan's steps)", flag, id)
+	}
+	var err error
+	if r.opts.FromStep != "" {
+		if from, err = find(r.opts.FromStep, "--from-step"); err != nil {
+			return 0, 0, err
+		}
+	}
+	if r.opts.UntilStep != "" {
+		if until, err = find(r.opts.UntilStep, "--until-step"); err != nil {
+			return 0, 0, err
+		}
+	}
+	if from > until {
+		return 0, 0, fail(OutcomeBadInput, "--from-step %s comes after --until-step %s", r.opts.FromStep, r.opts.UntilStep)
+	}
+	return from, until, nil
+}
+
+func (r *run) acquireLock(ctx context.Context) error {
+	opts := lock.Options{Holder: r.holder, RunID: r.runID, Journal: absPath(r.opts.JournalPath), Duration: r.opts.LeaseDuration, BreakLock: r.opts.BreakLock}
+	if r.state != nil {
+		// Holding the journal's file lock proves the run that wrote it is dead.
+		opts.TakeOverRunID = r.state.RunID
+	}
+	lk, err := lock.Acquire(ctx, r.e.kube, opts)
+	if err != nil {
+		var held *lock.HeldError
+		if errors.As(err, &held) {
+			return &Error{Outcome: OutcomeLocked, Err: err}
+		}
+		return &Error{Outcome: OutcomeError, Err: err}
+	}
+	r.lock = lk
+	msg := fmt.Sprintf("holding lease %s/%s as %q", lock.Namespace, lock.Name, r.holder)
+	if lk.TookOver != "" {
+		msg += fmt.Sprintf(" (taken over from %q)", lk.TookOver)
+	}
+	r.emit(Event{Type: EventLock, Message: msg, Lock: &LockInfo{Namespace: lock.Namespace, Name: lock.Name, Holder: r.holder, Since: lk.Since(), TookOver: lk.TookOver}})
+	return nil
+}
+
+func (r *run) openJournal() error {
+	if r.j != nil {
+		rec := journal.Record{Type: journal.TypeResume, Resume: &journal.Resume{RunID: r.runID, Holder: r.holder, InFlight: r.state.InFlight}}
+		if err := r.j.Write(rec); err != nil {
+			return &Error{Outcome: OutcomeError, Err: err}
+		}
+		if r.state.InFlight != "" {
+			r.warn("resuming: step %s was in flight; it is re-checked against the cluster, not trusted from the journal", r.state.InFlight)
+		}
+		if r.backup != nil && r.backup != r.state.Backup {
+			return r.record(journal.Record{Type: journal.TypeBackup, Backup: r.backup})
+		}
+		return nil
+	}
+	h := journal.Header{
+		RunID: r.runID,
+		Plan: journal.PlanRef{Path: absPath(r.opts.PlanPath), Digest: r.opts.PlanDigest, TargetVersion: r.p.Target.Version,
+			TargetImage: r.p.Target.Image, Steps: len(r.p.Steps)},
+		Server: r.e.server, Holder: r.holder, Generator: r.opts.Generator,
+	}
+	if r.cv != nil {
+		h.ClusterID = string(r.cv.Spec.ClusterID)
+	}
+	w, err := journal.Create(r.opts.JournalPath, h)
+	if err != nil {
+		return fail(OutcomeBadInput, "%v; to continue a stopped run use 'recover apply --resume %s'", err, r.opts.JournalPath)
+	}
+	r.j = w
+	return r.record(journal.Record{Type: journal.TypeBackup, Backup: r.backup})
+}
+
+// record writes a journal record; without a journal (dry run) it does nothing.
+func (r *run) record(rec journal.Record) error {
+	if r.j == nil {
+		return nil
+	}
+	if err := r.j.Write(rec); err != nil {
+		return &Error{Outcome: OutcomeError, Err: fmt.Errorf("%w; nothing further was changed", err)}
+	}
+	return nil
+}
+
+func (r *run) stepInfo(i int) StepInfo {
+	s := &r.p.Steps[i]
+	return StepInfo{ID: s.ID, Index: i + 1, Total: len(r.p.Steps), Action: s.Action, Component: s.Component, Reason: s.Reason, Object: stepObject(s)}
+}
+
+// steps runs the selected steps in order.
+func (r *run) steps(ctx context.Context, from, until int) error {
+	for i := range r.p.Steps {
+		s := &r.p.Steps[i]
+		info := r.stepInfo(i)
+		if st := r.journaled(s.ID); st.Complete() {
+			r.emit(Event{Type: EventSkipped, Step: &info, Message: fmt.Sprintf("already %s in the journal", st.Status)})
+			continue
+		}
+		if i < from {
+			if err := r.skipStep(info, "before --from-step "+r.opts.FromStep); err != nil {
+				return err
+			}
+			continue
+		}
+		if i > until {
+			r.untilHit = true
+			r.stoppedAt = r.p.Steps[until].ID
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			r.stoppedAt = s.ID
+			return r.ctxError(ctx)
+		}
+		if err := r.step(ctx, s, info); err != nil {
+			r.stoppedAt = s.ID
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) journaled(id string) *journal.StepState {
+	if r.state == nil {
+		return nil
+	}
+	return r.state.Step(id)
+}
+
+func (r *run) skipStep(info StepInfo, why string) error {
+	if err := r.record(journal.Record{Type: journal.TypeStep, Step: info.ID, Action: string(info.Action), Status: journal.StepSkipped, Message: why}); err != nil {
+		return err
+	}
+	r.skipped++
+	r.emit(Event{Type: EventSkipped, Step: &info, Message: why})
+	return nil
+}
+
+// ctxError turns a cancelled context into the run's outcome.
+func (r *run) ctxError(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, lock.ErrLost) {
+		return &Error{Outcome: OutcomeLostLock, Err: cause}
+	}
+	return &Error{Outcome: OutcomeAborted, Err: fmt.Errorf("interrupted: %w", ctx.Err())}
+}
+
+var errSkip = errors.New("skipped")
+
+// step runs one step: its mutation (with retries the Decider asks for), then its
+// gates, then journals it done.
+func (r *run) step(ctx context.Context, s *plan.Step, info StepInfo) error {
+	r.emit(Event{Type: EventStepStarted, Step: &info, Message: s.Reason})
+	for {
+		err := r.act(ctx, s, info)
+		if err == nil {
+			break
+		}
+		if errors.Is(err, errSkip) {
+			return r.skipStep(info, "skipped by the user")
+		}
+		if ctx.Err() != nil {
+			return r.ctxError(ctx)
+		}
+		var e *Error
+		if errors.As(err, &e) {
+			return err
+		}
+		_ = r.record(journal.Record{Type: journal.TypeOutcome, Step: s.ID, Action: string(s.Action), Outcome: &journal.Outcome{Result: "failed", Error: err.Error()}})
+		r.emit(Event{Type: EventError, Step: &info, Error: err.Error(), Message: "step failed: " + err.Error()})
+		d, derr := r.decide(ctx, Request{Kind: RequestError, Step: info, Message: err.Error(), Options: r.failureOptions(s)})
+		switch {
+		case derr != nil:
+			return derr
+		case d == Retry:
+			continue
+		case d == Skip:
+			return r.skipStep(info, "skipped by the user after: "+err.Error())
+		}
+		return &Error{Outcome: OutcomeStepFailed, Err: fmt.Errorf("step %s failed: %w", s.ID, err)}
+	}
+	for _, g := range r.stepGates(s) {
+		if err := r.waitGate(ctx, s, info, g); err != nil {
+			if errors.Is(err, errSkip) {
+				break
+			}
+			return err
+		}
+	}
+	if r.opts.DryRun {
+		r.done++
+		r.emit(Event{Type: EventStepDone, Step: &info, Message: "dry run: checked"})
+		return nil
+	}
+	if err := r.record(journal.Record{Type: journal.TypeStep, Step: s.ID, Action: string(s.Action), Status: journal.StepDone}); err != nil {
+		return err
+	}
+	r.done++
+	r.emit(Event{Type: EventStepDone, Step: &info, Message: "done"})
+	return nil
+}
+
+// failureOptions are the decisions offered after a failure: CVO steps cannot be
+// skipped (skipping them would leave the CVO fighting the plan, or off).
+func (r *run) failureOptions(s *plan.Step) []Decision {
+	if s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO {
+		return []Decision{Abort, Retry}
+	}
+	return []Decision{Abort, Retry, Skip}
+}
+
+func (r *run) decide(ctx context.Context, req Request) (Decision, error) {
+	r.emit(Event{Type: EventAwaitingConfirmation, Step: &req.Step, Message: req.Message, Request: &req})
+	d, err := r.opts.Decider.Decide(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Abort, r.ctxError(ctx)
+		}
+		return Abort, &Error{Outcome: OutcomeAborted, Err: fmt.Errorf("no decision for step %s: %w", req.Step.ID, err)}
+	}
+	if !req.Allows(d) {
+		return Abort, nil
+	}
+	return d, nil
+}
+
+// stepGates are the gates a step waits for: its plan gate, and for the CVO steps
+// the CVO's own gate even when the plan leaves it out.
+func (r *run) stepGates(s *plan.Step) []*plan.Gate {
+	var gates []*plan.Gate
+	implicit := map[plan.Action]plan.GateKind{plan.ActionDisableCVO: plan.GateCVOScaledDown, plan.ActionRestoreCVO: plan.GateCVORunning}
+	if kind, ok := implicit[s.Action]; ok && (s.Gate == nil || s.Gate.Kind != kind) {
+		gates = append(gates, &plan.Gate{Kind: kind})
+	}
+	if s.Gate != nil {
+		gates = append(gates, s.Gate)
+	}
+	return gates
+}
+
+// waitGate waits for one gate; on failure the Decider says retry, skip or abort.
+func (r *run) waitGate(ctx context.Context, s *plan.Step, info StepInfo, g *plan.Gate) error {
+	timeout := timeoutFor(g, r.opts.Timeouts)
+	gi := func(p gate.Progress, elapsed time.Duration) *GateInfo {
+		return &GateInfo{Kind: g.Kind, Subject: gate.Subject(g), Description: gate.Describe(g), Progress: p, ElapsedSeconds: elapsed.Seconds(), TimeoutSeconds: timeout.Seconds()}
+	}
+	if r.opts.DryRun {
+		p, err := r.e.gates.Check(ctx, g)
+		if err != nil {
+			p = gate.Progress{Message: err.Error()}
+		}
+		r.emit(Event{Type: EventSkipped, Step: &info, Gate: gi(p, 0), Message: "dry run: not waiting for " + gate.Describe(g) + "; now: " + p.Message})
+		return nil
+	}
+	heartbeat := r.opts.Heartbeat
+	if heartbeat < 0 {
+		heartbeat = 0
+	}
+	for {
+		start := time.Now()
+		p, err := r.e.gates.Wait(ctx, g, gate.WaitOptions{Timeout: timeout, Heartbeat: heartbeat, OnProgress: func(p gate.Progress, elapsed time.Duration) {
+			if !p.Met {
+				r.emit(Event{Type: EventWaiting, Step: &info, Gate: gi(p, elapsed), Message: p.Message})
+			}
+		}})
+		elapsed := time.Since(start)
+		if err == nil {
+			if err := r.record(journal.Record{Type: journal.TypeGate, Step: s.ID, Action: string(s.Action), Gate: &journal.GateResult{Kind: string(g.Kind), Result: "passed", Message: p.Message, Duration: elapsed}}); err != nil {
+				return err
+			}
+			r.emit(Event{Type: EventGatePassed, Step: &info, Gate: gi(p, elapsed), Message: p.Message})
+			if s.Action == plan.ActionRestoreCVO && g.Kind == plan.GateCVORunning {
+				r.emit(Event{Type: EventCVO, Step: &info, Message: "the cluster-version operator is running again", CVO: &CVOInfo{State: CVORunning, Replicas: ptrValue(r.cvoOriginal, 1), OriginalReplicas: r.cvoOriginal}})
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return r.ctxError(ctx)
+		}
+		result := "failed"
+		var te *gate.TimeoutError
+		if errors.As(err, &te) {
+			result = "timeout"
+		}
+		if p.Message == "" {
+			p.Message = err.Error()
+		}
+		if rerr := r.record(journal.Record{Type: journal.TypeGate, Step: s.ID, Action: string(s.Action), Gate: &journal.GateResult{Kind: string(g.Kind), Result: result, Message: err.Error(), Duration: elapsed}}); rerr != nil {
+			return rerr
+		}
+		r.emit(Event{Type: EventGateFailed, Step: &info, Gate: gi(p, elapsed), Error: err.Error(), Message: err.Error()})
+		d, derr := r.decide(ctx, Request{Kind: RequestGate, Step: info, Message: err.Error(), Gate: gi(p, elapsed), Options: r.failureOptions(s)})
+		switch {
+		case derr != nil:
+			return derr
+		case d == Retry:
+			continue
+		case d == Skip:
+			if err := r.record(journal.Record{Type: journal.TypeGate, Step: s.ID, Action: string(s.Action), Gate: &journal.GateResult{Kind: string(g.Kind), Result: "skipped", Message: "skipped by the user"}}); err != nil {
+				return err
+			}
+			r.emit(Event{Type: EventSkipped, Step: &info, Gate: gi(p, elapsed), Message: "gate skipped by the user: " + gate.Describe(g)})
+			return nil
+		}
+		return &Error{Outcome: OutcomeGateFailed, Err: fmt.Errorf("step %s: %w", s.ID, err)}
+	}
+}
+
+func ptrValue(p *int32, def int32) int32 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// finish records how the run ended, releases the lock and fills the result.
+func (r *run) finish(ctx context.Context, res *Result, err error) {
+	res.StepsDone, res.StepsSkipped = r.done, r.skipped
+	res.StoppedAt = r.stoppedAt
+	res.CVODisabled, res.CVOReplicas = r.cvoDisabled, r.cvoOriginal
+	if r.j != nil {
+		res.Journal = r.j.Path()
+	}
+	switch {
+	case err == nil && r.untilHit:
+		res.Outcome = OutcomeStopped
+		res.Message = fmt.Sprintf("stopped after step %s as asked (--until-step): %d steps done", r.stoppedAt, r.done)
+	case err == nil && r.opts.DryRun:
+		res.Outcome = OutcomeCompleted
+		res.Message = fmt.Sprintf("dry run: %d steps checked with server-side dry runs; nothing was changed", r.done)
+	case err == nil:
+		res.Outcome = OutcomeCompleted
+		res.Message = fmt.Sprintf("plan applied: %d steps done, %d skipped; target %s", r.done, r.skipped, r.p.Target.Version)
+	default:
+		if ctx.Err() != nil && OutcomeOf(err) == OutcomeError {
+			err = r.ctxError(ctx)
+		}
+		var pe *PreflightError
+		if errors.As(err, &pe) {
+			err = &Error{Outcome: OutcomeRefused, Err: err}
+		}
+		res.Outcome = OutcomeOf(err)
+		res.Err = err
+		res.Error = err.Error()
+		res.Message = err.Error()
+	}
+	if res.CVODisabled {
+		res.Message += fmt.Sprintf("; the cluster-version operator is left DISABLED (scaled to 0; it ran %d replica(s) before)", ptrValue(r.cvoOriginal, 1))
+	}
+	if r.j != nil {
+		if res.Outcome == OutcomeCompleted {
+			_ = r.j.Write(journal.Record{Type: journal.TypeFinish, Message: res.Message})
+		} else {
+			_ = r.j.Write(journal.Record{Type: journal.TypeStop, Step: r.stoppedAt, Stop: &journal.Stop{Reason: string(res.Outcome), Message: res.Message, CVODisabled: res.CVODisabled, CVOReplicas: r.cvoOriginal}})
+		}
+		_ = r.j.Close()
+	}
+	if r.lock != nil {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		if err := r.lock.Release(rctx); err != nil {
+			r.warn("%v; it expires by itself", err)
+		}
+		cancel()
+	}
+	res.Next = r.nextCommands(res)
+}
+
+// nextCommands are the exact commands to resume or to restore the CVO.
+func (r *run) nextCommands(res *Result) []string {
+	var next []string
+	if res.Journal != "" && res.Outcome.Resumable() {
+		next = append(next, "recover apply --resume "+shellQuote(res.Journal)+" --yes   # continue the plan where it stopped")
+	}
+	if res.CVODisabled {
+		next = append(next, fmt.Sprintf("oc scale --namespace %s deployment/%s --replicas=%d   # give control back to the CVO without finishing the plan",
+			gate.CVONamespace, gate.CVODeployment, max(ptrValue(r.cvoOriginal, 1), 1)))
+	}
+	return next
+}
+
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`&;|<>()*?[]{}~!#") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}

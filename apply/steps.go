@@ -1,0 +1,357 @@
+package apply
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/openshift-recover/recover/apply/gate"
+	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/apply/resource"
+	"github.com/openshift-recover/recover/plan"
+)
+
+var (
+	deploymentsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	poolsGVR       = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigpools"}
+)
+
+// maxJournalDiff bounds the diff copied into an intent record.
+const maxJournalDiff = 32 << 10
+
+// mutation is one prepared change of a step, made the same way for every action:
+// diff event, confirmation, journaled intent, the change, journaled outcome.
+type mutation struct {
+	// op is the operation (create, update, scale, patch, unchanged, ...).
+	op     string
+	object string
+	diff   string
+	// noop: nothing to change.
+	noop   bool
+	intent journal.Intent
+	// commit makes the change; dryRun sends it as a server-side dry run (nil when
+	// preparing it already did).
+	commit func(ctx context.Context) (*journal.Outcome, error)
+	dryRun func(ctx context.Context) error
+	// critical steps (the CVO's) cannot be skipped.
+	critical bool
+}
+
+// act prepares and makes a step's change.
+func (r *run) act(ctx context.Context, s *plan.Step, info StepInfo) error {
+	var (
+		m   *mutation
+		err error
+	)
+	switch s.Action {
+	case plan.ActionWait:
+		return nil
+	case plan.ActionApply, plan.ActionDelete:
+		m, err = r.prepareManifest(ctx, s)
+	case plan.ActionDisableCVO:
+		m, err = r.prepareDisableCVO(ctx)
+	case plan.ActionRestoreCVO:
+		m, err = r.prepareRestoreCVO(ctx)
+	case plan.ActionPausePool, plan.ActionUnpausePool:
+		m, err = r.preparePaused(ctx, s.Pool, s.Action == plan.ActionPausePool)
+	case plan.ActionSetDesiredUpdate:
+		m, err = r.prepareDesiredUpdate(ctx, s.DesiredUpdate)
+	default:
+		return &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("step %s: unknown action %q", s.ID, s.Action)}
+	}
+	if err != nil {
+		return err
+	}
+	return r.mutate(ctx, s, info, m)
+}
+
+func (r *run) mutate(ctx context.Context, s *plan.Step, info StepInfo, m *mutation) error {
+	change := &ChangeInfo{Operation: m.op, Object: m.object, Diff: m.diff, DryRun: r.opts.DryRun}
+	r.emit(Event{Type: EventDiff, Step: &info, Change: change, Message: m.op + " " + m.object})
+	if r.opts.Confirm && !m.noop && !r.opts.DryRun {
+		opts := []Decision{Abort, Proceed, Skip}
+		if m.critical {
+			opts = []Decision{Abort, Proceed}
+		}
+		d, err := r.decide(ctx, Request{Kind: RequestStep, Step: info, Message: fmt.Sprintf("%s %s (%s)", m.op, m.object, s.Reason), Change: change, Options: opts})
+		if err != nil {
+			return err
+		}
+		switch d {
+		case Skip:
+			return errSkip
+		case Abort:
+			return &Error{Outcome: OutcomeAborted, Err: fmt.Errorf("aborted by the user before step %s", s.ID)}
+		}
+	}
+	applied := *change
+	if r.opts.DryRun {
+		if m.dryRun != nil && !m.noop {
+			if err := m.dryRun(ctx); err != nil {
+				return err
+			}
+		}
+		applied.Result = "dry-run: would " + m.op
+		if m.noop {
+			applied.Result = m.op
+		}
+		r.emit(Event{Type: EventApplied, Step: &info, Change: &applied, Message: applied.Result + " " + m.object})
+		return nil
+	}
+	if m.noop {
+		applied.Result = m.op
+		r.emit(Event{Type: EventApplied, Step: &info, Change: &applied, Message: m.op + " " + m.object})
+		return nil
+	}
+	intent := m.intent
+	if len(intent.Diff) > maxJournalDiff {
+		intent.Diff = intent.Diff[:maxJournalDiff] + "\n... (truncated)\n"
+	}
+	if err := r.record(journal.Record{Type: journal.TypeIntent, Step: s.ID, Action: string(s.Action), Intent: &intent}); err != nil {
+		return err
+	}
+	out, err := m.commit(ctx)
+	if err != nil {
+		return err
+	}
+	if err := r.record(journal.Record{Type: journal.TypeOutcome, Step: s.ID, Action: string(s.Action), Outcome: out}); err != nil {
+		return err
+	}
+	applied.Result, applied.ResourceVersion = out.Result, out.ResourceVersion
+	r.emit(Event{Type: EventApplied, Step: &info, Change: &applied, Message: out.Result + " " + m.object})
+	return nil
+}
+
+func objectRef(apiVersion, kind, ns, name string) journal.ObjectRef {
+	return journal.ObjectRef{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: name}
+}
+
+func isCVODeployment(m *plan.Manifest) bool {
+	return m != nil && m.Kind == "Deployment" && m.Namespace == gate.CVONamespace && m.Name == gate.CVODeployment
+}
+
+// prepareManifest prepares an apply or delete with the CVO's semantics.
+func (r *run) prepareManifest(ctx context.Context, s *plan.Step) (*mutation, error) {
+	mf := s.Manifest
+	opts := resource.PrepareOptions{Delete: s.Action == plan.ActionDelete, PreserveReplicas: r.cvoDisabled && isCVODeployment(mf)}
+	c, err := r.applier.Prepare(ctx, mf, opts)
+	if err != nil {
+		var unknown *resource.UnknownKindError
+		if r.opts.DryRun && (apierrors.IsNotFound(err) || errors.As(err, &unknown)) {
+			// A namespace or CRD an earlier step creates does not exist in a dry run.
+			r.warn("step %s: cannot dry-run (%v); an earlier step probably creates what it needs", s.ID, err)
+			return &mutation{op: "create (not validated)", object: stepObject(s), noop: true}, nil
+		}
+		return nil, err
+	}
+	if opts.PreserveReplicas && c.Operation == resource.OpUpdate {
+		r.warn("step %s: keeping the CVO deployment at its current replicas while the CVO is disabled; restore-cvo sets them", s.ID)
+	}
+	m := &mutation{op: string(c.Operation), object: c.Describe(), diff: c.Diff, noop: !c.Operation.Mutates()}
+	m.intent = journal.Intent{Operation: string(c.Operation), Object: objectRef(mf.APIVersion, mf.Kind, mf.Namespace, mf.Name), ManifestDigest: mf.Digest, Diff: c.Diff}
+	if c.Live != nil {
+		m.intent.LiveUID, m.intent.LiveResourceVersion = string(c.Live.GetUID()), c.Live.GetResourceVersion()
+	}
+	m.commit = func(ctx context.Context) (*journal.Outcome, error) {
+		res, err := r.applier.Commit(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		if mf.Kind == "CustomResourceDefinition" {
+			r.e.mapper.Reset()
+		}
+		return &journal.Outcome{Result: res.Operation.Done(), UID: res.UID, ResourceVersion: res.ResourceVersion}, nil
+	}
+	return m, nil
+}
+
+func (r *run) cvoDeployment(ctx context.Context) (*unstructured.Unstructured, int32, error) {
+	d, err := r.e.dyn.Resource(deploymentsGVR).Namespace(gate.CVONamespace).Get(ctx, gate.CVODeployment, metav1.GetOptions{})
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading the CVO deployment %s/%s: %w", gate.CVONamespace, gate.CVODeployment, err)
+	}
+	replicas := int32(1)
+	if v, found, _ := unstructured.NestedInt64(d.Object, "spec", "replicas"); found {
+		replicas = int32(v)
+	}
+	return d, replicas, nil
+}
+
+func (r *run) scaleCVO(ctx context.Context, replicas int32, dryRun bool) (*unstructured.Unstructured, error) {
+	patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas)
+	opts := metav1.PatchOptions{FieldManager: "recover"}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return r.e.dyn.Resource(deploymentsGVR).Namespace(gate.CVONamespace).Patch(ctx, gate.CVODeployment, types.MergePatchType, patch, opts)
+}
+
+var cvoRef = objectRef("apps/v1", "Deployment", gate.CVONamespace, gate.CVODeployment)
+
+// prepareDisableCVO records the CVO's replicas (from the journal when a previous
+// run already scaled it down, never from the live 0) and scales it to 0.
+func (r *run) prepareDisableCVO(ctx context.Context) (*mutation, error) {
+	_, live, err := r.cvoDeployment(ctx)
+	if err != nil {
+		return nil, err
+	}
+	original := r.cvoOriginal
+	if original == nil {
+		v := live
+		if v == 0 {
+			v = max(ptrValue(r.p.Cluster.CVOReplicas, 1), 1)
+			r.warn("the CVO is already scaled to 0 (not by this run); restore-cvo will scale it to %d", v)
+		}
+		original = &v
+	}
+	m := &mutation{op: "scale", object: stepObject(&plan.Step{Action: plan.ActionDisableCVO}), critical: true,
+		diff:   fmt.Sprintf("spec.replicas: %d -> 0 (the CVO ran %d replica(s); journaled before the change)", live, *original),
+		intent: journal.Intent{Operation: "scale-down", Object: cvoRef, CVOReplicas: original},
+	}
+	m.dryRun = func(ctx context.Context) error {
+		_, err := r.scaleCVO(ctx, 0, true)
+		return err
+	}
+	m.commit = func(ctx context.Context) (*journal.Outcome, error) {
+		// The intent with the replicas is on disk: from here the CVO may be down.
+		r.cvoOriginal, r.cvoDisabled = original, true
+		r.emit(Event{Type: EventCVO, Message: fmt.Sprintf("scaling the cluster-version operator to 0 (it ran %d replica(s))", *original), CVO: &CVOInfo{State: CVOScalingDown, OriginalReplicas: original}})
+		d, err := r.scaleCVO(ctx, 0, false)
+		if err != nil {
+			return nil, err
+		}
+		r.emit(Event{Type: EventCVO, Message: "the cluster-version operator is disabled; the run restores it at restore-cvo", CVO: &CVOInfo{State: CVODisabled, OriginalReplicas: original}})
+		return &journal.Outcome{Result: "scaled", UID: string(d.GetUID()), ResourceVersion: d.GetResourceVersion()}, nil
+	}
+	return m, nil
+}
+
+// prepareRestoreCVO scales the CVO back to the journaled replicas.
+func (r *run) prepareRestoreCVO(ctx context.Context) (*mutation, error) {
+	_, live, err := r.cvoDeployment(ctx)
+	if err != nil {
+		return nil, err
+	}
+	replicas := ptrValue(r.cvoOriginal, ptrValue(r.p.Cluster.CVOReplicas, 1))
+	if replicas < 1 {
+		replicas = 1
+	}
+	if r.cvoOriginal == nil {
+		r.warn("no original CVO replicas in the journal (disable-cvo did not run in it); restoring to %d", replicas)
+	}
+	m := &mutation{op: "scale", object: stepObject(&plan.Step{Action: plan.ActionRestoreCVO}), critical: true,
+		diff:   fmt.Sprintf("spec.replicas: %d -> %d", live, replicas),
+		intent: journal.Intent{Operation: "scale-up", Object: cvoRef, CVOReplicas: &replicas},
+	}
+	m.dryRun = func(ctx context.Context) error {
+		_, err := r.scaleCVO(ctx, replicas, true)
+		return err
+	}
+	m.commit = func(ctx context.Context) (*journal.Outcome, error) {
+		d, err := r.scaleCVO(ctx, replicas, false)
+		if err != nil {
+			return nil, err
+		}
+		r.cvoDisabled = false
+		r.emit(Event{Type: EventCVO, Message: fmt.Sprintf("scaled the cluster-version operator back to %d; waiting for it to run", replicas), CVO: &CVOInfo{State: CVORestoring, Replicas: replicas, OriginalReplicas: r.cvoOriginal}})
+		return &journal.Outcome{Result: "scaled", UID: string(d.GetUID()), ResourceVersion: d.GetResourceVersion()}, nil
+	}
+	return m, nil
+}
+
+// preparePaused pauses or unpauses a MachineConfigPool.
+func (r *run) preparePaused(ctx context.Context, pool string, paused bool) (*mutation, error) {
+	client := r.e.dyn.Resource(poolsGVR)
+	u, err := client.Get(ctx, pool, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("reading MachineConfigPool %s: %w", pool, err)
+	}
+	cur, _, _ := unstructured.NestedBool(u.Object, "spec", "paused")
+	m := &mutation{op: "patch", object: "MachineConfigPool " + pool, noop: cur == paused,
+		diff:   fmt.Sprintf("spec.paused: %t -> %t", cur, paused),
+		intent: journal.Intent{Operation: "patch", Object: objectRef("machineconfiguration.openshift.io/v1", "MachineConfigPool", "", pool), Before: fmt.Sprint(cur), After: fmt.Sprint(paused), LiveUID: string(u.GetUID()), LiveResourceVersion: u.GetResourceVersion()},
+	}
+	if m.noop {
+		m.op, m.diff = "unchanged", ""
+	}
+	patch := fmt.Appendf(nil, `{"spec":{"paused":%t}}`, paused)
+	m.dryRun = func(ctx context.Context) error {
+		_, err := client.Patch(ctx, pool, types.MergePatchType, patch, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "recover"})
+		return err
+	}
+	m.commit = func(ctx context.Context) (*journal.Outcome, error) {
+		out, err := client.Patch(ctx, pool, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "recover"})
+		if err != nil {
+			return nil, fmt.Errorf("patching MachineConfigPool %s: %w", pool, err)
+		}
+		return &journal.Outcome{Result: "patched", UID: string(out.GetUID()), ResourceVersion: out.GetResourceVersion()}, nil
+	}
+	return m, nil
+}
+
+// prepareDesiredUpdate sets ClusterVersion spec.desiredUpdate to the target, by
+// digest, replacing the whole field (so no stale architecture or version is kept).
+func (r *run) prepareDesiredUpdate(ctx context.Context, du *plan.DesiredUpdate) (*mutation, error) {
+	client := r.e.dyn.Resource(clusterVersionsGVR)
+	cv, err := client.Get(ctx, "version", metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("reading ClusterVersion version: %w", err)
+	}
+	want := map[string]any{"version": du.Version, "image": du.Image}
+	if du.Force {
+		want["force"] = true
+	}
+	cur, _, _ := unstructured.NestedMap(cv.Object, "spec", "desiredUpdate")
+	before, _ := json.Marshal(cur)
+	after, _ := json.Marshal(want)
+	same := cur != nil && cur["version"] == du.Version && cur["image"] == du.Image && (cur["force"] == true) == du.Force && len(cur) == len(want)
+	m := &mutation{op: "update", object: "ClusterVersion version", noop: same,
+		diff:   fmt.Sprintf("spec.desiredUpdate: %s -> %s", orDash(string(before)), after),
+		intent: journal.Intent{Operation: "update", Object: objectRef("config.openshift.io/v1", "ClusterVersion", "", "version"), Before: string(before), After: string(after), LiveUID: string(cv.GetUID()), LiveResourceVersion: cv.GetResourceVersion()},
+	}
+	if same {
+		m.op, m.diff = "unchanged", ""
+	}
+	update := func(ctx context.Context, dry bool) (*unstructured.Unstructured, error) {
+		for attempt := 0; ; attempt++ {
+			obj, err := client.Get(ctx, "version", metav1.GetOptions{})
+			if err != nil {
+				return nil, err
+			}
+			if err := unstructured.SetNestedMap(obj.Object, want, "spec", "desiredUpdate"); err != nil {
+				return nil, err
+			}
+			opts := metav1.UpdateOptions{FieldManager: "recover"}
+			if dry {
+				opts.DryRun = []string{metav1.DryRunAll}
+			}
+			out, err := client.Update(ctx, obj, opts)
+			if apierrors.IsConflict(err) && attempt < 4 {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("updating ClusterVersion spec.desiredUpdate: %w", err)
+			}
+			return out, nil
+		}
+	}
+	m.dryRun = func(ctx context.Context) error {
+		_, err := update(ctx, true)
+		return err
+	}
+	m.commit = func(ctx context.Context) (*journal.Outcome, error) {
+		out, err := update(ctx, false)
+		if err != nil {
+			return nil, err
+		}
+		return &journal.Outcome{Result: "updated", UID: string(out.GetUID()), ResourceVersion: out.GetResourceVersion()}, nil
+	}
+	return m, nil
+}
