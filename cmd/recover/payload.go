@@ -1,0 +1,256 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/openshift-recover/recover/plan/payload"
+)
+
+func init() { registerCommand(newPayloadCmd) }
+
+// payloadReportFormat is the version of recover payload's JSON output.
+const payloadReportFormat = "1.0"
+
+// payloadOptions are recover payload's options.
+type payloadOptions struct {
+	inputs         planInputFlags
+	releaseImage   string
+	profile        string
+	excludeID      string
+	featureSet     string
+	featureGates   []string
+	capabilities   []string
+	knownCaps      []string
+	rules          string
+	includedOnly   bool
+	out            *outputFlag
+	streams        genericiooptions.IOStreams
+	inclusion      payload.Inclusion
+	capsGiven      bool
+	knownCapsGiven bool
+}
+
+func newPayloadCmd(g *globalOptions) *cobra.Command {
+	o := &payloadOptions{streams: g.streams}
+	cmd := &cobra.Command{
+		Use:   "payload --payload DIR|PULLSPEC",
+		Short: "List a release payload's manifests in the CVO's update order, included or excluded and why",
+		Long: `payload reads a release payload (an oc adm release extract directory, or a release
+image by digest) as the cluster-version operator reads it, and lists every manifest in
+the order the CVO applies them when it updates: stage (stages run one after another),
+group (groups of a stage run in parallel; a group is serial), run-level, component,
+kind and name, and whether the cluster applies it and why.
+
+The inclusion inputs describe the cluster: --cluster-profile (the CVO's CLUSTER_PROFILE),
+--exclude-manifests (EXCLUDE_MANIFESTS), --feature-set, --feature-gates and, for
+clusters with capabilities, --capabilities and --known-capabilities. recover plan fills
+them from the cluster snapshot instead.`,
+		Example: `  recover payload --payload examples/reconciled-4.3-to-4.4/releases/4.4.4
+  recover payload --payload quay.io/openshift-release-dev/ocp-release@sha256:... --registry-config pull-secret.json -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Complete(cmd); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd)
+		},
+	}
+	o.inputs.addPayloadFlags(cmd)
+	fs := cmd.Flags()
+	fs.StringVar(&o.inputs.Arch, "arch", "", "Architecture to pull from a multi-arch release image (default amd64).")
+	fs.StringVar(&o.releaseImage, "release-image", "", "Release pull spec to render the CVO's own manifests with (default: --payload when it is a pull spec).")
+	fs.StringVar(&o.profile, "cluster-profile", "", "Cluster profile (the CVO's CLUSTER_PROFILE; default "+payload.DefaultClusterProfile+").")
+	fs.StringVar(&o.excludeID, "exclude-manifests", "", "Exclusion id (the CVO's EXCLUDE_MANIFESTS, e.g. internal-openshift-hosted).")
+	fs.StringVar(&o.featureSet, "feature-set", "", "Feature set (FeatureGate spec.featureSet; default Default).")
+	stringSliceVar(fs, &o.featureGates, "feature-gates", "Enabled feature gates (comma-separated).")
+	stringSliceVar(fs, &o.capabilities, "capabilities", "Enabled capabilities (comma-separated); without it capabilities are not filtered.")
+	stringSliceVar(fs, &o.knownCaps, "known-capabilities", "Known capabilities (default: the enabled ones).")
+	fs.StringVar(&o.rules, "rules", "", "Inclusion rules: library-go or pre-profiles (default: pre-profiles for payloads without include.release.openshift.io annotations).")
+	fs.BoolVar(&o.includedOnly, "included-only", false, "List only the manifests the cluster applies.")
+	o.out = addOutputFlag(cmd, outputTable, outputJSON, outputYAML)
+	return cmd
+}
+
+// Complete normalises the flags and builds the inclusion inputs.
+func (o *payloadOptions) Complete(cmd *cobra.Command) error {
+	o.inputs.trim()
+	o.capsGiven = cmd.Flags().Changed("capabilities")
+	o.knownCapsGiven = cmd.Flags().Changed("known-capabilities")
+	o.inclusion = payload.Inclusion{
+		ExcludeID: strings.TrimSpace(o.excludeID), Profile: strings.TrimSpace(o.profile),
+		FeatureSet: strings.TrimSpace(o.featureSet), EnabledFeatureGates: o.featureGates,
+		Rules: payload.RuleSet(strings.TrimSpace(o.rules)),
+	}
+	if o.capsGiven || o.knownCapsGiven {
+		known := o.knownCaps
+		if !o.knownCapsGiven {
+			known = o.capabilities
+		}
+		o.inclusion.Capabilities = &payload.Capabilities{Enabled: o.capabilities, Known: known}
+	}
+	return nil
+}
+
+// Validate checks the flags.
+func (o *payloadOptions) Validate() error {
+	if err := o.out.Validate(); err != nil {
+		return err
+	}
+	switch o.inclusion.Rules {
+	case payload.RulesAuto, payload.RulesLibraryGo, payload.RulesPreProfiles:
+	default:
+		return usageError{msg: fmt.Sprintf("unknown --rules %q: use library-go or pre-profiles", o.inclusion.Rules)}
+	}
+	if o.inclusion.FeatureSet == "Default" {
+		o.inclusion.FeatureSet = ""
+	}
+	return o.inputs.validatePayload()
+}
+
+// PayloadReport is recover payload's output.
+type PayloadReport struct {
+	FormatVersion string            `json:"formatVersion"`
+	Source        string            `json:"source"`
+	Digest        string            `json:"digest,omitempty"`
+	Version       string            `json:"version"`
+	VersionFrom   string            `json:"versionFrom"`
+	ReleaseImage  string            `json:"releaseImage,omitempty"`
+	Rules         payload.RuleSet   `json:"rules"`
+	Inclusion     payload.Inclusion `json:"inclusion"`
+	Included      int               `json:"included"`
+	Excluded      int               `json:"excluded"`
+	Stages        int               `json:"stages"`
+	// Manifests are in payload order, which for the included ones is the CVO's
+	// update order; Step numbers that order.
+	Manifests []PayloadRow `json:"manifests"`
+	Warnings  []string     `json:"warnings,omitempty"`
+}
+
+// PayloadRow is one manifest of the report.
+type PayloadRow struct {
+	// Step is the 1-based position in the one-at-a-time apply order (0: excluded);
+	// Stage and Group place it in the CVO's graph (-1: excluded).
+	Step       int    `json:"step"`
+	Stage      int    `json:"stage"`
+	Group      int    `json:"group"`
+	Barrier    bool   `json:"barrier,omitempty"`
+	RunLevel   string `json:"runLevel,omitempty"`
+	Component  string `json:"component,omitempty"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	File       string `json:"file"`
+	Included   bool   `json:"included"`
+	Rule       string `json:"rule"`
+	Reason     string `json:"reason"`
+	CreateOnly bool   `json:"createOnly,omitempty"`
+	Delete     bool   `json:"delete,omitempty"`
+}
+
+// Run loads the payload and prints the report.
+func (o *payloadOptions) Run(cmd *cobra.Command) error {
+	p, err := o.inputs.loadPayload(cmd.Context(), o.inclusion, o.releaseImage)
+	if err != nil {
+		return err
+	}
+	r := PayloadReport{
+		FormatVersion: payloadReportFormat, Source: p.Source, Digest: p.Digest, Version: p.Release.Version,
+		VersionFrom: p.VersionFrom, ReleaseImage: p.ReleaseImage, Rules: p.Rules, Inclusion: p.Inclusion,
+		Stages: len(p.Order.Stages), Warnings: p.Warnings,
+	}
+	step := map[*payload.Manifest]int{}
+	for i, m := range p.Order.Linear() {
+		step[m] = i + 1
+	}
+	for _, m := range p.Manifests {
+		if m.Decision.Included {
+			r.Included++
+		} else {
+			r.Excluded++
+			if o.includedOnly {
+				continue
+			}
+		}
+		stage, group := p.Order.Locate(m)
+		row := PayloadRow{
+			Step: step[m], Stage: stage, Group: group, RunLevel: m.RunLevel, Component: m.Component,
+			APIVersion: m.APIVersion, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, File: m.Position(),
+			Included: m.Decision.Included, Rule: string(m.Decision.Rule), Reason: m.Decision.Reason,
+			CreateOnly: m.CreateOnly, Delete: m.Delete,
+		}
+		if stage >= 0 {
+			row.Barrier = p.Order.Stages[stage].Barrier
+		}
+		r.Manifests = append(r.Manifests, row)
+	}
+	return o.out.Print(o.streams.Out, r, printers{table: r.writeTable})
+}
+
+// writeTable renders the report for people.
+func (r PayloadReport) writeTable(w io.Writer) error {
+	fmt.Fprintf(w, "payload %s: release %s (from %s), rules %s, profile %s: %d included in %d stages, %d excluded\n",
+		r.Source, r.Version, r.VersionFrom, r.Rules, r.Inclusion.Profile, r.Included, r.Stages, r.Excluded)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STEP\tSTAGE\tGROUP\tLEVEL\tCOMPONENT\tKIND\tNAMESPACE/NAME\tDECISION\tWHY")
+	dash := func(n int) string {
+		if n < 0 {
+			return "-"
+		}
+		return strconv.Itoa(n)
+	}
+	for _, m := range r.Manifests {
+		stepText := "-"
+		if m.Step > 0 {
+			stepText = strconv.Itoa(m.Step)
+		}
+		name := m.Name
+		if m.Namespace != "" {
+			name = m.Namespace + "/" + m.Name
+		}
+		decision := "excluded"
+		why := m.Reason
+		if m.Included {
+			decision = "included"
+			var notes []string
+			if m.Barrier {
+				notes = append(notes, "Job: barrier")
+			}
+			if m.CreateOnly {
+				notes = append(notes, "create-only")
+			}
+			if m.Delete {
+				notes = append(notes, "delete")
+			}
+			if len(notes) > 0 {
+				why = strings.Join(notes, ", ") + "; " + why
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", stepText, dash(m.Stage), dash(m.Group),
+			orDash(m.RunLevel), orDash(m.Component), m.Kind, name, decision, why)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/payload"
+)
+
+// planInputFlags say where the plan inputs come from: the update graph and the
+// release payload. recover graph, recover payload and recover plan share them so a
+// runbook can move a flag set from one command to the next unchanged.
+type planInputFlags struct {
+	// Graph is an update-service graph file or URL, or (with GraphData) a raw
+	// graph-builder graph.
+	Graph     string
+	GraphData string
+	Channel   string
+	Arch      string
+
+	// Payload is an extracted payload directory or a release image pull spec.
+	Payload        string
+	RegistryConfig string
+	PayloadVersion string
+	CacheDir       string
+}
+
+// addGraphFlags registers --graph, --graph-data, --channel and --arch.
+func (f *planInputFlags) addGraphFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.Graph, "graph", f.Graph, "Update graph: an update service graph file or URL (https://.../graph), or with --graph-data a graph-builder graph file.")
+	fs.StringVar(&f.GraphData, "graph-data", f.GraphData, "cincinnati-graph-data directory (channels/, blocked-edges/) to apply to --graph, as a disconnected update service does.")
+	fs.StringVar(&f.Channel, "channel", f.Channel, "Update channel, e.g. stable-4.4 (sent to the update service; filters a graph-data graph).")
+	fs.StringVar(&f.Arch, "arch", f.Arch, "Architecture of the releases (default amd64).")
+	_ = cmd.MarkFlagFilename("graph", "json")
+	_ = cmd.MarkFlagDirname("graph-data")
+}
+
+// addPayloadFlags registers --payload, --registry-config, --payload-version and
+// --payload-cache-dir.
+func (f *planInputFlags) addPayloadFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.Payload, "payload", f.Payload, "Release payload: an `oc adm release extract` directory, or a release image pull spec by digest.")
+	fs.StringVar(&f.RegistryConfig, "registry-config", f.RegistryConfig, "Registry credentials (docker config.json or pull secret) for pulling --payload.")
+	fs.StringVar(&f.PayloadVersion, "payload-version", f.PayloadVersion, "Release version of a bare manifest tree without release-metadata.")
+	fs.StringVar(&f.CacheDir, "payload-cache-dir", f.CacheDir, "Directory for extracted release images, by digest (default: the user cache directory).")
+	_ = cmd.MarkFlagDirname("payload")
+	_ = cmd.MarkFlagFilename("registry-config", "json")
+	_ = cmd.MarkFlagDirname("payload-cache-dir")
+}
+
+// trim normalises the flag values (Complete).
+func (f *planInputFlags) trim() {
+	for _, p := range []*string{&f.Graph, &f.GraphData, &f.Channel, &f.Arch, &f.Payload, &f.RegistryConfig, &f.PayloadVersion, &f.CacheDir} {
+		*p = strings.TrimSpace(*p)
+	}
+}
+
+// validateGraph checks the graph flags (Validate).
+func (f *planInputFlags) validateGraph() error {
+	if f.Graph == "" {
+		if f.GraphData != "" {
+			return usageError{msg: "--graph-data needs --graph: the graph-builder graph to apply it to"}
+		}
+		return usageError{msg: "--graph is required: an update service graph file or URL"}
+	}
+	return nil
+}
+
+// validatePayload checks the payload flags (Validate).
+func (f *planInputFlags) validatePayload() error {
+	if f.Payload == "" {
+		return usageError{msg: "--payload is required: an `oc adm release extract` directory or a release pull spec"}
+	}
+	return nil
+}
+
+// graphOptions builds the graph loader's options.
+func (f *planInputFlags) graphOptions() graph.Options {
+	return graph.Options{Graph: f.Graph, GraphData: f.GraphData, Channel: f.Channel, Arch: f.Arch, UserAgent: "recover/" + currentVersion().Version}
+}
+
+// loadGraph loads the graph the flags name.
+func (f *planInputFlags) loadGraph(ctx context.Context) (*graph.Result, error) {
+	return graph.Load(ctx, f.graphOptions())
+}
+
+// pullOptions builds the puller's options.
+func (f *planInputFlags) pullOptions() payload.PullOptions {
+	return payload.PullOptions{RegistryConfig: f.RegistryConfig, CacheDir: f.CacheDir, Arch: f.Arch}
+}
+
+// loadPayload loads the payload the flags name with the given inclusion inputs.
+// releaseImage renders the CVO's own manifests ({{.ReleaseImage}}); for a pull spec
+// it defaults to the pull spec.
+func (f *planInputFlags) loadPayload(ctx context.Context, in payload.Inclusion, releaseImage string) (*payload.Payload, error) {
+	return payload.Load(ctx, f.Payload, payload.Options{Inclusion: in, ReleaseImage: releaseImage, Version: f.PayloadVersion}, f.pullOptions())
+}
+
+// stringSliceVar registers a comma-separated list flag.
+func stringSliceVar(fs *pflag.FlagSet, p *[]string, name, usage string) {
+	fs.StringSliceVar(p, name, *p, usage)
+}

@@ -1,0 +1,321 @@
+package payload
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/template"
+
+	"github.com/blang/semver/v4"
+	"sigs.k8s.io/yaml"
+)
+
+// Options say how to load a payload.
+type Options struct {
+	// Inclusion decides which manifests the cluster applies.
+	Inclusion
+	// ReleaseImage is the pull spec the CVO's own manifests are rendered with
+	// ({{.ReleaseImage}}); Load sets it to the pull spec when pulling.
+	ReleaseImage string
+	// Version loads a bare manifest tree that has no release-metadata (such as a
+	// tree assembled from operator repositories): it is used as the release
+	// version, and image-references becomes optional. When release-metadata exists
+	// it must agree.
+	Version string
+}
+
+// IsPullSpec reports whether source names a release image rather than a directory:
+// it does not exist on disk and starts with a registry host (a first path element
+// with a '.' or ':', or localhost), as in quay.io/openshift-release-dev/ocp-release@sha256:...
+func IsPullSpec(source string) bool {
+	if _, err := os.Stat(source); err == nil {
+		return false
+	}
+	host, _, ok := strings.Cut(source, "/")
+	return ok && (strings.ContainsAny(host, ".:") || host == "localhost")
+}
+
+// Load loads a payload from a directory or, for a pull spec, from the release image
+// (pulled into the cache, or found there by digest).
+func Load(ctx context.Context, source string, o Options, po PullOptions) (*Payload, error) {
+	if !IsPullSpec(source) {
+		return LoadDir(source, o)
+	}
+	dir, digest, err := Pull(ctx, source, po)
+	if err != nil {
+		return nil, err
+	}
+	if o.ReleaseImage == "" {
+		o.ReleaseImage = source
+	}
+	p, err := LoadDir(dir, o)
+	if err != nil {
+		return nil, err
+	}
+	p.Source, p.Digest = source, digest
+	return p, nil
+}
+
+// LoadDir loads an extracted payload directory.
+func LoadDir(dir string, o Options) (*Payload, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, &InputError{Path: dir, Msg: "cannot read payload: " + pathErrText(err), Hint: "pass an `oc adm release extract --to DIR` directory or a release image pull spec", Err: err}
+	}
+	if !st.IsDir() {
+		return nil, &InputError{Path: dir, Msg: "not a directory", Hint: "pass an `oc adm release extract --to DIR` directory or a release image pull spec"}
+	}
+	for _, sub := range []string{ManifestDir, ReleaseManifestDir} {
+		if st, err := os.Stat(filepath.Join(dir, sub)); err != nil || !st.IsDir() {
+			return nil, &InputError{Path: filepath.Join(dir, sub), Msg: "missing directory", Hint: "a payload has manifests/ and release-manifests/ (oc adm release extract --to DIR <image>)"}
+		}
+	}
+	p := &Payload{Source: dir, Dir: dir, ReleaseImage: o.ReleaseImage}
+	relDir := filepath.Join(dir, ReleaseManifestDir)
+	if err := p.readReleaseMetadata(relDir, o.Version); err != nil {
+		return nil, err
+	}
+	if err := p.readImageReferences(relDir, o.Version != ""); err != nil {
+		return nil, err
+	}
+	sv, _ := semver.Parse(p.Release.Version) // validated above
+	in := o.Inclusion.effective()
+	p.Inclusion = in
+
+	render := renderData{ReleaseImage: o.ReleaseImage, ClusterProfile: in.Profile, Images: map[string]string{}}
+	for _, r := range p.Images {
+		render.Images[r.Name] = r.From
+	}
+	for _, sub := range []string{ManifestDir, ReleaseManifestDir} {
+		ms, err := readManifestDir(dir, sub, render)
+		if err != nil {
+			return nil, err
+		}
+		p.Manifests = append(p.Manifests, ms...)
+	}
+	if o.ReleaseImage == "" && anyRendered(p.Manifests) {
+		p.Warnings = append(p.Warnings, "the CVO's own manifests were rendered without a release image ({{.ReleaseImage}} is empty); pass the release pull spec to apply them")
+	}
+
+	p.Rules = in.Rules
+	if p.Rules == RulesAuto {
+		p.Rules = RulesPreProfiles
+		for _, m := range p.Manifests {
+			if hasIncludeAnnotation(m) {
+				p.Rules = RulesLibraryGo
+				break
+			}
+		}
+	}
+	for _, m := range p.Manifests {
+		m.Decision = Decide(m, in, p.Rules, sv.Major)
+	}
+	p.Order = BuildOrder(p.Included())
+	return p, nil
+}
+
+func anyRendered(ms []*Manifest) bool {
+	for _, m := range ms {
+		if m.Rendered {
+			return true
+		}
+	}
+	return false
+}
+
+func hasIncludeAnnotation(m *Manifest) bool {
+	for k := range m.Annotations {
+		if strings.HasPrefix(k, AnnotationIncludePrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// renderData is what the CVO's own manifests are rendered with.
+type renderData struct {
+	ReleaseImage   string
+	ClusterProfile string
+	Images         map[string]string
+}
+
+// readManifestDir reads one payload directory's manifest files in os.ReadDir
+// (file name) order, rendering manifests/ as templates.
+func readManifestDir(root, sub string, data renderData) ([]*Manifest, error) {
+	entries, err := os.ReadDir(filepath.Join(root, sub))
+	if err != nil {
+		return nil, &InputError{Path: filepath.Join(root, sub), Msg: pathErrText(err), Err: err}
+	}
+	var out []*Manifest
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !hasManifestExtension(name) {
+			continue
+		}
+		if sub == ReleaseManifestDir && (name == ReleaseMetadataFile || name == ImageReferencesFile) {
+			continue
+		}
+		path := filepath.Join(root, sub, name)
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, &InputError{Path: path, Msg: pathErrText(err), Err: err}
+		}
+		if sub == ManifestDir {
+			raw, err = renderTemplate(path, raw, data)
+			if err != nil {
+				return nil, err
+			}
+		}
+		ms, err := decodeFile(sub, name, raw)
+		if err != nil {
+			if ie, ok := err.(*InputError); ok {
+				ie.Path = filepath.Join(root, ie.Path)
+			}
+			return nil, err
+		}
+		level, component, _ := ParseFileName(name)
+		for _, m := range ms {
+			m.RunLevel, m.Component, m.Rendered = level, component, sub == ManifestDir
+		}
+		out = append(out, ms...)
+	}
+	return out, nil
+}
+
+// renderTemplate renders one of the CVO's own manifests. A missing key is an error
+// rather than "<no value>".
+func renderTemplate(path string, raw []byte, data renderData) ([]byte, error) {
+	t, err := template.New(filepath.Base(path)).Option("missingkey=error").Parse(string(raw))
+	if err != nil {
+		return nil, &InputError{Path: path, Msg: "the CVO cannot render this template: " + err.Error(), Err: err}
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return nil, &InputError{Path: path, Msg: "the CVO cannot render this template: " + err.Error(), Hint: "templates may use .ReleaseImage, .ClusterProfile and .Images", Err: err}
+	}
+	return b.Bytes(), nil
+}
+
+// releaseMetadataFile is the JSON shape of release-metadata.
+type releaseMetadataFile struct {
+	Kind     string         `json:"kind"`
+	Version  string         `json:"version"`
+	Previous []string       `json:"previous"`
+	Next     []string       `json:"next"`
+	Metadata map[string]any `json:"metadata"`
+}
+
+func (p *Payload) readReleaseMetadata(relDir, version string) error {
+	path := filepath.Join(relDir, ReleaseMetadataFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if version == "" {
+			return &InputError{Path: path, Msg: "missing, so the release version is unknown", Hint: "extract the payload with `oc adm release extract --to DIR <image>`, or pass --payload-version for a bare manifest tree", Err: err}
+		}
+		if _, err := semver.Parse(version); err != nil {
+			return &InputError{Path: "--payload-version", Msg: fmt.Sprintf("%q is not a release version: %v", version, err)}
+		}
+		p.Release = Release{Version: version}
+		p.VersionFrom = "option"
+		return nil
+	}
+	if err != nil {
+		return &InputError{Path: path, Msg: pathErrText(err), Err: err}
+	}
+	var md releaseMetadataFile
+	if err := json.Unmarshal(data, &md); err != nil {
+		ie := &InputError{Path: path, Msg: "malformed JSON: " + err.Error(), Err: err}
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			ie.Line = bytes.Count(data[:min(int(syn.Offset), len(data))], []byte{'\n'}) + 1
+		}
+		return ie
+	}
+	if md.Kind != "cincinnati-metadata-v0" {
+		return &InputError{Path: path, Field: "kind", Msg: fmt.Sprintf("unrecognized Cincinnati metadata kind %q (want cincinnati-metadata-v0)", md.Kind)}
+	}
+	if md.Version == "" {
+		return &InputError{Path: path, Field: "version", Msg: "missing required Cincinnati metadata version"}
+	}
+	if _, err := semver.Parse(md.Version); err != nil {
+		return &InputError{Path: path, Field: "version", Msg: fmt.Sprintf("invalid Cincinnati metadata version %q: %v", md.Version, err)}
+	}
+	if version != "" && version != md.Version {
+		return &InputError{Path: path, Field: "version", Msg: fmt.Sprintf("release-metadata says %s but --payload-version says %s", md.Version, version)}
+	}
+	p.Release = Release{Version: md.Version, Previous: md.Previous, Next: md.Next}
+	for k, v := range md.Metadata {
+		if p.Release.Metadata == nil {
+			p.Release.Metadata = map[string]string{}
+		}
+		if s, ok := v.(string); ok {
+			p.Release.Metadata[k] = s
+		} else {
+			b, _ := json.Marshal(v)
+			p.Release.Metadata[k] = string(b)
+		}
+	}
+	p.VersionFrom = "release-metadata"
+	return nil
+}
+
+// imageStream is the part of an image.openshift.io/v1 ImageStream we read.
+type imageStream struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		Tags []struct {
+			Name string `json:"name"`
+			From *struct {
+				Kind string `json:"kind"`
+				Name string `json:"name"`
+			} `json:"from"`
+		} `json:"tags"`
+	} `json:"spec"`
+}
+
+func (p *Payload) readImageReferences(relDir string, optional bool) error {
+	path := filepath.Join(relDir, ImageReferencesFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && optional {
+		p.Warnings = append(p.Warnings, "no release-manifests/image-references: component images are unknown")
+		return nil
+	}
+	if err != nil {
+		return &InputError{Path: path, Msg: pathErrText(err), Hint: "extract the payload with `oc adm release extract --to DIR <image>`", Err: err}
+	}
+	var is imageStream
+	if err := yaml.Unmarshal(data, &is); err != nil {
+		return &InputError{Path: path, Msg: "malformed image-references: " + err.Error(), Err: err}
+	}
+	if is.Kind != "ImageStream" || !strings.HasPrefix(is.APIVersion, "image.openshift.io/") {
+		return &InputError{Path: path, Field: "kind", Msg: fmt.Sprintf("is a %s %s, not an image.openshift.io/v1 ImageStream", is.APIVersion, is.Kind)}
+	}
+	if p.VersionFrom == "release-metadata" && is.Metadata.Name != p.Release.Version {
+		return &InputError{Path: path, Field: "metadata.name", Msg: fmt.Sprintf("version from image-references (%s) differs from release-metadata (%s)", is.Metadata.Name, p.Release.Version)}
+	}
+	for i, t := range is.Spec.Tags {
+		if t.Name == "" || t.From == nil || t.From.Name == "" {
+			return &InputError{Path: path, Field: fmt.Sprintf("spec.tags[%d]", i), Msg: "a tag needs name and from.name"}
+		}
+		p.Images = append(p.Images, ImageRef{Name: t.Name, From: t.From.Name})
+	}
+	return nil
+}
+
+func pathErrText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
