@@ -42,6 +42,10 @@ const (
 	// ExitAborted: apply was aborted (by the user or a signal); the journal is
 	// resumable with recover apply --resume.
 	ExitAborted = 10
+	// ExitStepFailed: apply stopped because the API server refused a step's change
+	// (invalid manifest, admission, conflict); the journal is resumable with
+	// recover apply --resume.
+	ExitStepFailed = 11
 )
 
 // Library packages classify their errors without importing this package: an error

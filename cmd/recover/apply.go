@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/gate"
+	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/apply/printer"
+	"github.com/openshift-recover/recover/plan"
+)
+
+func init() { registerCommand(newApplyCmd) }
+
+// Event stream formats of recover apply.
+const (
+	eventsPlain = "plain"
+	eventsJSON  = "json"
+)
+
+// applyOptions holds recover apply's flags and resolved inputs.
+type applyOptions struct {
+	g *globalOptions
+
+	planPath      string
+	resume        string
+	journalPath   string
+	yes           bool
+	dryRun        bool
+	events        string
+	fromStep      string
+	untilStep     string
+	allowStale    bool
+	backupRecord  string
+	iHaveABackup  bool
+	breakLock     bool
+	gateTimeouts  []string
+	leaseDuration time.Duration
+	showDiffs     bool
+
+	// resolved by Complete
+	plan     *plan.Plan
+	digest   string
+	timeouts map[plan.GateKind]time.Duration
+	tty      bool
+}
+
+func newApplyCmd(g *globalOptions) *cobra.Command {
+	o := &applyOptions{g: g, events: eventsPlain, leaseDuration: 60 * time.Second}
+	cmd := &cobra.Command{
+		Use:   "apply --plan FILE | --resume JOURNAL",
+		Short: "Apply a recovery plan with the CVO disabled: locked, journaled, verified, resumable",
+		Long: `Apply executes a saved plan (recover plan -o json) step by step with the
+cluster-version operator disabled, waits for every step's gate to verify reality,
+and hands control back to the CVO at the end.
+
+Before anything changes it checks every permission the plan needs, that the plan
+is not stale, and that an etcd backup is recorded; it takes a lock (a Lease in
+openshift-cluster-version) so no second apply runs at once. Every change is
+journaled (fsync'd) before it is made: after Ctrl-C, a crash or kill -9, resume
+with --resume JOURNAL. If a run stops early the CVO stays disabled; the last lines
+say so and print the commands to resume or to restore it.
+
+Without --yes it asks before every change (a terminal is required).`,
+		Example: `  # Scripted runbook: no terminal needed, JSON events on stdout
+  recover apply --plan plan.json --backup-record backup.yaml --yes --events json
+
+  # See every change as a server-side dry run; nothing changes
+  recover apply --plan plan.json --dry-run
+
+  # A staged change window, then the rest later
+  recover apply --plan plan.json --i-have-a-backup --yes --until-step 012-wait-etcd
+  recover apply --resume recover-apply-20200524T160251Z.journal --yes`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.planPath, "plan", "", "Plan document to apply (recover plan -o json). With --resume, the plan's new path if it moved.")
+	fs.StringVar(&o.resume, "resume", "", "Resume the run recorded in this journal.")
+	fs.StringVar(&o.journalPath, "journal", "", "Journal to write (default recover-apply-<time>.journal in the current directory). Must not exist.")
+	fs.BoolVarP(&o.yes, "yes", "y", false, "Do not ask: apply every step, and stop (resumable) when a gate or a step fails. Needed without a terminal.")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "Send every change as a server-side dry run and show the diffs; change nothing (no lock, no journal).")
+	fs.StringVar(&o.events, "events", o.events, "Event output: plain (one line per finished step) or json (JSON lines, first line the events version).")
+	fs.StringVar(&o.fromStep, "from-step", "", "Start at this step ID; earlier steps are journaled as skipped.")
+	fs.StringVar(&o.untilStep, "until-step", "", "Stop after this step ID (resume later with --resume).")
+	fs.BoolVar(&o.allowStale, "allow-stale", false, "Apply even if the cluster changed since the plan was made (its fingerprint differs).")
+	fs.StringVar(&o.backupRecord, "backup-record", "", "etcd backup record (YAML/JSON: path, sha256, etcdRevision, clusterVersion), checked and journaled.")
+	fs.BoolVar(&o.iHaveABackup, "i-have-a-backup", false, "Acknowledge that a current etcd backup exists, instead of --backup-record (journaled as unverified).")
+	fs.BoolVar(&o.breakLock, "break-lock", false, "Take the apply lock even if another run holds it. Only when that run is certainly dead.")
+	fs.StringArrayVar(&o.gateTimeouts, "gate-timeout", nil, "Gate timeout per kind, KIND=DURATION (repeatable), e.g. cluster-operator=45m. Kinds: "+gateKinds()+".")
+	fs.DurationVar(&o.leaseDuration, "lease-duration", o.leaseDuration, "Duration of the apply lock's lease; it is renewed every third of it.")
+	fs.BoolVar(&o.showDiffs, "diff", false, "Print each step's diff (plain events; always shown in JSON events and when asking).")
+	_ = cmd.MarkFlagFilename("plan", "json")
+	_ = cmd.MarkFlagFilename("resume", "journal")
+	_ = cmd.MarkFlagFilename("backup-record", "yaml", "yml", "json")
+	_ = cmd.RegisterFlagCompletionFunc("events", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{eventsPlain, eventsJSON}, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+func gateKinds() string {
+	var kinds []string
+	for _, k := range []plan.GateKind{plan.GateClusterOperator, plan.GateCRDEstablished, plan.GateWorkloadRollout, plan.GateStaticPods,
+		plan.GatePoolUpdated, plan.GateCVOScaledDown, plan.GateCVORunning, plan.GateDeleted} {
+		kinds = append(kinds, string(k))
+	}
+	return strings.Join(kinds, ", ")
+}
+
+// Complete parses the gate timeouts, loads the plan (from --plan, or the path the
+// resumed journal records) and finds out whether a person is at a terminal.
+func (o *applyOptions) Complete() error {
+	o.timeouts = map[plan.GateKind]time.Duration{}
+	for _, kv := range o.gateTimeouts {
+		k, v, ok := strings.Cut(kv, "=")
+		d, err := time.ParseDuration(v)
+		if _, known := gate.DefaultTimeouts[plan.GateKind(k)]; !ok || !known || err != nil || d <= 0 {
+			return usageError{msg: fmt.Sprintf("--gate-timeout %q: want KIND=DURATION with KIND one of %s and a positive duration like 45m", kv, gateKinds())}
+		}
+		o.timeouts[plan.GateKind(k)] = d
+	}
+	o.tty = isTerminal(o.g.streams.In) && isTerminal(o.g.streams.Out)
+	if o.planPath == "" && o.resume != "" {
+		j, err := journal.Load(o.resume)
+		if err != nil {
+			return err
+		}
+		o.planPath = j.Header.Plan.Path
+	}
+	if o.planPath == "" {
+		return usageError{msg: "no plan: pass --plan FILE (make one with 'recover plan -o json'), or --resume JOURNAL"}
+	}
+	p, digest, err := apply.LoadPlan(o.planPath)
+	if err != nil {
+		return err
+	}
+	o.plan, o.digest = p, digest
+	if o.resume == "" && o.journalPath == "" && !o.dryRun {
+		o.journalPath = fmt.Sprintf("recover-apply-%s.journal", time.Now().UTC().Format("20060102T150405Z"))
+	}
+	return nil
+}
+
+// Validate checks the flags against each other.
+func (o *applyOptions) Validate() error {
+	switch {
+	case o.events != eventsPlain && o.events != eventsJSON:
+		return usageError{msg: fmt.Sprintf("--events %q: use plain or json", o.events)}
+	case o.resume != "" && o.journalPath != "":
+		return usageError{msg: "--resume continues the journal it names; do not pass --journal with it"}
+	case o.resume != "" && o.dryRun:
+		return usageError{msg: "--dry-run cannot resume a journal; run --dry-run with --plan"}
+	case o.backupRecord != "" && o.iHaveABackup:
+		return usageError{msg: "pass either --backup-record FILE or --i-have-a-backup, not both"}
+	case !o.yes && !o.dryRun && !o.tty:
+		return usageError{msg: "no terminal to ask for confirmation: pass --yes to apply every step without asking (a failed gate then stops the run, resumable), or --dry-run to only show the changes"}
+	case !o.yes && !o.dryRun && o.events == eventsJSON:
+		return usageError{msg: "--events json is for programs: pass --yes as well"}
+	}
+	return nil
+}
+
+// Run executes the plan and maps the outcome to an exit code.
+func (o *applyOptions) Run(ctx context.Context) error {
+	cfg, err := o.g.kube.ToRESTConfig()
+	if err != nil {
+		return withExitCode(fmt.Errorf("loading the kubeconfig: %w", err), ExitCluster)
+	}
+	engine, err := apply.New(cfg)
+	if err != nil {
+		return err
+	}
+	opts := apply.Options{
+		PlanPath: o.planPath, PlanDigest: o.digest, JournalPath: o.journalPath, DryRun: o.dryRun,
+		FromStep: o.fromStep, UntilStep: o.untilStep, AllowStale: o.allowStale, Fingerprint: liveFingerprint(cfg),
+		BackupRecordFile: o.backupRecord, IHaveABackup: o.iHaveABackup, BreakLock: o.breakLock,
+		LeaseDuration: o.leaseDuration, Timeouts: o.timeouts, Generator: currentVersion().Version,
+		Decider: apply.AutoDecider{},
+	}
+	if o.resume != "" {
+		opts.Resume, opts.JournalPath = true, o.resume
+	}
+	var p printer.Printer
+	if o.events == eventsJSON {
+		p = printer.NewJSON(o.g.streams.Out, currentVersion().Version)
+	} else {
+		plain := printer.NewPlain(o.g.streams.Out, o.tty)
+		plain.ShowDiffs = o.showDiffs || o.dryRun
+		p = plain
+	}
+	if !o.yes && !o.dryRun {
+		opts.Confirm = true
+		opts.Decider = &promptDecider{in: bufio.NewReader(o.g.streams.In), out: o.g.streams.ErrOut}
+	}
+	var res *apply.Result
+	for ev := range engine.Run(ctx, o.plan, opts) {
+		if err := p.Print(ev); err != nil && !errors.Is(err, io.ErrClosedPipe) {
+			fmt.Fprintf(o.g.streams.ErrOut, "warning: printing events: %v\n", err)
+		}
+		if ev.Type == apply.EventDone {
+			res = ev.Result
+		}
+	}
+	if res == nil || res.Err == nil {
+		return nil
+	}
+	return withExitCode(res.Err, exitCodeForOutcome(res.Outcome, res.Err))
+}
+
+// exitCodeForOutcome maps an engine outcome to recover's exit codes.
+func exitCodeForOutcome(o apply.Outcome, err error) int {
+	switch o {
+	case apply.OutcomeCompleted, apply.OutcomeStopped:
+		return ExitOK
+	case apply.OutcomeBadInput:
+		return ExitBadInput
+	case apply.OutcomeRefused:
+		return ExitPreflight
+	case apply.OutcomeLocked, apply.OutcomeLostLock:
+		return ExitLocked
+	case apply.OutcomeGateFailed:
+		return ExitGateFailed
+	case apply.OutcomeStepFailed:
+		return ExitStepFailed
+	case apply.OutcomeAborted:
+		return ExitAborted
+	}
+	var inner *apply.Error
+	if errors.As(err, &inner) {
+		err = inner.Err
+	}
+	return exitCodeFor(err)
+}
+
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// promptDecider asks the person at the terminal.
+type promptDecider struct {
+	in  *bufio.Reader
+	out io.Writer
+}
+
+var decisionKeys = map[string]apply.Decision{"p": apply.Proceed, "y": apply.Proceed, "s": apply.Skip, "r": apply.Retry, "a": apply.Abort, "q": apply.Abort}
+
+// Decide prints the request and reads the answer; Ctrl-C (a cancelled context)
+// aborts.
+func (d *promptDecider) Decide(ctx context.Context, req apply.Request) (apply.Decision, error) {
+	fmt.Fprintf(d.out, "\n[%d/%d] %s\n  %s\n", req.Step.Index, req.Step.Total, req.Step.ID, req.Message)
+	if req.Change != nil && req.Change.Diff != "" {
+		fmt.Fprintln(d.out, "  "+strings.ReplaceAll(strings.TrimRight(req.Change.Diff, "\n"), "\n", "\n  "))
+	}
+	if req.Gate != nil {
+		for _, p := range req.Gate.Pending {
+			fmt.Fprintln(d.out, "  - "+p)
+		}
+	}
+	var choices []string
+	for _, o := range req.Options {
+		choices = append(choices, "["+string(o[0])+"]"+string(o[1:]))
+	}
+	for {
+		fmt.Fprintf(d.out, "%s? ", strings.Join(choices, " / "))
+		line := make(chan string, 1)
+		go func() {
+			s, err := d.in.ReadString('\n')
+			if err != nil && s == "" {
+				s = "abort"
+			}
+			line <- s
+		}()
+		var answer string
+		select {
+		case <-ctx.Done():
+			return apply.Abort, ctx.Err()
+		case answer = <-line:
+		}
+		answer = strings.ToLower(strings.TrimSpace(answer))
+		if answer == "" {
+			continue
+		}
+		if dec, ok := decisionKeys[answer[:1]]; ok && req.Allows(dec) {
+			return dec, nil
+		}
+		fmt.Fprintf(d.out, "answer one of: %s\n", strings.Join(choices, ", "))
+	}
+}

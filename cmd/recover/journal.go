@@ -1,0 +1,191 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/openshift-recover/recover/apply/gate"
+	"github.com/openshift-recover/recover/apply/journal"
+)
+
+func init() { registerCommand(newJournalCmd) }
+
+// journalSummary is what recover journal prints: the run, the CVO, the backup,
+// every step the journal mentions, and what to do next.
+type journalSummary struct {
+	Path          string          `json:"path"`
+	FormatVersion string          `json:"formatVersion"`
+	RunID         string          `json:"runID"`
+	Plan          journal.PlanRef `json:"plan"`
+	Server        string          `json:"server,omitempty"`
+	ClusterID     string          `json:"clusterID,omitempty"`
+	StartedAt     time.Time       `json:"startedAt"`
+	Runs          int             `json:"runs"`
+	// State is finished, stopped, or interrupted (no stop record: the process
+	// died or is still running).
+	State    string               `json:"state"`
+	LastStop *journal.Stop        `json:"lastStop,omitempty"`
+	InFlight string               `json:"inFlight,omitempty"`
+	TornTail bool                 `json:"tornTail,omitempty"`
+	CVO      journal.CVOState     `json:"cvo"`
+	Backup   *journal.Backup      `json:"backup,omitempty"`
+	Done     int                  `json:"stepsDone"`
+	Skipped  int                  `json:"stepsSkipped"`
+	Steps    []*journal.StepState `json:"steps"`
+	Next     []string             `json:"next,omitempty"`
+}
+
+type journalOptions struct {
+	g    *globalOptions
+	out  *outputFlag
+	path string
+}
+
+func newJournalCmd(g *globalOptions) *cobra.Command {
+	o := &journalOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "journal JOURNAL",
+		Short: "Summarize an apply journal: where the run is, the CVO's state, what to do next",
+		Long: `Journal reads a recover apply journal (read-only) and says how far the run got,
+whether the cluster-version operator is left disabled and with how many replicas it
+ran, which etcd backup the run relied on, the state of every step, and the commands
+to resume the run or restore the CVO.`,
+		Example: `  recover journal recover-apply-20200524T160251Z.journal
+  recover journal run.journal -o json | jq '.cvo'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.path = args[0]
+			if err := o.out.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	o.out = addOutputFlag(cmd, outputTable, outputJSON, outputYAML)
+	return cmd
+}
+
+// Run loads the journal and prints its summary.
+func (o *journalOptions) Run() error {
+	j, err := journal.Load(o.path)
+	if err != nil {
+		return err
+	}
+	s := summarizeJournal(j)
+	return o.out.Print(o.g.streams.Out, s, printers{table: func(w io.Writer) error { return printJournalTable(w, s) }})
+}
+
+func summarizeJournal(j *journal.Journal) *journalSummary {
+	st := j.State()
+	s := &journalSummary{
+		Path: j.Path, FormatVersion: j.Header.FormatVersion, RunID: st.RunID, Plan: j.Header.Plan, Server: j.Header.Server,
+		ClusterID: j.Header.ClusterID, StartedAt: j.Header.StartedAt, Runs: st.Runs, LastStop: st.LastStop, InFlight: st.InFlight,
+		TornTail: j.TornTail, CVO: st.CVO, Backup: st.Backup, Steps: st.Steps,
+	}
+	for _, step := range st.Steps {
+		switch step.Status {
+		case journal.StepDone:
+			s.Done++
+		case journal.StepSkipped:
+			s.Skipped++
+		}
+	}
+	switch {
+	case st.Finished:
+		s.State = "finished"
+	case st.LastStop != nil:
+		s.State = "stopped: " + st.LastStop.Reason
+	default:
+		s.State = "interrupted (no stop record: the run died, or is still running)"
+	}
+	if !st.Finished {
+		s.Next = append(s.Next, "recover apply --resume "+j.Path+" --yes")
+	}
+	if st.CVO.Disabled {
+		replicas := int32(1)
+		if st.CVO.OriginalReplicas != nil && *st.CVO.OriginalReplicas > 0 {
+			replicas = *st.CVO.OriginalReplicas
+		}
+		s.Next = append(s.Next, fmt.Sprintf("oc scale --namespace %s deployment/%s --replicas=%d", gate.CVONamespace, gate.CVODeployment, replicas))
+	}
+	return s
+}
+
+func printJournalTable(w io.Writer, s *journalSummary) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "Journal:\t%s (format %s)\n", s.Path, s.FormatVersion)
+	fmt.Fprintf(tw, "Plan:\t%s (%s), target %s, %d steps\n", s.Plan.Path, s.Plan.Digest, s.Plan.TargetVersion, s.Plan.Steps)
+	fmt.Fprintf(tw, "Cluster:\t%s %s\n", s.Server, s.ClusterID)
+	fmt.Fprintf(tw, "Started:\t%s (%d run(s), last run %s)\n", s.StartedAt.Format(time.RFC3339), s.Runs, s.RunID)
+	fmt.Fprintf(tw, "State:\t%s\n", s.State)
+	if s.LastStop != nil && s.LastStop.Message != "" {
+		fmt.Fprintf(tw, "Stopped because:\t%s\n", s.LastStop.Message)
+	}
+	if s.InFlight != "" {
+		fmt.Fprintf(tw, "In flight:\t%s (resume re-checks it against the cluster)\n", s.InFlight)
+	}
+	cvo := "not touched by this journal"
+	switch {
+	case s.CVO.Disabled:
+		cvo = fmt.Sprintf("DISABLED (scaled to 0); it ran %s replica(s) before", replicasText(s.CVO.OriginalReplicas))
+	case s.CVO.Restored:
+		cvo = fmt.Sprintf("restored to %s replica(s)", replicasText(s.CVO.OriginalReplicas))
+	}
+	fmt.Fprintf(tw, "CVO:\t%s\n", cvo)
+	backup := "none recorded"
+	if b := s.Backup; b != nil {
+		if b.Acknowledged {
+			backup = "acknowledged (--i-have-a-backup), not verified"
+		} else {
+			backup = fmt.Sprintf("%s sha256 %s, etcd revision %d, cluster %s; %s", b.Path, b.SHA256, b.EtcdRevision, b.ClusterVersion, b.Verified)
+		}
+	}
+	fmt.Fprintf(tw, "Backup:\t%s\n", backup)
+	fmt.Fprintf(tw, "Steps:\t%d done, %d skipped, of %d\n", s.Done, s.Skipped, s.Plan.Steps)
+	if s.TornTail {
+		fmt.Fprintf(tw, "Note:\tthe last line is torn (the run died while writing it); resume cuts it off\n")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STEP\tACTION\tSTATUS\tOUTCOME\tGATE")
+	for _, st := range s.Steps {
+		outcome, gateText := "-", "-"
+		if st.LastOutcome != nil {
+			outcome = st.LastOutcome.Result
+			if st.LastOutcome.Error != "" {
+				outcome += ": " + st.LastOutcome.Error
+			}
+		}
+		if st.Gate != nil {
+			gateText = st.Gate.Kind + " " + st.Gate.Result
+		}
+		if st.Status == journal.StepSkipped && st.Message != "" {
+			outcome = st.Message
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", st.ID, st.Action, st.Status, oneLine(outcome), gateText)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(s.Next) > 0 {
+		fmt.Fprintln(w, "\nNext:")
+		for _, n := range s.Next {
+			fmt.Fprintln(w, "  "+n)
+		}
+	}
+	return nil
+}
+
+func replicasText(p *int32) string {
+	if p == nil {
+		return "?"
+	}
+	return fmt.Sprint(*p)
+}
