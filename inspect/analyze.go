@@ -117,15 +117,29 @@ func reality(text, source string) Evidence {
 }
 func rule(text string) Evidence { return Evidence{Kind: EvidenceRule, Text: text} }
 
-// collectedIn reports whether a resource was collected for a namespace (or
-// cluster-wide, which covers every namespace).
-func (s *Snapshot) collectedIn(key, namespace string) bool {
+// stateIn returns the collection state of a resource in a namespace: the record
+// for that namespace when there is one, else the cluster-wide record ("" when the
+// resource was never recorded).
+func (s *Snapshot) stateIn(key, namespace string) CollectionState {
+	var wide CollectionState
 	for _, r := range s.Resources {
-		if r.Resource == key && (r.Namespace == "" || r.Namespace == namespace) && r.State == Collected {
-			return true
+		if r.Resource != key {
+			continue
+		}
+		if r.Namespace == namespace {
+			return r.State
+		}
+		if r.Namespace == "" {
+			wide = r.State
 		}
 	}
-	return false
+	return wide
+}
+
+// collectedIn reports whether a resource was collected for a namespace (or
+// cluster-wide, which covers every namespace without a record of its own).
+func (s *Snapshot) collectedIn(key, namespace string) bool {
+	return s.stateIn(key, namespace) == Collected
 }
 
 func (a *analysis) notCollected() {

@@ -317,8 +317,10 @@ func normalize(s *Snapshot) {
 	}
 }
 
-// newestTimestamp returns the newest transition or completion time in the data:
-// a lower bound for when an offline source was collected.
+// newestTimestamp returns the newest ClusterVersion or ClusterOperator transition
+// or history time: a lower bound for when an offline source was collected. Only
+// those objects count: they are written by one process family and collected
+// together, while dumps of other kinds are sometimes taken at other times.
 func newestTimestamp(s *Snapshot) time.Time {
 	var t time.Time
 	see := func(m metav1.Time) {
@@ -339,11 +341,6 @@ func newestTimestamp(s *Snapshot) time.Time {
 	}
 	for _, co := range s.ClusterOperators {
 		for _, c := range co.Conditions {
-			see(c.LastTransitionTime)
-		}
-	}
-	for _, p := range s.MachineConfigPools {
-		for _, c := range p.Conditions {
 			see(c.LastTransitionTime)
 		}
 	}

@@ -204,21 +204,6 @@ func (d *Deployment) EffectiveReplicas() int32 {
 	return *d.Replicas
 }
 
-// collected reports the collection state of a resource key ("" when never recorded).
-func (s *Snapshot) collected(key string) CollectionState {
-	var state CollectionState
-	for _, r := range s.Resources {
-		if r.Resource != key {
-			continue
-		}
-		if r.State != Collected {
-			return r.State
-		}
-		state = Collected
-	}
-	return state
-}
-
 // operatorDeployment finds the Deployment running a ClusterOperator's operator:
 // the static-pod operators' known Deployments, else Deployments in the namespaces
 // and Deployments the ClusterOperator's relatedObjects name, else in the
@@ -296,14 +281,14 @@ func (s *Snapshot) OperatorVersion(name string) VersionFact {
 		return f
 	}
 	f.Claimed = co.Version("operator")
-	if st := s.collected(ResDeployments.Key()); st != Collected {
+	d := s.operatorDeployment(co)
+	if d == nil && !s.collectedIn(ResDeployments.Key(), "") {
 		f.Method = "not verified: operator Deployments not collected"
-		if st != "" {
+		if st := s.stateIn(ResDeployments.Key(), ""); st != "" {
 			f.Method += " (" + string(st) + ")"
 		}
 		return f
 	}
-	d := s.operatorDeployment(co)
 	if d == nil {
 		f.Method = "not verified: no operator Deployment declaring a release version found"
 		return f
@@ -462,8 +447,8 @@ func (s *Snapshot) OperandVersion(component string) VersionFact {
 	ins := s.OperandInstances(component)
 	if len(ins) == 0 {
 		f.Method = "not verified: no mirror pods of " + c.Component + " found"
-		if st := s.collected(ResPods.Key()); st != Collected && st != "" {
-			f.Method = "not verified: pods not collected (" + string(st) + ")"
+		if st := s.stateIn(ResPods.Key(), c.Namespace); st != Collected && st != "" {
+			f.Method = "not verified: pods in " + c.Namespace + " not collected (" + string(st) + ")"
 		}
 		return f
 	}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/openshift-recover/recover/inspect"
+)
+
+func init() { registerCommand(newInspectCmd) }
+
+// inspectOptions are the options of recover inspect.
+type inspectOptions struct {
+	g      *globalOptions
+	source *sourceFlags
+	output *outputFlag
+
+	src inspect.Source
+}
+
+func newInspectCmd(g *globalOptions) *cobra.Command {
+	o := &inspectOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "inspect",
+		Short: "Snapshot the cluster and show where its claims and reality disagree",
+		Long: `inspect reads the cluster's state (live by default, or offline from a must-gather,
+an Insights archive, 'oc get' dumps or a saved snapshot) and reports the cluster's
+claims (ClusterVersion history and conditions, ClusterOperator versions, static-pod
+operators' nodeStatuses) beside what actually runs (operator Deployments, mirror pods
+and their revisions, installer pods, kubelet versions, machine-config state), with
+findings for every contradiction. Finding codes are documented in docs/findings.md.
+
+It exits 0 whenever it could inspect, whatever it found.`,
+		Example: `  # The live cluster of the current kubeconfig context
+  recover inspect
+
+  # A must-gather, offline; the whole snapshot as JSON for 'recover plan --snapshot'
+  recover inspect --must-gather ./must-gather.local.123 -o json > snapshot.json
+
+  # An Insights archive
+  recover inspect --insights-archive ./insights-archive`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context(), g.streams.Out)
+		},
+	}
+	o.source = addSourceFlags(cmd)
+	o.output = addOutputFlag(cmd, outputTable, outputJSON, outputYAML)
+	return cmd
+}
+
+// Complete validates the flags and builds the source.
+func (o *inspectOptions) Complete() error {
+	if err := o.output.Validate(); err != nil {
+		return err
+	}
+	if err := o.source.Validate(); err != nil {
+		return err
+	}
+	src, err := o.source.Source(o.g)
+	if err != nil {
+		return err
+	}
+	o.src = src
+	return nil
+}
+
+// Validate has nothing left to check once Complete built the source.
+func (o *inspectOptions) Validate() error { return nil }
+
+// Run collects the snapshot and prints it.
+func (o *inspectOptions) Run(ctx context.Context, out io.Writer) error {
+	snap, err := o.src.Collect(ctx)
+	if err != nil {
+		return fmt.Errorf("inspect: %w", err)
+	}
+	return o.output.Print(out, snap, printers{table: func(w io.Writer) error {
+		return inspect.WriteReport(w, snap, inspect.ReportOptions{})
+	}})
+}

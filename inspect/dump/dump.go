@@ -1,0 +1,94 @@
+// Package dump collects an inspect.Snapshot from files of `oc get ... -o yaml` or
+// `-o json` output: single objects, Lists, or multi-document YAML, in any mix, as a
+// support case or a runbook often has them
+// (`oc get clusterversion,clusteroperators,machineconfigpools,nodes -o yaml > cluster.yaml`).
+//
+// Objects are recognised by kind; kinds inspect does not read are skipped. A
+// resource type no file holds is recorded as Absent.
+package dump
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/inspect/internal/decode"
+)
+
+// Source reads `oc get` dumps.
+type Source struct {
+	Paths []string
+}
+
+// New returns a dump source for the given files.
+func New(paths ...string) *Source { return &Source{Paths: paths} }
+
+// Collect reads every file.
+func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
+	if len(s.Paths) == 0 {
+		return nil, &inspect.InputError{Path: "--from-file", Err: errNoFiles}
+	}
+	b := inspect.NewBuilder(inspect.SourceDump, strings.Join(s.Paths, ","))
+	counts := map[string]int{}
+	files := map[string][]string{}
+	note := func(key, path string) {
+		counts[key]++
+		fs := files[key]
+		if len(fs) == 0 || fs[len(fs)-1] != path {
+			files[key] = append(fs, path)
+		}
+	}
+	for _, p := range s.Paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, &inspect.InputError{Path: p, Err: err}
+		}
+		docs, err := decode.Documents(p, data)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			res, ok, err := decode.Add(b, d, "")
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			note(res.Key(), p)
+			if res.Namespaced {
+				note(res.Key()+"/"+decode.Namespace(d), p)
+			}
+		}
+	}
+	record := func(res inspect.Resource, ns string) {
+		key := res.Key()
+		if ns != "" {
+			key += "/" + ns
+		}
+		rs := inspect.ResourceStatus{Resource: res.Key(), Namespace: ns, State: inspect.Collected, Count: counts[key], From: files[key]}
+		if counts[key] == 0 {
+			rs.State, rs.Reason, rs.From = inspect.Absent, "not in the given files", s.Paths
+		}
+		b.Record(rs)
+	}
+	for _, res := range inspect.ClusterResources {
+		record(res, "")
+	}
+	for _, c := range inspect.StaticPodComponents {
+		record(inspect.ResPods, c.Namespace)
+	}
+	record(inspect.ResDeployments, "")
+	record(inspect.ResDeployments, inspect.CVONamespace)
+	return b.Finish(), nil
+}
+
+type dumpError string
+
+func (e dumpError) Error() string { return string(e) }
+
+const errNoFiles = dumpError("no files given")

@@ -1,0 +1,234 @@
+// Package insights collects an inspect.Snapshot from an Insights operator archive:
+// a directory (or .tar.gz) in the insights-operator layout, whose files hold JSON,
+// with or without a .json extension:
+//
+//	config/version[.json]                                  ClusterVersion
+//	config/clusteroperator/<name>[.json]                   ClusterOperators
+//	config/clusteroperator/operator.openshift.io/<kind>/cluster.json   operator CRs
+//	config/node/<name>.json                                Nodes (often without kind)
+//	config/machineconfigpools/<name>.json                  MachineConfigPools
+//	config/machineconfigs/<name>.json                      MachineConfigs
+//	config/featuregate[.json], config/infrastructure[.json]
+//	config/pod/<namespace>/<name>.json                     pods with failing containers only
+//
+// An Insights archive never holds Deployments, and only the pods of failing
+// containers, so those are recorded as Absent (pods found are still used) and
+// static-pod revisions and operator versions cannot be verified from it.
+package insights
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/inspect/internal/archive"
+	"github.com/openshift-recover/recover/inspect/internal/decode"
+)
+
+// Source reads an Insights archive directory or .tar.gz.
+type Source struct {
+	Path string
+	// Limits bound an archive; zero means archive.DefaultLimits.
+	Limits archive.Limits
+}
+
+// New returns an Insights archive source for path.
+func New(path string) *Source { return &Source{Path: path} }
+
+func keep(name string) bool {
+	return strings.HasPrefix(name, "config/") || strings.Contains(name, "/config/")
+}
+
+// operatorCRDirs maps the archive's operator CR directories to their kinds.
+var operatorCRDirs = []struct{ dir, kind string }{
+	{"kubeapiserver", "KubeAPIServer"},
+	{"kubecontrollermanager", "KubeControllerManager"},
+	{"kubescheduler", "KubeScheduler"},
+	{"etcd", "Etcd"},
+}
+
+// Collect reads the archive.
+func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
+	lim := s.Limits
+	if lim == (archive.Limits{}) {
+		lim = archive.DefaultLimits
+	}
+	fsys, err := archive.Open(s.Path, keep, lim)
+	if err != nil {
+		return nil, err
+	}
+	root, err := findRoot(fsys)
+	if err != nil {
+		return nil, &inspect.InputError{Path: s.Path, Err: err}
+	}
+	display := s.Path
+	if root != "." {
+		display = path.Join(s.Path, root)
+	}
+	r := &reader{ctx: ctx, fsys: fsys, root: root, display: display, b: inspect.NewBuilder(inspect.SourceInsights, s.Path)}
+	type step struct {
+		res    inspect.Resource
+		looked string
+		files  []string
+	}
+	steps := []step{
+		{inspect.ResClusterVersions, "config/version.json", r.single("config/version")},
+		{inspect.ResClusterOperators, "config/clusteroperator/", r.files("config/clusteroperator")},
+		{inspect.ResFeatureGates, "config/featuregate.json", r.single("config/featuregate")},
+		{inspect.ResInfrastructures, "config/infrastructure.json", r.single("config/infrastructure")},
+		{inspect.ResNodes, "config/node/", r.files("config/node")},
+		{inspect.ResMachineConfigPools, "config/machineconfigpools/", r.files("config/machineconfigpools")},
+		{inspect.ResMachineConfigs, "config/machineconfigs/", r.files("config/machineconfigs")},
+	}
+	for _, cr := range operatorCRDirs {
+		p := path.Join("config/clusteroperator/operator.openshift.io", cr.dir, "cluster")
+		steps = append(steps, step{resourceForKind(cr.kind), p + ".json", r.single(p)})
+	}
+	for _, st := range steps {
+		n, err := r.read(st.files, st.res.Kind)
+		if err != nil {
+			return nil, err
+		}
+		r.record(st.res, st.files, n, st.looked)
+	}
+	for _, c := range inspect.StaticPodComponents {
+		files := r.files(path.Join("config/pod", c.Namespace))
+		n, err := r.read(files, "Pod")
+		if err != nil {
+			return nil, err
+		}
+		r.b.Record(inspect.ResourceStatus{Resource: inspect.ResPods.Key(), Namespace: c.Namespace, State: inspect.Absent, Count: n,
+			Reason: "an Insights archive holds only pods with failing containers, not every static and installer pod",
+			From:   r.from(files, path.Join("config/pod", c.Namespace)+"/")})
+	}
+	r.b.Record(inspect.ResourceStatus{Resource: inspect.ResDeployments.Key(), State: inspect.Absent,
+		Reason: "an Insights archive does not gather Deployments (the CVO and operator Deployments)"})
+	return r.b.Finish(), nil
+}
+
+func resourceForKind(kind string) inspect.Resource {
+	for _, r := range inspect.ClusterResources {
+		if r.Kind == kind {
+			return r
+		}
+	}
+	return inspect.Resource{Kind: kind}
+}
+
+// findRoot returns the directory holding config/version[.json].
+func findRoot(fsys fs.FS) (string, error) {
+	level := []string{"."}
+	for depth := 0; depth < 5 && len(level) > 0; depth++ {
+		var next []string
+		for _, dir := range level {
+			for _, v := range []string{"config/version", "config/version.json"} {
+				if fi, err := fs.Stat(fsys, path.Join(dir, v)); err == nil && !fi.IsDir() {
+					return dir, nil
+				}
+			}
+			entries, err := fs.ReadDir(fsys, dir)
+			if err != nil {
+				continue
+			}
+			for _, e := range entries {
+				if e.IsDir() && len(next) < 100 {
+					next = append(next, path.Join(dir, e.Name()))
+				}
+			}
+		}
+		level = next
+	}
+	return "", fmt.Errorf("not an Insights archive: no config/version or config/version.json found")
+}
+
+type reader struct {
+	ctx     context.Context
+	fsys    fs.FS
+	root    string
+	display string
+	b       *inspect.Builder
+}
+
+func (r *reader) rel(p string) string { return path.Join(r.root, p) }
+
+// single returns the file p, p.json, whichever exists (relative to the root).
+func (r *reader) single(p string) []string {
+	for _, c := range []string{p, p + ".json"} {
+		if fi, err := fs.Stat(r.fsys, r.rel(c)); err == nil && !fi.IsDir() {
+			return []string{c}
+		}
+	}
+	return nil
+}
+
+// files returns the regular files directly in dir that hold JSON by name: a .json
+// extension or none.
+func (r *reader) files(dir string) []string {
+	entries, err := fs.ReadDir(r.fsys, r.rel(dir))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		if ext := path.Ext(e.Name()); ext == ".json" || ext == "" {
+			out = append(out, path.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+func (r *reader) read(files []string, kind string) (int, error) {
+	n := 0
+	for _, f := range files {
+		if err := r.ctx.Err(); err != nil {
+			return n, err
+		}
+		shown := path.Join(r.display, f)
+		data, err := fs.ReadFile(r.fsys, r.rel(f))
+		if err != nil {
+			return n, &inspect.InputError{Path: shown, Err: err}
+		}
+		docs, err := decode.Documents(shown, data)
+		if err != nil {
+			return n, err
+		}
+		for _, d := range docs {
+			_, ok, err := decode.Add(r.b, d, kind)
+			if err != nil {
+				return n, err
+			}
+			if ok {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+func (r *reader) from(files []string, looked string) []string {
+	if len(files) == 0 {
+		return []string{path.Join(r.display, looked)}
+	}
+	if len(files) > 3 {
+		return []string{path.Join(r.display, path.Dir(files[0])) + fmt.Sprintf("/* (%d files)", len(files))}
+	}
+	var out []string
+	for _, f := range files {
+		out = append(out, path.Join(r.display, f))
+	}
+	return out
+}
+
+func (r *reader) record(res inspect.Resource, files []string, n int, looked string) {
+	rs := inspect.ResourceStatus{Resource: res.Key(), State: inspect.Collected, Count: n, From: r.from(files, looked)}
+	if len(files) == 0 {
+		rs.State, rs.Reason = inspect.Absent, "not in the Insights archive"
+	}
+	r.b.Record(rs)
+}

@@ -1,0 +1,286 @@
+// Package decode reads Kubernetes and OpenShift objects from YAML or JSON files
+// (single objects, Lists, multi-document YAML) into the real API types and feeds
+// them to an inspect.Builder. Errors name the file and, when known, the line or
+// field, as *inspect.InputError.
+package decode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	configv1 "github.com/openshift/api/config/v1"
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	operatorv1 "github.com/openshift/api/operator/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openshift-recover/recover/inspect"
+)
+
+// Doc is one object read from a file.
+type Doc struct {
+	// Path is the file; Line the 1-based line where the document starts.
+	Path string
+	Line int
+	// APIVersion and Kind are the object's, "" when the document has none (the
+	// Insights operator writes some objects without them).
+	APIVersion string
+	Kind       string
+	// JSON is the object as JSON.
+	JSON []byte
+}
+
+type typeMeta struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Items      []json.RawMessage `json:"items"`
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// Documents splits a YAML or JSON file into its objects; List kinds (List,
+// PodList, ...) are expanded into their items. An empty file has no documents.
+func Documents(path string, data []byte) ([]Doc, error) {
+	var out []Doc
+	for _, part := range splitYAML(data) {
+		js, err := toJSON(part.data)
+		if err != nil {
+			line := part.line
+			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				line += n - 1
+			}
+			return nil, &inspect.InputError{Path: path, Line: line, Err: fmt.Errorf("malformed YAML/JSON: %s", trimYAMLError(err))}
+		}
+		if len(bytes.TrimSpace(js)) == 0 || string(bytes.TrimSpace(js)) == "null" {
+			continue
+		}
+		var tm typeMeta
+		if err := json.Unmarshal(js, &tm); err != nil {
+			return nil, &inspect.InputError{Path: path, Line: part.line, Err: fmt.Errorf("not a Kubernetes object: %v", err)}
+		}
+		if strings.HasSuffix(tm.Kind, "List") && tm.Items != nil {
+			for i, item := range tm.Items {
+				var im typeMeta
+				if err := json.Unmarshal(item, &im); err != nil {
+					return nil, &inspect.InputError{Path: path, Line: part.line, Err: fmt.Errorf("items[%d] is not a Kubernetes object: %v", i, err)}
+				}
+				kind := im.Kind
+				if kind == "" && tm.Kind != "List" {
+					kind = strings.TrimSuffix(tm.Kind, "List")
+				}
+				out = append(out, Doc{Path: path, Line: part.line, APIVersion: im.APIVersion, Kind: kind, JSON: item})
+			}
+			continue
+		}
+		out = append(out, Doc{Path: path, Line: part.line, APIVersion: tm.APIVersion, Kind: tm.Kind, JSON: js})
+	}
+	return out, nil
+}
+
+func trimYAMLError(err error) string {
+	s := err.Error()
+	s = strings.TrimPrefix(s, "error converting YAML to JSON: ")
+	return s
+}
+
+type yamlPart struct {
+	line int
+	data []byte
+}
+
+// splitYAML splits multi-document YAML on "---" lines, keeping each document's
+// first line number. JSON input is one document.
+func splitYAML(data []byte) []yamlPart {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+		return []yamlPart{{line: 1, data: data}}
+	}
+	var parts []yamlPart
+	line, startLine := 1, 1
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	var cur bytes.Buffer
+	for _, l := range lines {
+		t := bytes.TrimRight(l, " \t\r\n")
+		if bytes.Equal(t, []byte("---")) || bytes.HasPrefix(t, []byte("--- ")) {
+			parts = append(parts, yamlPart{line: startLine, data: append([]byte(nil), cur.Bytes()...)})
+			cur.Reset()
+			line++
+			startLine = line
+			continue
+		}
+		cur.Write(l)
+		line++
+	}
+	parts = append(parts, yamlPart{line: startLine, data: cur.Bytes()})
+	return parts
+}
+
+func toJSON(data []byte) ([]byte, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		if !json.Valid(trimmed) {
+			var v any
+			err := json.Unmarshal(trimmed, &v)
+			return nil, jsonSyntaxError(trimmed, err)
+		}
+		return trimmed, nil
+	}
+	return yaml.YAMLToJSON(data)
+}
+
+// jsonSyntaxError reports a JSON syntax error with its line.
+func jsonSyntaxError(data []byte, err error) error {
+	var se *json.SyntaxError
+	if e, ok := err.(*json.SyntaxError); ok {
+		se = e
+	}
+	if se == nil {
+		return err
+	}
+	line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+	return fmt.Errorf("line %d: %v", line, se)
+}
+
+// Add decodes a document into the API type of its kind (or want, when it has no
+// kind) and feeds it to the builder. It returns the resource the object counts
+// for and false for kinds inspect does not read. A document whose kind
+// contradicts want is an error.
+func Add(b *inspect.Builder, d Doc, want string) (inspect.Resource, bool, error) {
+	kind := d.Kind
+	if kind == "" {
+		kind = want
+	}
+	if want != "" && kind != want {
+		return inspect.Resource{}, false, &inspect.InputError{Path: d.Path, Line: d.Line, Err: fmt.Errorf("expected a %s here, found kind %q", want, kind)}
+	}
+	fail := func(err error) (inspect.Resource, bool, error) {
+		return inspect.Resource{}, false, &inspect.InputError{Path: d.Path, Line: d.Line, Err: fmt.Errorf("invalid %s: %v", kind, err)}
+	}
+	switch kind {
+	case "ClusterVersion":
+		var o configv1.ClusterVersion
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		b.SetClusterVersion(&o)
+		return inspect.ResClusterVersions, true, nil
+	case "ClusterOperator":
+		var o configv1.ClusterOperator
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		if o.Name == "" {
+			return fail(fmt.Errorf("metadata.name is empty"))
+		}
+		b.AddClusterOperator(&o)
+		return inspect.ResClusterOperators, true, nil
+	case "FeatureGate":
+		var o configv1.FeatureGate
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		b.SetFeatureGate(&o)
+		return inspect.ResFeatureGates, true, nil
+	case "Infrastructure":
+		var o configv1.Infrastructure
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		b.SetInfrastructure(&o)
+		return inspect.ResInfrastructures, true, nil
+	case "KubeAPIServer":
+		var o operatorv1.KubeAPIServer
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		b.SetStaticPodOperator(inspect.ResKubeAPIServers.Resource, nameOr(o.Name, "cluster"), o.Spec.StaticPodOperatorSpec, o.Status.StaticPodOperatorStatus)
+		return inspect.ResKubeAPIServers, true, nil
+	case "KubeControllerManager":
+		var o operatorv1.KubeControllerManager
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		b.SetStaticPodOperator(inspect.ResKubeControllerManagers.Resource, nameOr(o.Name, "cluster"), o.Spec.StaticPodOperatorSpec, o.Status.StaticPodOperatorStatus)
+		return inspect.ResKubeControllerManagers, true, nil
+	case "KubeScheduler":
+		var o operatorv1.KubeScheduler
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		b.SetStaticPodOperator(inspect.ResKubeSchedulers.Resource, nameOr(o.Name, "cluster"), o.Spec.StaticPodOperatorSpec, o.Status.StaticPodOperatorStatus)
+		return inspect.ResKubeSchedulers, true, nil
+	case "Etcd":
+		var o operatorv1.Etcd
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		b.SetStaticPodOperator(inspect.ResEtcds.Resource, nameOr(o.Name, "cluster"), o.Spec.StaticPodOperatorSpec, o.Status.StaticPodOperatorStatus)
+		return inspect.ResEtcds, true, nil
+	case "MachineConfigPool":
+		var o mcfgv1.MachineConfigPool
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		b.AddMachineConfigPool(&o)
+		return inspect.ResMachineConfigPools, true, nil
+	case "MachineConfig":
+		var o struct {
+			Metadata metav1.ObjectMeta `json:"metadata"`
+		}
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		b.AddMachineConfig(&o.Metadata)
+		return inspect.ResMachineConfigs, true, nil
+	case "Node":
+		var o corev1.Node
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		if o.Name == "" {
+			return fail(fmt.Errorf("metadata.name is empty"))
+		}
+		b.AddNode(&o)
+		return inspect.ResNodes, true, nil
+	case "Pod":
+		var o corev1.Pod
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		b.AddPod(&o)
+		return inspect.ResPods, true, nil
+	case "Deployment":
+		var o appsv1.Deployment
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		b.AddDeployment(&o)
+		return inspect.ResDeployments, true, nil
+	}
+	return inspect.Resource{}, false, nil
+}
+
+// Namespace returns a document's metadata.namespace.
+func Namespace(d Doc) string {
+	var o struct {
+		Metadata struct {
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(d.JSON, &o)
+	return o.Metadata.Namespace
+}
+
+func nameOr(name, def string) string {
+	if name == "" {
+		return def
+	}
+	return name
+}

@@ -1,0 +1,272 @@
+// Package live collects an inspect.Snapshot from a running cluster.
+//
+// It lists every resource type inspect reads once, concurrently, with pagination
+// (limit and continue), through the typed clients of k8s.io/client-go and
+// github.com/openshift/client-go, and the metadata client for MachineConfigs (whose
+// bodies are large and unneeded). The number of requests depends on the number of
+// resource types (and pages), never on the number of objects: there are no
+// per-object GETs. Core resources travel as protobuf.
+//
+// A resource the user may not read is recorded as Forbidden and inspection goes on;
+// a cluster that does not serve config.openshift.io ClusterVersion is not an
+// OpenShift cluster and Collect fails with *NotOpenShiftError.
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	mcfgclient "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	operatorclient "github.com/openshift/client-go/operator/clientset/versioned"
+	"golang.org/x/sync/errgroup"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+
+	"github.com/openshift-recover/recover/inspect"
+)
+
+// DefaultPageSize is the LIST page size, kubectl's default chunk size.
+const DefaultPageSize = 500
+
+// Options tune a live Source.
+type Options struct {
+	// PageSize is the limit of each LIST request; 0 means DefaultPageSize.
+	PageSize int64
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// Source collects snapshots from the cluster a rest.Config points at.
+type Source struct {
+	host     string
+	opts     Options
+	kube     kubernetes.Interface
+	config   configclient.Interface
+	operator operatorclient.Interface
+	mcfg     mcfgclient.Interface
+	meta     metadata.Interface
+}
+
+// New builds a live source. The config is copied: core resources are requested as
+// protobuf, and unset client-side rate limits are raised so the concurrent LISTs
+// are not throttled.
+func New(cfg *rest.Config, opts Options) (*Source, error) {
+	if cfg == nil {
+		return nil, errors.New("live: no client configuration")
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = DefaultPageSize
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	base := rest.CopyConfig(cfg)
+	if base.QPS == 0 {
+		base.QPS = 50
+	}
+	if base.Burst == 0 {
+		base.Burst = 100
+	}
+	proto := rest.CopyConfig(base)
+	proto.ContentType = "application/vnd.kubernetes.protobuf"
+	proto.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	s := &Source{host: cfg.Host, opts: opts}
+	var err error
+	if s.kube, err = kubernetes.NewForConfig(proto); err != nil {
+		return nil, fmt.Errorf("building the Kubernetes client: %w", err)
+	}
+	if s.config, err = configclient.NewForConfig(base); err != nil {
+		return nil, fmt.Errorf("building the config.openshift.io client: %w", err)
+	}
+	if s.operator, err = operatorclient.NewForConfig(base); err != nil {
+		return nil, fmt.Errorf("building the operator.openshift.io client: %w", err)
+	}
+	if s.mcfg, err = mcfgclient.NewForConfig(base); err != nil {
+		return nil, fmt.Errorf("building the machineconfiguration.openshift.io client: %w", err)
+	}
+	if s.meta, err = metadata.NewForConfig(base); err != nil {
+		return nil, fmt.Errorf("building the metadata client: %w", err)
+	}
+	return s, nil
+}
+
+// NotOpenShiftError is returned when the cluster does not serve ClusterVersion
+// (config.openshift.io/v1) or has no ClusterVersion "version". It wraps the API's
+// NotFound status, so callers classify it as a cluster error.
+type NotOpenShiftError struct {
+	Server string
+	Err    error
+}
+
+func (e *NotOpenShiftError) Error() string {
+	return fmt.Sprintf("%s is not an OpenShift 4 cluster: %v; point --kubeconfig/--context at an OpenShift cluster, or inspect offline with --must-gather or --insights-archive", e.Server, e.Err)
+}
+
+// Unwrap returns the API error.
+func (e *NotOpenShiftError) Unwrap() error { return e.Err }
+
+// pageFunc lists one page and feeds its items to the builder; it returns the
+// continue token and the number of items.
+type pageFunc func(ctx context.Context, opts metav1.ListOptions) (cont string, n int, err error)
+
+// job is one resource type to list.
+type job struct {
+	res  inspect.Resource
+	ns   string
+	page pageFunc
+}
+
+// outcome is how one job ended.
+type outcome struct {
+	job   job
+	err   error
+	count int
+}
+
+// Collect lists every resource type concurrently and returns the snapshot.
+func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
+	b := inspect.NewBuilder(inspect.SourceLive, s.host)
+	jobs := s.jobs(b)
+	outcomes := make([]outcome, len(jobs))
+	g, gctx := errgroup.WithContext(ctx)
+	var mu sync.Mutex
+	for i, j := range jobs {
+		g.Go(func() error {
+			n, requests, err := s.listAll(gctx, j.page)
+			mu.Lock()
+			outcomes[i] = outcome{job: j, err: err, count: n}
+			mu.Unlock()
+			b.Record(s.status(j, n, requests, err))
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := s.verdict(outcomes); err != nil {
+		return nil, err
+	}
+	b.SetCollectedAt(s.opts.Now(), "clock")
+	snap := b.Finish()
+	if snap.ClusterVersion == nil && snapshotState(snap, inspect.ResClusterVersions.Key()) == inspect.Collected {
+		gr := schema.GroupResource{Group: inspect.ResClusterVersions.Group, Resource: inspect.ResClusterVersions.Resource}
+		return nil, &NotOpenShiftError{Server: s.host, Err: apierrors.NewNotFound(gr, "version")}
+	}
+	return snap, nil
+}
+
+func snapshotState(s *inspect.Snapshot, key string) inspect.CollectionState {
+	for _, r := range s.Resources {
+		if r.Resource == key {
+			return r.State
+		}
+	}
+	return ""
+}
+
+// verdict turns the outcomes into Collect's error: not OpenShift, unreachable, or
+// nothing readable at all. Anything less is recorded per resource.
+func (s *Source) verdict(outcomes []outcome) error {
+	var firstTransport, firstForbidden error
+	transport, forbidden := 0, 0
+	for _, o := range outcomes {
+		switch {
+		case o.err == nil:
+		case o.job.res == inspect.ResClusterVersions && apierrors.IsNotFound(o.err):
+			return &NotOpenShiftError{Server: s.host, Err: o.err}
+		case apierrors.IsForbidden(o.err) || apierrors.IsUnauthorized(o.err):
+			forbidden++
+			if firstForbidden == nil {
+				firstForbidden = o.err
+			}
+		default:
+			var status apierrors.APIStatus
+			if !errors.As(o.err, &status) {
+				transport++
+				if firstTransport == nil {
+					firstTransport = o.err
+				}
+			}
+		}
+	}
+	if transport == len(outcomes) {
+		return fmt.Errorf("cannot reach the cluster at %s: %w", s.host, firstTransport)
+	}
+	if forbidden == len(outcomes) {
+		return fmt.Errorf("permission denied for every resource recover reads (%w); run as a user with the cluster-reader role ('oc adm policy add-cluster-role-to-user cluster-reader <user>')", firstForbidden)
+	}
+	return nil
+}
+
+// listAll pages through one resource type.
+func (s *Source) listAll(ctx context.Context, page pageFunc) (n, requests int, err error) {
+	opts := metav1.ListOptions{Limit: s.opts.PageSize}
+	for {
+		cont, got, err := page(ctx, opts)
+		requests++
+		n += got
+		if err != nil {
+			return n, requests, err
+		}
+		if cont == "" {
+			return n, requests, nil
+		}
+		opts.Continue = cont
+	}
+}
+
+// status records how one job went.
+func (s *Source) status(j job, n, requests int, err error) inspect.ResourceStatus {
+	rs := inspect.ResourceStatus{
+		Resource: j.res.Key(), Namespace: j.ns, State: inspect.Collected,
+		From: []string{apiPath(j.res, j.ns)}, CollectedAt: s.opts.Now(), Count: n, Requests: requests,
+	}
+	switch {
+	case err == nil:
+	case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
+		rs.State, rs.Reason = inspect.Forbidden, apiMessage(err)
+	case apierrors.IsNotFound(err):
+		rs.State, rs.Reason = inspect.NotFound, "the cluster does not serve "+j.res.Key()
+		if j.ns != "" {
+			rs.Reason = "not found in namespace " + j.ns + " (or the resource type is not served)"
+		}
+	default:
+		rs.State, rs.Reason = inspect.Error, apiMessage(err)
+		if n > 0 {
+			rs.Reason += fmt.Sprintf(" (after %d objects were read)", n)
+		}
+	}
+	return rs
+}
+
+func apiMessage(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && status.Status().Message != "" {
+		return status.Status().Message
+	}
+	return err.Error()
+}
+
+// apiPath returns the LIST path of a resource, for provenance.
+func apiPath(r inspect.Resource, ns string) string {
+	p := "/apis/" + r.Group + "/" + r.Version
+	if r.Group == "" {
+		p = "/api/" + r.Version
+	}
+	if ns != "" {
+		p += "/namespaces/" + url.PathEscape(ns)
+	}
+	return p + "/" + r.Resource
+}

@@ -1,0 +1,391 @@
+// Package mustgather collects an inspect.Snapshot from a must-gather: a directory in
+// the layout `oc adm inspect` writes, or a .tar/.tar.gz of one.
+//
+// Layout (openshift/oc pkg/cli/admin/inspect): cluster-scoped objects live in
+// cluster-scoped-resources/<group>/<resource>/<name>.yaml (or a list in
+// cluster-scoped-resources/<group>/<resource>.yaml), namespaced ones in
+// namespaces/<ns>/<group>/<resource>.yaml lists or
+// namespaces/<ns>/<group>/<resource>/<name>.yaml, pods also in
+// namespaces/<ns>/pods/<pod>/<pod>.yaml; "core" stands for the core group. The root
+// is found like omc finds it: the first directory, walking down from the given
+// path, that holds cluster-scoped-resources/ or namespaces/ (must-gathers wrap it in
+// a directory named after the gather image).
+//
+// What the must-gather lacks is recorded as Absent, with the paths looked for, and
+// yields a NotCollected finding; malformed files are errors naming file and line.
+package mustgather
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/inspect/internal/archive"
+	"github.com/openshift-recover/recover/inspect/internal/decode"
+)
+
+// Source reads a must-gather directory or archive.
+type Source struct {
+	// Path is the must-gather directory, or a .tar/.tar.gz file.
+	Path string
+	// Limits bound an archive; zero means archive.DefaultLimits.
+	Limits archive.Limits
+}
+
+// New returns a must-gather source for path.
+func New(path string) *Source { return &Source{Path: path} }
+
+// Collect reads the must-gather.
+func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
+	lim := s.Limits
+	if lim == (archive.Limits{}) {
+		lim = archive.DefaultLimits
+	}
+	fsys, err := archive.Open(s.Path, keep, lim)
+	if err != nil {
+		return nil, err
+	}
+	root, err := FindRoot(fsys)
+	if err != nil {
+		return nil, &inspect.InputError{Path: s.Path, Err: err}
+	}
+	sub, err := fs.Sub(fsys, root)
+	if err != nil {
+		return nil, &inspect.InputError{Path: s.Path, Err: err}
+	}
+	r := &reader{ctx: ctx, fsys: sub, display: displayRoot(s.Path, root), b: inspect.NewBuilder(inspect.SourceMustGather, s.Path)}
+	if t, from := r.timestamp(fsys, root); !t.IsZero() {
+		r.b.SetCollectedAt(t, from)
+		r.at = t
+	}
+	for _, res := range inspect.ClusterResources {
+		if err := r.cluster(res); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range inspect.StaticPodComponents {
+		if err := r.pods(c.Namespace); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.deployments(); err != nil {
+		return nil, err
+	}
+	return r.b.Finish(), nil
+}
+
+func displayRoot(p, root string) string {
+	if root == "." {
+		return p
+	}
+	return path.Join(p, root)
+}
+
+// keep selects the archive files a must-gather source reads.
+func keep(name string) bool {
+	if path.Base(name) == "timestamp" {
+		return true
+	}
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		switch p {
+		case "cluster-scoped-resources":
+			return keepCluster(parts[i+1:])
+		case "namespaces":
+			return keepNamespaced(parts[i+1:])
+		}
+	}
+	return false
+}
+
+func keepCluster(rest []string) bool {
+	if len(rest) < 2 {
+		return false
+	}
+	for _, r := range inspect.ClusterResources {
+		if rest[0] != r.GroupDir() {
+			continue
+		}
+		if (len(rest) == 2 && trimExt(rest[1]) == r.Resource) || (len(rest) == 3 && rest[1] == r.Resource) {
+			return isData(rest[len(rest)-1])
+		}
+	}
+	return false
+}
+
+func keepNamespaced(rest []string) bool {
+	if len(rest) < 3 || !isData(rest[len(rest)-1]) {
+		return false
+	}
+	ns := rest[0]
+	if inspect.StaticPodComponentFor(ns) != nil {
+		if rest[1] == "pods" || (rest[1] == "core" && (trimExt(rest[2]) == "pods" || rest[2] == "pods")) {
+			return true
+		}
+	}
+	return strings.HasPrefix(ns, "openshift-") && rest[1] == "apps" && (trimExt(rest[2]) == "deployments" || rest[2] == "deployments")
+}
+
+func isData(name string) bool {
+	switch path.Ext(name) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+func trimExt(name string) string { return strings.TrimSuffix(name, path.Ext(name)) }
+
+// FindRoot returns the must-gather root inside fsys: the shallowest directory that
+// holds cluster-scoped-resources/ or namespaces/. Several at the same depth are
+// resolved in favour of the one with a ClusterVersion; otherwise it is an error.
+func FindRoot(fsys fs.FS) (string, error) {
+	level := []string{"."}
+	for depth := 0; depth < 6 && len(level) > 0; depth++ {
+		var found, next []string
+		for _, dir := range level {
+			entries, err := fs.ReadDir(fsys, dir)
+			if err != nil {
+				continue
+			}
+			isRoot := false
+			for _, e := range entries {
+				if e.IsDir() && (e.Name() == "cluster-scoped-resources" || e.Name() == "namespaces") {
+					isRoot = true
+				}
+			}
+			if isRoot {
+				found = append(found, dir)
+				continue
+			}
+			for _, e := range entries {
+				if e.IsDir() && len(next) < 200 {
+					next = append(next, path.Join(dir, e.Name()))
+				}
+			}
+		}
+		switch len(found) {
+		case 0:
+			level = next
+			continue
+		case 1:
+			return found[0], nil
+		}
+		var withCV []string
+		for _, f := range found {
+			if _, err := fs.Stat(fsys, path.Join(f, "cluster-scoped-resources", "config.openshift.io", "clusterversions")); err == nil {
+				withCV = append(withCV, f)
+			}
+		}
+		if len(withCV) == 1 {
+			return withCV[0], nil
+		}
+		sort.Strings(found)
+		return "", fmt.Errorf("it holds several must-gathers (%s); point --must-gather at one of them", strings.Join(found, ", "))
+	}
+	return "", fmt.Errorf("not a must-gather: no cluster-scoped-resources/ or namespaces/ directory found (collect one with 'oc adm must-gather')")
+}
+
+type reader struct {
+	ctx     context.Context
+	fsys    fs.FS
+	display string
+	b       *inspect.Builder
+	at      time.Time
+}
+
+// timestamp reads the must-gather's timestamp file (the root's or a parent's).
+func (r *reader) timestamp(fsys fs.FS, root string) (time.Time, string) {
+	for dir := root; ; dir = path.Dir(dir) {
+		p := path.Join(dir, "timestamp")
+		if data, err := fs.ReadFile(fsys, p); err == nil {
+			if t, ok := parseTimestamp(string(data)); ok {
+				return t, "timestamp file " + p
+			}
+		}
+		if dir == "." || dir == "/" {
+			return time.Time{}, ""
+		}
+	}
+}
+
+// parseTimestamp parses the last time in a must-gather timestamp file, whose lines
+// look like "2020-05-24 17:02:00.123456789 +0000 UTC m=+0.1".
+func parseTimestamp(s string) (time.Time, bool) {
+	var last time.Time
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			if t, err := time.Parse(time.RFC3339, strings.TrimSpace(line)); err == nil {
+				last = t
+			}
+			continue
+		}
+		if t, err := time.Parse("2006-01-02 15:04:05.999999999 -0700 MST", strings.Join(f[:4], " ")); err == nil {
+			last = t
+		}
+	}
+	return last, !last.IsZero()
+}
+
+// readFiles decodes the given files (relative to the root) into the builder and
+// returns how many objects of the expected kind were read.
+func (r *reader) readFiles(files []string, kind string) (int, error) {
+	n := 0
+	for _, f := range files {
+		if err := r.ctx.Err(); err != nil {
+			return n, err
+		}
+		data, err := fs.ReadFile(r.fsys, f)
+		if err != nil {
+			return n, &inspect.InputError{Path: path.Join(r.display, f), Err: err}
+		}
+		docs, err := decode.Documents(path.Join(r.display, f), data)
+		if err != nil {
+			return n, err
+		}
+		for _, d := range docs {
+			if _, ok, err := decode.Add(r.b, d, kind); err != nil {
+				return n, err
+			} else if ok {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// dataFiles lists the data files of a directory, sorted ("" when it does not exist).
+func (r *reader) dataFiles(dir string) []string {
+	entries, err := fs.ReadDir(r.fsys, dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() && isData(e.Name()) {
+			out = append(out, path.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+// existing returns the paths among candidates that exist as files.
+func (r *reader) existing(candidates ...string) []string {
+	var out []string
+	for _, c := range candidates {
+		if fi, err := fs.Stat(r.fsys, c); err == nil && !fi.IsDir() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func listFiles(base string) []string {
+	return []string{base + ".yaml", base + ".yml", base + ".json"}
+}
+
+// record stores the provenance of one resource.
+func (r *reader) record(res inspect.Resource, ns string, files, looked []string, n int) {
+	rs := inspect.ResourceStatus{Resource: res.Key(), Namespace: ns, State: inspect.Collected, Count: n, CollectedAt: r.at}
+	if len(files) == 0 {
+		rs.State = inspect.Absent
+		rs.Reason = "not in the must-gather"
+		for _, l := range looked {
+			rs.From = append(rs.From, path.Join(r.display, l))
+		}
+	} else {
+		rs.From = summarizeFiles(r.display, files)
+	}
+	r.b.Record(rs)
+}
+
+// summarizeFiles lists files, folding many files of one directory into "dir/*".
+func summarizeFiles(display string, files []string) []string {
+	byDir := map[string][]string{}
+	var dirs []string
+	for _, f := range files {
+		d := path.Dir(f)
+		if _, ok := byDir[d]; !ok {
+			dirs = append(dirs, d)
+		}
+		byDir[d] = append(byDir[d], f)
+	}
+	var out []string
+	for _, d := range dirs {
+		fs := byDir[d]
+		if len(fs) > 3 {
+			out = append(out, path.Join(display, d)+fmt.Sprintf("/* (%d files)", len(fs)))
+			continue
+		}
+		for _, f := range fs {
+			out = append(out, path.Join(display, f))
+		}
+	}
+	return out
+}
+
+func (r *reader) cluster(res inspect.Resource) error {
+	base := path.Join("cluster-scoped-resources", res.GroupDir(), res.Resource)
+	files := append(r.existing(listFiles(base)...), r.dataFiles(base)...)
+	n, err := r.readFiles(files, res.Kind)
+	if err != nil {
+		return err
+	}
+	r.record(res, "", files, []string{base + ".yaml", base + "/"}, n)
+	return nil
+}
+
+func (r *reader) pods(ns string) error {
+	nsDir := path.Join("namespaces", ns)
+	files := r.existing(listFiles(path.Join(nsDir, "core", "pods"))...)
+	files = append(files, r.dataFiles(path.Join(nsDir, "core", "pods"))...)
+	if entries, err := fs.ReadDir(r.fsys, path.Join(nsDir, "pods")); err == nil {
+		for _, e := range entries {
+			if e.IsDir() {
+				files = append(files, r.existing(listFiles(path.Join(nsDir, "pods", e.Name(), e.Name()))...)...)
+			}
+		}
+	}
+	n, err := r.readFiles(files, "Pod")
+	if err != nil {
+		return err
+	}
+	r.record(inspect.ResPods, ns, files, []string{path.Join(nsDir, "core", "pods.yaml"), path.Join(nsDir, "pods") + "/"}, n)
+	return nil
+}
+
+// deployments reads the Deployments of every openshift-* namespace. The CVO's
+// namespace gets its own record, so a must-gather without it does not read as "no
+// CVO".
+func (r *reader) deployments() error {
+	entries, _ := fs.ReadDir(r.fsys, "namespaces")
+	var all []string
+	cvo, total := 0, 0
+	var cvoFiles []string
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "openshift-") {
+			continue
+		}
+		base := path.Join("namespaces", e.Name(), "apps", "deployments")
+		files := append(r.existing(listFiles(base)...), r.dataFiles(base)...)
+		n, err := r.readFiles(files, "Deployment")
+		if err != nil {
+			return err
+		}
+		if e.Name() == inspect.CVONamespace {
+			cvo, cvoFiles = n, files
+		}
+		total += n
+		all = append(all, files...)
+	}
+	r.record(inspect.ResDeployments, inspect.CVONamespace, cvoFiles,
+		[]string{path.Join("namespaces", inspect.CVONamespace, "apps", "deployments.yaml")}, cvo)
+	r.record(inspect.ResDeployments, "", all, []string{"namespaces/openshift-*/apps/deployments.yaml"}, total)
+	return nil
+}
