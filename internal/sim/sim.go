@@ -1,0 +1,206 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	mcfgclient "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+// Options tune a simulator beyond its scenario.
+type Options struct {
+	// Out, when set, receives every event as a log line (the lab sets os.Stdout).
+	Out io.Writer
+	// Timing, when set, replaces the scenario's timing (zero fields still default).
+	Timing *Timing
+	// Seed, when not 0, replaces the scenario's seed.
+	Seed uint64
+	// NoFaults drops the scenario's faults: tests inject their own.
+	NoFaults bool
+}
+
+// Sim is a simulated OpenShift cluster: a scenario loaded into a real API server,
+// and the fake controllers that react to what is applied to it.
+type Sim struct {
+	scn    *Scenario
+	timing Timing
+	seed   uint64
+
+	cfg    *rest.Config
+	kube   kubernetes.Interface
+	dyn    dynamic.Interface
+	config configclient.Interface
+	mcfg   mcfgclient.Interface
+	mapper *restmapper.DeferredDiscoveryRESTMapper
+
+	rec      *recorder
+	faults   *faultSet
+	releases *releaseSet
+
+	mu      sync.Mutex
+	started bool
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	ops     *operators
+}
+
+// New prepares a simulator for scenario scn against the API server of cfg. It
+// starts nothing: call Load, then Start.
+func New(cfg *rest.Config, scn *Scenario, opts Options) (*Sim, error) {
+	if scn == nil {
+		return nil, errors.New("sim: no scenario")
+	}
+	cfg = rest.CopyConfig(cfg)
+	// The fixtures and payloads are written against newer and older APIs than the
+	// server's; its warnings about unknown fields are noise here.
+	cfg.WarningHandler = rest.NoWarnings{}
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 200, 400
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	config, err := configclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	mcfg, err := mcfgclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	timing := scn.Timing
+	if opts.Timing != nil {
+		timing = *opts.Timing
+	}
+	seed := scn.Seed
+	if opts.Seed != 0 {
+		seed = opts.Seed
+	}
+	if seed == 0 {
+		seed = 1
+	}
+	var faults []Fault
+	if !opts.NoFaults {
+		faults = scn.Faults
+	}
+	s := &Sim{
+		scn:      scn,
+		timing:   timing.withDefaults(),
+		seed:     seed,
+		cfg:      cfg,
+		kube:     kube,
+		dyn:      dyn,
+		config:   config,
+		mcfg:     mcfg,
+		mapper:   restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(kube.Discovery())),
+		rec:      newRecorder(opts.Out),
+		faults:   newFaultSet(faults),
+		releases: newReleaseSet(scn),
+	}
+	return s, nil
+}
+
+func (s *Sim) restConfig() *rest.Config { return rest.CopyConfig(s.cfg) }
+
+// Scenario returns the simulator's scenario.
+func (s *Sim) Scenario() *Scenario { return s.scn }
+
+// Start runs the fake controllers (kubelet, operators, machine-config operator,
+// CVO) until ctx ends or Stop is called. It returns once their caches are synced,
+// so that what a test does next is seen.
+func (s *Sim) Start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.started {
+		s.mu.Unlock()
+		return errors.New("sim: already started")
+	}
+	s.started = true
+	ctx, cancel := context.WithCancel(ctx)
+	s.cancel = cancel
+	s.mu.Unlock()
+
+	for _, f := range s.faults.list() {
+		s.rec.record("sim", "FaultInjected", "", f.String(), nil)
+	}
+	ctrl, err := s.newControllers(ctx)
+	if err != nil {
+		cancel()
+		return fmt.Errorf("sim: starting the fake controllers: %w", err)
+	}
+	s.mu.Lock()
+	s.ops = ctrl.ops
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		ctrl.run(ctx)
+	}()
+	return nil
+}
+
+// Stop stops the fake controllers and waits for them. The API server and what was
+// loaded into it stay.
+func (s *Sim) Stop() {
+	s.mu.Lock()
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	s.wg.Wait()
+}
+
+// Events returns what the fake controllers did so far, oldest first.
+func (s *Sim) Events() []Event {
+	events, _ := s.rec.snapshot()
+	return events
+}
+
+// WaitForEvent waits for the first event (from the start) that match accepts.
+func (s *Sim) WaitForEvent(ctx context.Context, match func(Event) bool) (Event, error) {
+	return s.rec.waitFor(ctx, 0, match)
+}
+
+// WaitForEventAfter waits for the first event with Seq > seq that match accepts.
+func (s *Sim) WaitForEventAfter(ctx context.Context, seq int, match func(Event) bool) (Event, error) {
+	return s.rec.waitFor(ctx, seq, match)
+}
+
+// InjectFault activates f. The affected operator reacts at once (a degraded fault
+// sets Degraded=True) or at its next rollout.
+func (s *Sim) InjectFault(f Fault) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	s.faults.add(f)
+	s.rec.record("sim", "FaultInjected", "", f.String(), nil)
+	return nil
+}
+
+// ClearFault deactivates f (every fault of its type on its operator when f names no
+// node, reason or message) and reports whether one was active. Stuck rollouts then
+// finish and degraded operators recover.
+func (s *Sim) ClearFault(f Fault) bool {
+	if s.faults.remove(f) {
+		s.rec.record("sim", "FaultCleared", "", f.String(), nil)
+		return true
+	}
+	return false
+}
+
+// Faults returns the active faults.
+func (s *Sim) Faults() []Fault { return s.faults.list() }
