@@ -38,7 +38,7 @@ func IsPullSpec(source string) bool {
 		return false
 	}
 	host, _, ok := strings.Cut(source, "/")
-	return ok && (strings.ContainsAny(host, ".:") || host == "localhost")
+	return ok && !strings.HasPrefix(host, ".") && (strings.ContainsAny(host, ".:") || host == "localhost")
 }
 
 // Load loads a payload from a directory or, for a pull spec, from the release image
