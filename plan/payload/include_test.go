@@ -41,7 +41,11 @@ func TestDecideLibraryGo(t *testing.T) {
 		reason   string
 	}{
 		{"no annotations", manifest("ConfigMap", "", "ns", "a"), Inclusion{}, false, RuleNoAnnotations, "no annotations"},
-		{"empty annotations are not no annotations", func() *Manifest { m := manifest("ConfigMap", "", "ns", "a"); m.Annotations = map[string]string{}; return m }(), Inclusion{}, false, RuleProfile, selfHA + " unset"},
+		{"empty annotations are not no annotations", func() *Manifest {
+			m := manifest("ConfigMap", "", "ns", "a")
+			m.Annotations = map[string]string{}
+			return m
+		}(), Inclusion{}, false, RuleProfile, selfHA + " unset"},
 		{"profile", manifest("ConfigMap", "", "ns", "a", selfHA, "true"), Inclusion{}, true, RuleIncluded, "profile self-managed-high-availability"},
 		{"profile unset", manifest("ConfigMap", "", "ns", "a", sno, "true"), Inclusion{}, false, RuleProfile, selfHA + " unset"},
 		{"profile other value", manifest("ConfigMap", "", "ns", "a", selfHA, "false"), Inclusion{}, false, RuleProfile, "unrecognized value " + selfHA + "=false"},

@@ -160,11 +160,11 @@ func TestLoadBareTreeWithVersion(t *testing.T) {
 func TestIsPullSpec(t *testing.T) {
 	for s, want := range map[string]bool{
 		"quay.io/openshift-release-dev/ocp-release@sha256:baa6": true,
-		"localhost/release:4.4.4":                                true,
-		"127.0.0.1:5000/release@sha256:aa":                       true,
-		"releases/4.4.4":                                         false,
-		"./payload":                                              false,
-		".":                                                      false,
+		"localhost/release:4.4.4":                               true,
+		"127.0.0.1:5000/release@sha256:aa":                      true,
+		"releases/4.4.4":                                        false,
+		"./payload":                                             false,
+		".":                                                     false,
 	} {
 		if got := IsPullSpec(s); got != want {
 			t.Errorf("IsPullSpec(%q) = %v", s, got)

@@ -92,7 +92,7 @@ func TestParseFileName(t *testing.T) {
 		"0000_00_cluster-version-operator_03_deployment.yaml":     "00 cluster-version-operator",
 		"0000_10_consoleclidownload.crd.yaml":                     "-",
 		"0001_00_cluster-version-operator_03_service.yaml":        "-",
-		"00_namespace.yaml":                                       "-",
+		"00_namespace.yaml": "-",
 	} {
 		level, comp, ok := ParseFileName(name)
 		got := fmt.Sprintf("%s %s", level, comp)
