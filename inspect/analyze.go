@@ -181,14 +181,14 @@ func (a *analysis) clusterVersion() {
 	desired := cv.Status.Desired
 	hist := cv.Status.History
 	if len(hist) > 0 && hist[0].State == configv1.CompletedUpdate && (hist[0].Image == desired.Image || hist[0].Version == desired.Version) {
-		if mixed := a.mixedAgainst(desired.Version); len(mixed) > 0 {
+		if mixed, parts := a.mixedAgainst(desired.Version); len(mixed) > 0 {
 			ev := []Evidence{claim(fmt.Sprintf("history[0] %s %s (started %s)", hist[0].State, hist[0].Version, hist[0].StartedTime.UTC().Format(time.RFC3339)), cvSubject+" status.history")}
 			if c := cvCondition(cv, configv1.OperatorProgressing); c != nil && c.Status == configv1.ConditionFalse {
 				ev = append(ev, claim("Progressing=False: "+c.Message, cvSubject+" status.conditions"))
 			}
 			ev = append(ev, mixed...)
 			ev = append(ev, rule(fmt.Sprintf("a (re)started CVO picks %s mode: history[0] is Completed for the desired image (cluster-version-operator pkg/cvo/cvo.go)", mode)))
-			msg := fmt.Sprintf("ClusterVersion says %s is Completed, but %d component(s) are not at it.", desired.Version, len(mixed))
+			msg := fmt.Sprintf("ClusterVersion says %s is Completed, but the cluster is not at it: %s.", desired.Version, strings.Join(parts, "; "))
 			if mode == ModeReconciling {
 				msg += fmt.Sprintf(" A (re)started CVO would run in Reconciling mode and apply %s's manifests flat and shuffled over this mixed state; do not re-enable or restart it before the control plane is consistent.", desired.Version)
 			} else {
@@ -196,7 +196,7 @@ func (a *analysis) clusterVersion() {
 			}
 			a.add(Finding{
 				Code: CodeUpdateClaimedCompleteButMixed, Severity: SeverityError, Subject: cvSubject, Message: msg, Evidence: ev,
-				Details: map[string]string{"cvoMode": string(mode), "desiredVersion": desired.Version, "mixed": strconv.Itoa(len(mixed))},
+				Details: map[string]string{"cvoMode": string(mode), "desiredVersion": desired.Version},
 			})
 		}
 	}
@@ -286,10 +286,11 @@ func firstNonEmpty(s ...string) string {
 // (by their verified version when known), static-pod operands whose mirror pods do
 // not run their operator's image or not the claimed revision, and control-plane
 // nodes and pools not rolled out. Worker pools are left out: they do not gate the
-// CVO's completion.
-func (a *analysis) mixedAgainst(version string) []Evidence {
+// CVO's completion. It returns the evidence and a short summary of each kind.
+func (a *analysis) mixedAgainst(version string) ([]Evidence, []string) {
 	s := a.s
 	var ev []Evidence
+	var parts []string
 	var behind []string
 	for _, co := range s.ClusterOperators {
 		f := s.OperatorVersion(co.Name)
@@ -304,7 +305,9 @@ func (a *analysis) mixedAgainst(version string) []Evidence {
 	}
 	if len(behind) > 0 {
 		ev = append(ev, reality(fmt.Sprintf("%d clusteroperator(s) not at %s: %s", len(behind), version, strings.Join(behind, ", ")), "clusteroperators status.versions / operator Deployments"))
+		parts = append(parts, fmt.Sprintf("%d of %d ClusterOperators run another version", len(behind), len(s.ClusterOperators)))
 	}
+	staticStart := len(ev)
 	for _, op := range s.StaticPodOperators {
 		for _, t := range op.Truth() {
 			if t.Listed && t.Mirror != nil && t.Running != 0 && t.Claimed != 0 && t.Running != t.Claimed {
@@ -325,14 +328,19 @@ func (a *analysis) mixedAgainst(version string) []Evidence {
 			ev = append(ev, reality(fmt.Sprintf("%s on %s does not run the image its operator carries", op.Component, strings.Join(off, ", ")), "pods in "+op.Namespace))
 		}
 	}
+	if n := len(ev) - staticStart; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d static-pod instance(s) differ from their claims or operator image", n))
+	}
 	for _, p := range s.MachineConfigPools {
 		if !p.RequiredForUpgrade && p.Name != "master" {
 			continue
 		}
 		if p.UpdatedMachineCount < p.MachineCount || (p.StatusConfiguration != "" && p.StatusConfiguration != p.Configuration) {
 			ev = append(ev, reality(fmt.Sprintf("machineconfigpool/%s: %d of %d machines on %s", p.Name, p.UpdatedMachineCount, p.MachineCount, p.Configuration), "machineconfigpool/"+p.Name+" status"))
+			parts = append(parts, fmt.Sprintf("pool %s has %d of %d machines updated", p.Name, p.UpdatedMachineCount, p.MachineCount))
 		}
 	}
+	oldNodes := 0
 	kubelets := map[string]string{}
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
@@ -342,16 +350,21 @@ func (a *analysis) mixedAgainst(version string) []Evidence {
 		kubelets[n.Name] = n.KubeletVersion
 		if mc := s.MachineConfig(n.CurrentConfig); mc != nil && mc.ReleaseImageVersion != "" && mc.ReleaseImageVersion != version {
 			ev = append(ev, reality(fmt.Sprintf("node/%s runs %s, rendered for %s", n.Name, n.CurrentConfig, mc.ReleaseImageVersion), "node/"+n.Name+" "+annCurrentConfig))
+			oldNodes++
 		}
+	}
+	if oldNodes > 0 {
+		parts = append(parts, fmt.Sprintf("%d control-plane node(s) run a configuration of another release", oldNodes))
 	}
 	if groups := groupVersions(kubelets); len(groups) > 1 {
-		var parts []string
+		var kparts []string
 		for _, g := range groups {
-			parts = append(parts, fmt.Sprintf("%s on %s", g.Version, strings.Join(g.Names, ", ")))
+			kparts = append(kparts, fmt.Sprintf("%s on %s", g.Version, strings.Join(g.Names, ", ")))
 		}
-		ev = append(ev, reality("control-plane kubelets differ: "+strings.Join(parts, "; "), "nodes status.nodeInfo.kubeletVersion"))
+		ev = append(ev, reality("control-plane kubelets differ: "+strings.Join(kparts, "; "), "nodes status.nodeInfo.kubeletVersion"))
+		parts = append(parts, fmt.Sprintf("control-plane kubelets run %d different versions", len(groups)))
 	}
-	return ev
+	return ev, parts
 }
 
 func (a *analysis) operators() {

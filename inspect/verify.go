@@ -211,7 +211,7 @@ func (d *Deployment) EffectiveReplicas() int32 {
 // one named like the operator wins; versions that disagree make the result nil.
 func (s *Snapshot) operatorDeployment(co *ClusterOperator) *Deployment {
 	if c := StaticPodComponentFor(co.Name); c != nil && c.ClusterOperator == co.Name {
-		if d := s.Deployment(c.OperatorNamespace, c.OperatorDeployment); d != nil {
+		if d := s.staticPodOperatorDeployment(c); d != nil {
 			return d
 		}
 	}
@@ -267,6 +267,26 @@ func (s *Snapshot) operatorDeployment(co *ClusterOperator) *Deployment {
 		}
 	}
 	return best[0]
+}
+
+// staticPodOperatorDeployment returns the operator Deployment of a static-pod
+// component: the known name, else the one Deployment in its operator namespace that
+// carries the operand image (env IMAGE).
+func (s *Snapshot) staticPodOperatorDeployment(c *StaticPodComponent) *Deployment {
+	if d := s.Deployment(c.OperatorNamespace, c.OperatorDeployment); d != nil {
+		return d
+	}
+	var found *Deployment
+	for i := range s.OperatorDeployments {
+		d := &s.OperatorDeployments[i]
+		if d.Namespace == c.OperatorNamespace && d.Env("IMAGE") != "" {
+			if found != nil {
+				return nil
+			}
+			found = d
+		}
+	}
+	return found
 }
 
 // OperatorVersion returns a ClusterOperator's operator version as claimed
@@ -418,7 +438,7 @@ func (s *Snapshot) OperandInstances(component string) []OperandInstance {
 		claimed = co.Version(c.Component)
 	}
 	var image, version string
-	if d := s.Deployment(c.OperatorNamespace, c.OperatorDeployment); d != nil {
+	if d := s.staticPodOperatorDeployment(c); d != nil && d.RolledOut() {
 		image, version = d.Env("IMAGE"), d.Env("OPERAND_IMAGE_VERSION")
 	}
 	var out []OperandInstance
