@@ -10,12 +10,17 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/openshift-recover/recover/plan/payload"
 )
 
 // The CVO's identifiers (cluster-version-operator pkg/internal/constants.go).
@@ -416,31 +421,31 @@ func failingReason(err error) string {
 	return ""
 }
 
-// applyOrdered applies rel in Updating mode: run level after run level
-// (byNumberAndComponent), the components of a level in parallel and each
-// component's manifests in order, waiting after each manifest for what the CVO
-// waits for. It reports whether every manifest was applied and healthy.
+// applyOrdered applies rel in Updating mode, in plan/payload's rendering of the
+// CVO's ByNumberAndComponent order: stage after stage, the groups (components) of a
+// stage in parallel and each group's manifests in order, waiting after each
+// manifest for what the CVO waits for. It reports whether every manifest was
+// applied and healthy.
 func (c *cvo) applyOrdered(ctx context.Context, rel *Release, pass int) (bool, error) {
-	levels := byNumberAndComponent(rel.Manifests)
 	total := len(rel.Manifests)
 	var done atomic.Int64
 	cv, err := c.getClusterVersion(ctx)
 	if err != nil {
 		return false, nil
 	}
-	for _, level := range levels {
+	for _, stage := range rel.Payload.Order.Stages {
 		c.progress(ctx, rel, int(done.Load()), total, "", nil)
-		errs := make([]error, len(level))
+		errs := make([]error, len(stage.Groups))
 		sem := make(chan struct{}, cvoWorkers)
 		var wg sync.WaitGroup
-		for i, ch := range level {
+		for i, g := range stage.Groups {
 			wg.Add(1)
 			sem <- struct{}{}
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				for _, m := range ch.Manifests {
-					if err := c.applyTask(ctx, rel, cv, m, ModeUpdating, pass, true, func(waiting string, failing error) {
+				for _, m := range g.Manifests {
+					if err := c.applyTask(ctx, rel, cv.UID, m, ModeUpdating, pass, true, func(waiting string, failing error) {
 						c.progress(ctx, rel, int(done.Load()), total, waiting, failing)
 					}); err != nil {
 						errs[i] = err
@@ -461,22 +466,19 @@ func (c *cvo) applyOrdered(ctx context.Context, rel *Release, pass int) (bool, e
 }
 
 // applyFlattened applies rel in Reconciling (shuffled) or Initializing (payload
-// order) mode: every component chunk on its own, with no order between them; a
-// chunk stops at its first failure and the others go on. It reports whether every
-// manifest was applied and healthy.
+// order) mode: every group on its own, with no order between them; a group stops
+// at its first failure and the others go on. It reports whether every manifest was
+// applied and healthy.
 func (c *cvo) applyFlattened(ctx context.Context, rel *Release, mode string, pass int) (bool, error) {
-	chunks := flattenByNumberAndComponent(rel.Manifests)
-	if mode == ModeReconciling {
-		chunks = permuteChunks(chunks, c.s.seed, pass)
-	}
+	groups := flattenedOrder(rel.Payload.Order, mode == ModeReconciling, c.s.seed, pass)
 	cv, err := c.getClusterVersion(ctx)
 	if err != nil {
 		return false, nil
 	}
 	ok := true
-	for _, ch := range chunks {
-		for _, m := range ch.Manifests {
-			if err := c.applyTask(ctx, rel, cv, m, mode, pass, false, nil); err != nil {
+	for _, g := range groups {
+		for _, m := range g.Manifests {
+			if err := c.applyTask(ctx, rel, cv.UID, m, mode, pass, false, nil); err != nil {
 				if errors.Is(err, errRetarget) || ctx.Err() != nil {
 					return false, err
 				}
@@ -499,7 +501,7 @@ func (e *coNotReady) Error() string { return e.msg }
 // ClusterOperator reports the manifest's versions, Available and not Degraded; a
 // CRD is Established; a Deployment or DaemonSet has rolled out. With wait, it
 // polls until the check passes; without, one failed check fails the task.
-func (c *cvo) applyTask(ctx context.Context, rel *Release, cv *configv1.ClusterVersion, m Manifest, mode string, pass int, wait bool, report func(waiting string, failing error)) error {
+func (c *cvo) applyTask(ctx context.Context, rel *Release, cvUID types.UID, m *payload.Manifest, mode string, pass int, wait bool, report func(waiting string, failing error)) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -507,39 +509,43 @@ func (c *cvo) applyTask(ctx context.Context, rel *Release, cv *configv1.ClusterV
 		return errRetarget
 	}
 	ref := &ManifestRef{Mode: mode, Version: rel.Version, File: m.File, RunLevel: m.RunLevel, Component: m.Component, Pass: pass}
-	if m.Object.GetKind() == "ClusterOperator" && m.Object.GroupVersionKind().Group == configv1.GroupName {
+	if m.Kind == "ClusterOperator" && m.Group == configv1.GroupName {
 		if err := c.precreate(ctx, m); err != nil {
 			return err
 		}
-		c.s.rec.record("cvo", "Applied", m.String(), "waiting for it to report the release", ref)
+		c.s.rec.record("cvo", "Applied", manifestName(m), "waiting for it to report the release", ref)
 		return c.check(ctx, wait, report, func() error { return c.clusterOperatorReady(ctx, m) })
 	}
-	result, err := c.s.applyManifest(ctx, m, cv)
+	result, err := c.s.applyManifest(ctx, m, cvUID)
 	if err != nil {
 		if ctx.Err() == nil {
-			c.s.rec.record("cvo", "ApplyFailed", m.String(), err.Error(), ref)
+			c.s.rec.record("cvo", "ApplyFailed", manifestName(m), err.Error(), ref)
 		}
 		if !wait {
 			return err
 		}
 		// The CVO retries failed tasks with backoff; so does the simulator.
-		return c.check(ctx, true, report, func() error {
-			result, err = c.s.applyManifest(ctx, m, cv)
+		if err := c.check(ctx, true, report, func() error {
+			result, err = c.s.applyManifest(ctx, m, cvUID)
 			return err
-		})
+		}); err != nil {
+			return err
+		}
 	}
-	c.s.rec.record("cvo", "Applied", m.String(), string(result), ref)
+	c.s.rec.record("cvo", "Applied", manifestName(m), result.Done(), ref)
 	if m.Delete {
 		return nil
 	}
-	switch m.Object.GroupVersionKind().GroupKind().String() {
+	switch m.Kind + "." + m.Group {
 	case "CustomResourceDefinition.apiextensions.k8s.io":
 		return c.check(ctx, wait, report, func() error { return c.crdEstablished(ctx, m) })
 	case "Deployment.apps", "DaemonSet.apps":
-		if result == applyUnchanged && !wait {
+		if !result.Mutates() && !wait {
 			return nil
 		}
 		return c.check(ctx, wait, report, func() error { return c.workloadRolledOut(ctx, m) })
+	case "Job.batch":
+		return c.check(ctx, wait, report, func() error { return c.jobSucceeded(ctx, m) })
 	}
 	return nil
 }
@@ -570,12 +576,12 @@ func (c *cvo) check(ctx context.Context, wait bool, report func(string, error), 
 
 // precreate creates a ClusterOperator the payload declares and the cluster lacks,
 // without status, so that it can be reported on (PrecreatingPayload).
-func (c *cvo) precreate(ctx context.Context, m Manifest) error {
+func (c *cvo) precreate(ctx context.Context, m *payload.Manifest) error {
 	cos := c.s.config.ConfigV1().ClusterOperators()
-	if _, err := cos.Get(ctx, m.Object.GetName(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := cos.Get(ctx, m.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		return nil
 	}
-	co := &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: m.Object.GetName(), Annotations: m.Object.GetAnnotations(), Labels: m.Object.GetLabels()}}
+	co := &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: m.Name, Annotations: m.Object.GetAnnotations(), Labels: m.Object.GetLabels()}}
 	if _, err := cos.Create(ctx, co, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
@@ -584,8 +590,8 @@ func (c *cvo) precreate(ctx context.Context, m Manifest) error {
 
 // clusterOperatorReady is the CVO's checkOperatorHealth: every version the manifest
 // declares is reported, Available=True, Degraded not True.
-func (c *cvo) clusterOperatorReady(ctx context.Context, m Manifest) error {
-	name := m.Object.GetName()
+func (c *cvo) clusterOperatorReady(ctx context.Context, m *payload.Manifest) error {
+	name := m.Name
 	want := &configv1.ClusterOperator{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m.Object.Object, want); err != nil {
 		return err
@@ -616,17 +622,9 @@ func (c *cvo) clusterOperatorReady(ctx context.Context, m Manifest) error {
 }
 
 // crdEstablished checks that the manifest's CRD is Established.
-func (c *cvo) crdEstablished(ctx context.Context, m Manifest) error {
-	client, _, err := c.s.resourceFor(m.Object)
+func (c *cvo) crdEstablished(ctx context.Context, m *payload.Manifest) error {
+	crd, err := c.s.crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, m.Name, metav1.GetOptions{})
 	if err != nil {
-		return err
-	}
-	u, err := client.Get(ctx, m.Object.GetName(), metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, crd); err != nil {
 		return err
 	}
 	for _, cond := range crd.Status.Conditions {
@@ -640,9 +638,9 @@ func (c *cvo) crdEstablished(ctx context.Context, m Manifest) error {
 // workloadRolledOut checks a Deployment or DaemonSet the way the CVO's resource
 // builders do: the controller observed the generation and every replica is
 // updated and available.
-func (c *cvo) workloadRolledOut(ctx context.Context, m Manifest) error {
-	ns, name := m.Object.GetNamespace(), m.Object.GetName()
-	if m.Object.GetKind() == "Deployment" {
+func (c *cvo) workloadRolledOut(ctx context.Context, m *payload.Manifest) error {
+	ns, name := m.Namespace, m.Name
+	if m.Kind == "Deployment" {
 		d, err := c.s.kube.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -665,4 +663,21 @@ func (c *cvo) workloadRolledOut(ctx context.Context, m Manifest) error {
 		return fmt.Errorf("daemonset %s/%s is not available: %d of %d updated, %d available", ns, name, st.UpdatedNumberScheduled, st.DesiredNumberScheduled, st.NumberAvailable)
 	}
 	return nil
+}
+
+// jobSucceeded checks that the manifest's Job completed; the CVO waits for Jobs.
+func (c *cvo) jobSucceeded(ctx context.Context, m *payload.Manifest) error {
+	j, err := c.s.kube.BatchV1().Jobs(m.Namespace).Get(ctx, m.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	for _, cond := range j.Status.Conditions {
+		if cond.Type == batchv1.JobComplete && cond.Status == corev1.ConditionTrue {
+			return nil
+		}
+		if cond.Type == batchv1.JobFailed && cond.Status == corev1.ConditionTrue {
+			return fmt.Errorf("job %s/%s failed: %s", m.Namespace, m.Name, cond.Message)
+		}
+	}
+	return fmt.Errorf("job %s/%s has not completed (%d succeeded)", m.Namespace, m.Name, j.Status.Succeeded)
 }

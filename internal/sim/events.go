@@ -35,9 +35,10 @@ type ManifestRef struct {
 	Mode string
 	// Version is the release the manifest belongs to.
 	Version string
-	// File is the payload file name, RunLevel and Component its parsed prefix.
+	// File is the payload file name, RunLevel ("20") and Component its parsed
+	// prefix (empty when the name has none).
 	File      string
-	RunLevel  int
+	RunLevel  string
 	Component string
 	// Pass counts the CVO's passes over the payload, from 1.
 	Pass int

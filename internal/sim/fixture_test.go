@@ -96,31 +96,93 @@ func (o testOperator) deployment(version string) *appsv1.Deployment {
 	}
 }
 
-// testRelease builds the fixture's payload for version, in payload order.
-func testRelease(version, kube string) *Release {
-	r := &Release{Version: version, Image: releaseImage(version), Kubernetes: kube}
-	add := func(file string, obj runtime.Object) {
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-		if err != nil {
-			panic(err)
+// includeAnnotation puts a manifest in the default cluster profile.
+var includeAnnotation = map[string]string{"include.release.openshift.io/self-managed-high-availability": "true"}
+
+// writeRelease writes the fixture's payload for version in `oc adm release
+// extract` layout under dir and returns its directory.
+func writeRelease(t *testing.T, dir, version, kube string) string {
+	t.Helper()
+	root := filepath.Join(dir, version)
+	put := func(sub, file string, obj any) {
+		t.Helper()
+		var data []byte
+		switch o := obj.(type) {
+		case string:
+			data = []byte(o)
+		default:
+			m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := &unstructured.Unstructured{Object: m}
+			unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+			if u.GetKind() != "" {
+				ann := u.GetAnnotations()
+				if ann == nil {
+					ann = map[string]string{}
+				}
+				for k, v := range includeAnnotation {
+					ann[k] = v
+				}
+				u.SetAnnotations(ann)
+			}
+			if data, err = yaml.Marshal(u.Object); err != nil {
+				t.Fatal(err)
+			}
 		}
-		u := &unstructured.Unstructured{Object: m}
-		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-		level, comp := parseRunLevel(file)
-		r.Manifests = append(r.Manifests, Manifest{File: file, RunLevel: level, Component: comp, Object: u})
+		path := filepath.Join(root, sub, file)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+	put("release-manifests", "release-metadata", fmt.Sprintf(`{"kind": "cincinnati-metadata-v0", "version": %q}`, version))
+	put("release-manifests", "image-references", fmt.Sprintf("apiVersion: image.openshift.io/v1\nkind: ImageStream\nmetadata:\n  name: %s\nspec:\n  tags:\n  - name: hyperkube\n    from:\n      kind: DockerImage\n      name: %s\n", version, componentImage("hyperkube", version)))
+	// The CVO's own Deployment is a template, as in real payloads.
+	put("manifests", "0000_00_cluster-version-operator_03_deployment.yaml", `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: cluster-version-operator
+  namespace: openshift-cluster-version
+  annotations:
+    include.release.openshift.io/self-managed-high-availability: "true"
+spec:
+  selector:
+    matchLabels:
+      k8s-app: cluster-version-operator
+  strategy:
+    type: Recreate
+  template:
+    metadata:
+      labels:
+        k8s-app: cluster-version-operator
+    spec:
+      containers:
+      - name: cluster-version-operator
+        image: '{{.ReleaseImage}}'
+        args: ["start", "--release-image={{.ReleaseImage}}"]
+      nodeSelector:
+        node-role.kubernetes.io/master: ""
+      tolerations:
+      - key: node-role.kubernetes.io/master
+        operator: Exists
+        effect: NoSchedule
+`)
 	for _, o := range testOperators {
 		prefix := fmt.Sprintf("0000_%02d_%s_", o.runLevel, o.component)
-		add(prefix+"00_namespace.yaml", &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: o.namespace}})
-		add(prefix+"01_config.yaml", &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Name: o.name + "-config", Namespace: o.namespace}, Data: map[string]string{"version": version}})
-		add(prefix+"06_deployment.yaml", o.deployment(version))
-		add(prefix+"07_clusteroperator.yaml", &configv1.ClusterOperator{
+		put("release-manifests", prefix+"00_namespace.yaml", &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: o.namespace}})
+		put("release-manifests", prefix+"01_config.yaml", &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Name: o.name + "-config", Namespace: o.namespace}, Data: map[string]string{"version": version}})
+		put("release-manifests", prefix+"06_deployment.yaml", o.deployment(version))
+		put("release-manifests", prefix+"07_clusteroperator.yaml", &configv1.ClusterOperator{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "config.openshift.io/v1", Kind: "ClusterOperator"},
 			ObjectMeta: metav1.ObjectMeta{Name: o.co},
 			Status:     configv1.ClusterOperatorStatus{Versions: o.versions(version, kube)},
 		})
 	}
-	return r
+	return root
 }
 
 // fixture is a cluster to write in must-gather layout.
@@ -328,13 +390,15 @@ func (f *fixture) write(t *testing.T) string {
 		Spec: corev1.PodSpec{NodeName: "master-0", Containers: []corev1.Container{{Name: "dns-operator", Image: "x"}}},
 	}))
 
-	// The scenario file.
+	// The payloads, and the scenario file.
+	writeRelease(t, filepath.Join(dir, "releases"), oldVersion, oldKube)
+	writeRelease(t, filepath.Join(dir, "releases"), newVersion, newKube)
 	scn := map[string]any{
 		"apiVersion": ScenarioAPIVersion, "kind": ScenarioKind,
 		"description": "test fixture",
 		"releases": []map[string]any{
-			{"version": oldVersion, "image": releaseImage(oldVersion), "kubernetes": oldKube},
-			{"version": newVersion, "image": releaseImage(newVersion), "kubernetes": newKube},
+			{"version": oldVersion, "image": releaseImage(oldVersion), "payload": "releases/" + oldVersion},
+			{"version": newVersion, "image": releaseImage(newVersion), "payload": "releases/" + newVersion},
 		},
 		"timing": f.timing,
 	}

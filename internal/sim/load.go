@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/internal/kubetest"
 )
 
@@ -156,9 +158,10 @@ func (l *loader) create(ctx context.Context, o sourcedObject) error {
 	s := l.s
 	key := keyOf(o.Object)
 	gvk := o.Object.GroupVersionKind()
-	mapping, err := s.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	mapping, err := s.mapper.Mapping(gvk)
 	if err != nil {
-		if meta.IsNoMatchError(err) {
+		var unknown *resource.UnknownKindError
+		if errors.As(err, &unknown) {
 			l.skipped++
 			s.rec.record("loader", "Skipped", key.String(), "the API server does not serve "+gvk.String(), nil)
 			return nil

@@ -7,41 +7,28 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/openshift-recover/recover/plan/payload"
 )
 
-// Release is a release as the fake controllers use it: its identity and its
-// payload's manifests, filtered and rendered for this cluster, in payload order.
+// Release is a release as the fake controllers use it: its identity and, when the
+// scenario has its payload, the payload loaded by plan/payload (filtered for the
+// cluster profile and rendered with the release image).
 type Release struct {
 	Version string
 	Image   string
 	// Kubernetes is the release's Kubernetes version without the "v" (1.17.1).
 	Kubernetes string
-	// Manifests are the payload's manifests in payload order (file name, then
-	// document); nil for a release without a payload.
-	Manifests []Manifest
+	// Payload is nil for a release without a payload.
+	Payload *payload.Payload
+	// Manifests are the included manifests in payload order.
+	Manifests []*payload.Manifest
 }
 
-// Manifest is one payload manifest.
-type Manifest struct {
-	// File is the payload file name; Index the document's position in it.
-	File  string
-	Index int
-	// RunLevel and Component are parsed from File (0000_<level>_<component>_...);
-	// RunLevel is -1 and Component "" for a file that does not follow the pattern.
-	RunLevel  int
-	Component string
-	Object    *unstructured.Unstructured
-	// CreateOnly is release.openshift.io/create-only=true; Delete is
-	// release.openshift.io/delete=true.
-	CreateOnly bool
-	Delete     bool
-}
-
-// String names the manifest for events.
-func (m Manifest) String() string {
-	return fmt.Sprintf("%s %s", m.Object.GetKind(), namespacedName(m.Object.GetNamespace(), m.Object.GetName()))
+// manifestName names a manifest's object for events: "Deployment ns/name".
+func manifestName(m *payload.Manifest) string {
+	return m.Kind + " " + namespacedName(m.Namespace, m.Name)
 }
 
 func namespacedName(ns, name string) string {
@@ -55,7 +42,7 @@ func namespacedName(ns, name string) string {
 // of the release declares, and whether the payload has that manifest.
 func (r *Release) clusterOperatorVersions(name string) ([]configv1.OperandVersion, bool) {
 	for _, m := range r.Manifests {
-		if m.Object.GetKind() != "ClusterOperator" || m.Object.GetName() != name {
+		if m.Kind != "ClusterOperator" || m.Group != configv1.GroupName || m.Name != name {
 			continue
 		}
 		co := &configv1.ClusterOperator{}
@@ -71,8 +58,8 @@ func (r *Release) clusterOperatorVersions(name string) ([]configv1.OperandVersio
 func (r *Release) clusterOperators() []string {
 	var names []string
 	for _, m := range r.Manifests {
-		if m.Object.GetKind() == "ClusterOperator" && !m.Delete {
-			names = append(names, m.Object.GetName())
+		if m.Kind == "ClusterOperator" && m.Group == configv1.GroupName && !m.Delete {
+			names = append(names, m.Name)
 		}
 	}
 	return names
@@ -84,13 +71,13 @@ func (r *Release) clusterOperators() []string {
 func (r *Release) operatorsOf() map[string][]string {
 	byComponent := map[string][]string{}
 	for _, m := range r.Manifests {
-		if m.Object.GetKind() == "ClusterOperator" && m.Component != "" {
-			byComponent[m.Component] = append(byComponent[m.Component], m.Object.GetName())
+		if m.Kind == "ClusterOperator" && m.Group == configv1.GroupName && m.Component != "" {
+			byComponent[m.Component] = append(byComponent[m.Component], m.Name)
 		}
 	}
 	out := map[string][]string{}
 	for _, m := range r.Manifests {
-		if m.Object.GetKind() != "Deployment" || m.Component == "" || m.Delete {
+		if m.Kind != "Deployment" || m.Group != "apps" || m.Component == "" || m.Delete {
 			continue
 		}
 		d := &appsv1.Deployment{}
@@ -141,9 +128,8 @@ func kubeVersionOf(r *Release) string {
 	return ""
 }
 
-// payloadLoader loads a release payload directory. It is a variable so that the
-// payload package's loader plugs in in one place.
-type payloadLoader func(dir string, ref ReleaseRef) ([]Manifest, error)
+// payloadLoader loads a release payload directory.
+type payloadLoader func(dir string, ref ReleaseRef) (*payload.Payload, error)
 
 // releaseSet loads the scenario's releases on first use and caches them.
 type releaseSet struct {
@@ -185,13 +171,13 @@ func (rs *releaseSet) byVersion(version string) (*Release, error) {
 	}
 	r := &Release{Version: ref.Version, Image: ref.Image, Kubernetes: strings.TrimPrefix(ref.Kubernetes, "v")}
 	if ref.Payload != "" {
-		ms, err := rs.load(rs.scn.Path(ref.Payload), ref)
+		p, err := rs.load(rs.scn.Path(ref.Payload), ref)
 		if err != nil {
-			err = fmt.Errorf("loading the payload of %s from %s: %w", ref.Version, rs.scn.Path(ref.Payload), err)
+			err = fmt.Errorf("loading the payload of %s: %w", ref.Version, err)
 			rs.errs[version] = err
 			return nil, err
 		}
-		r.Manifests = ms
+		r.Payload, r.Manifests = p, p.Included()
 		if r.Kubernetes == "" {
 			r.Kubernetes = kubeVersionOf(r)
 		}

@@ -9,11 +9,12 @@ import (
 
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	mcfgclient "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
-	"k8s.io/client-go/discovery/cached/memory"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
+
+	"github.com/openshift-recover/recover/apply/resource"
 )
 
 // Options tune a simulator beyond its scenario.
@@ -40,7 +41,8 @@ type Sim struct {
 	dyn    dynamic.Interface
 	config configclient.Interface
 	mcfg   mcfgclient.Interface
-	mapper *restmapper.DeferredDiscoveryRESTMapper
+	crds   apiextensionsclient.Interface
+	mapper *resource.Mapper
 
 	rec      *recorder
 	faults   *faultSet
@@ -82,6 +84,10 @@ func New(cfg *rest.Config, scn *Scenario, opts Options) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
+	crds, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	timing := scn.Timing
 	if opts.Timing != nil {
 		timing = *opts.Timing
@@ -106,7 +112,8 @@ func New(cfg *rest.Config, scn *Scenario, opts Options) (*Sim, error) {
 		dyn:      dyn,
 		config:   config,
 		mcfg:     mcfg,
-		mapper:   restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(kube.Discovery())),
+		crds:     crds,
+		mapper:   resource.NewMapper(kube.Discovery()),
 		rec:      newRecorder(opts.Out),
 		faults:   newFaultSet(faults),
 		releases: newReleaseSet(scn),

@@ -51,8 +51,6 @@ func newHarness(t *testing.T, f *fixture, opts Options, noStart bool) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.releases.add(testRelease(oldVersion, oldKube))
-	s.releases.add(testRelease(newVersion, newKube))
 	if err := s.Load(ctx); err != nil {
 		t.Fatalf("loading the fixture: %v", err)
 	}
