@@ -182,4 +182,3 @@ func TestFaultValidation(t *testing.T) {
 		t.Errorf("a complete fault is valid: %v", err)
 	}
 }
-
