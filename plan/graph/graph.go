@@ -17,18 +17,18 @@ func newGraph(nodes []Node, edges []Edge) *Graph {
 	}
 	g.out = make([][]int32, len(nodes))
 	g.in = make([][]int32, len(nodes))
+	from := make([]int32, len(edges))
+	to := make([]int32, len(edges))
 	for i, e := range edges {
 		f, t := g.index[e.From], g.index[e.To]
+		from[i], to[i] = int32(f), int32(t)
 		g.out[f] = append(g.out[f], int32(i))
 		g.in[t] = append(g.in[t], int32(i))
 	}
 	// Deterministic query results: neighbours in version order.
-	less := func(a, b int32, key func(Edge) string) int {
-		return g.nodes[g.index[key(g.edges[a])]].semver.Compare(g.nodes[g.index[key(g.edges[b])]].semver)
-	}
 	for i := range g.out {
-		slices.SortFunc(g.out[i], func(a, b int32) int { return less(a, b, func(e Edge) string { return e.To }) })
-		slices.SortFunc(g.in[i], func(a, b int32) int { return less(a, b, func(e Edge) string { return e.From }) })
+		slices.SortFunc(g.out[i], func(a, b int32) int { return g.nodes[to[a]].semver.Compare(g.nodes[to[b]].semver) })
+		slices.SortFunc(g.in[i], func(a, b int32) int { return g.nodes[from[a]].semver.Compare(g.nodes[from[b]].semver) })
 	}
 	return g
 }

@@ -1,0 +1,55 @@
+package payload
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// BenchmarkDecodeRealPayloadYAML is the baseline: read every manifest file of the
+// real 4.4 payload and decode each document with sigs.k8s.io/yaml.
+func BenchmarkDecodeRealPayloadYAML(b *testing.B) {
+	dir := realPayload(b, "payload-release-4.4")
+	var files [][]byte
+	var total int64
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && hasManifestExtension(d.Name()) && strings.Contains(path, "manifests") {
+			data, _ := os.ReadFile(path)
+			files = append(files, data)
+			total += int64(len(data))
+		}
+		return nil
+	})
+	b.SetBytes(total)
+	for b.Loop() {
+		for _, f := range files {
+			for _, d := range splitYAML(f) {
+				var v any
+				_ = yaml.Unmarshal(d.data, &v) // templates in manifests/ may not parse; the cost counts
+			}
+		}
+	}
+}
+
+// BenchmarkLoadRealPayload loads, renders, decides and orders the real 4.4 payload
+// (file reads included).
+func BenchmarkLoadRealPayload(b *testing.B) {
+	dir := realPayload(b, "payload-release-4.4")
+	for b.Loop() {
+		if _, err := LoadDir(dir, Options{Version: "4.4.0"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLoadExamplePayload(b *testing.B) {
+	for b.Loop() {
+		if _, err := LoadDir(filepath.Join(exampleReleases, "4.4.4"), Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
