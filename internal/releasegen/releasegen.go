@@ -333,16 +333,7 @@ func (g *gen) cvo() {
 			},
 		},
 	})
-	role := map[string]any{
-		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": meta("prometheus-k8s", ns, ann()),
-		"rules": []any{map[string]any{"apiGroups": []string{""}, "resources": []string{"services", "endpoints", "pods"}, "verbs": []string{"get", "list", "watch"}}},
-	}
-	binding := map[string]any{
-		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": meta("prometheus-k8s", ns, ann()),
-		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "prometheus-k8s"},
-		"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "prometheus-k8s", "namespace": "openshift-monitoring"}},
-	}
-	g.file("manifests/0000_90_cluster-version-operator_01_prometheusrole.yaml", role, binding)
+	g.file("manifests/0000_90_cluster-version-operator_01_prometheusrole.yaml", prometheusRBAC(ns)...)
 	// The real payload really names this file 0001_00_: it matches no run-level and
 	// keeps its place.
 	g.file("manifests/0001_00_cluster-version-operator_03_service.yaml", map[string]any{
@@ -504,7 +495,11 @@ func (g *gen) machineConfig() {
 }
 
 func (g *gen) level90() {
-	const ns = "openshift-kube-apiserver-operator"
+	g.rel("0000_90_kube-apiserver-operator_01_prometheusrole.yaml", prometheusRBAC("openshift-kube-apiserver-operator")...)
+}
+
+// prometheusRBAC lets the in-cluster Prometheus scrape a namespace.
+func prometheusRBAC(ns string) []map[string]any {
 	role := map[string]any{
 		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": meta("prometheus-k8s", ns, ann()),
 		"rules": []any{map[string]any{"apiGroups": []string{""}, "resources": []string{"services", "endpoints", "pods"}, "verbs": []string{"get", "list", "watch"}}},
@@ -514,5 +509,5 @@ func (g *gen) level90() {
 		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "prometheus-k8s"},
 		"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "prometheus-k8s", "namespace": "openshift-monitoring"}},
 	}
-	g.rel("0000_90_kube-apiserver-operator_01_prometheusrole.yaml", role, binding)
+	return []map[string]any{role, binding}
 }
