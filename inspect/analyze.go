@@ -163,6 +163,7 @@ func (a *analysis) notCollected() {
 		if r.Namespace != "" {
 			f.Details["namespace"] = r.Namespace
 		}
+		f.Evidence = append(f.Evidence, reality(fmt.Sprintf("%s: %s", r.State, firstNonEmpty(r.Reason, "no reason recorded")), "resource/"+r.Key()))
 		for _, from := range r.From {
 			f.Evidence = append(f.Evidence, reality("looked in "+from, ""))
 		}
@@ -294,14 +295,16 @@ func (a *analysis) mixedAgainst(version string) ([]Evidence, []string) {
 	var behind []string
 	for _, co := range s.ClusterOperators {
 		f := s.OperatorVersion(co.Name)
-		v := f.Version()
-		if v == "" || v == version {
-			if f.Contradicted() && f.Claimed == version {
-				ev = append(ev, reality(fmt.Sprintf("clusteroperator/%s claims %s but %s", co.Name, f.Claimed, f.Method), "clusteroperator/"+co.Name))
+		switch {
+		case f.Claimed != "" && f.Claimed != version:
+			at := co.Name + "@" + f.Claimed
+			if f.Verified != "" && f.Verified != f.Claimed {
+				at += " (operator runs " + f.Verified + ")"
 			}
-			continue
+			behind = append(behind, at)
+		case f.Verified != "" && f.Verified != version:
+			behind = append(behind, fmt.Sprintf("%s@%s (claims %s)", co.Name, f.Verified, f.Claimed))
 		}
-		behind = append(behind, co.Name+"@"+v)
 	}
 	if len(behind) > 0 {
 		ev = append(ev, reality(fmt.Sprintf("%d clusteroperator(s) not at %s: %s", len(behind), version, strings.Join(behind, ", ")), "clusteroperators status.versions / operator Deployments"))
