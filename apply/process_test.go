@@ -1,0 +1,219 @@
+package apply_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/internal/applytest"
+	"github.com/openshift-recover/recover/internal/kubetest"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// recoverBinary builds cmd/recover once for the package's process tests.
+func recoverBinary(t testing.TB) string {
+	t.Helper()
+	binOnce.Do(func() {
+		root, err := kubetest.RepoRoot()
+		if err != nil {
+			binErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "recover-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "recover")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/recover")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("building cmd/recover: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+var (
+	refOnce  sync.Once
+	refState map[string]any
+)
+
+// referenceState is the final state of an uninterrupted run of the full plan.
+func referenceState(t testing.TB, ctx context.Context, c *applytest.Cluster) map[string]any {
+	t.Helper()
+	refOnce.Do(func() {
+		b, sc := applytest.FullPlan("pref")
+		prepareScenario(t, ctx, c, sc)
+		if res, events := run(t, ctx, b.Plan(), defaults(t)); res.Outcome != apply.OutcomeCompleted {
+			t.Fatalf("uninterrupted run: %s\n%s", res.Message, dump(events))
+		}
+		refState = finalState(t, ctx, c, sc)
+		if err := c.Reset(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if refState == nil {
+		t.Fatal("no reference state")
+	}
+	return refState
+}
+
+// startRecover runs the recover binary and streams its JSON events to onEvent.
+func startRecover(t testing.TB, onEvent func(map[string]any), args ...string) (*exec.Cmd, <-chan error, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(recoverBinary(t), append([]string{"--kubeconfig", env.Kubeconfig}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			var ev map[string]any
+			if json.Unmarshal(sc.Bytes(), &ev) == nil && onEvent != nil {
+				onEvent(ev)
+			}
+		}
+		done <- cmd.Wait()
+	}()
+	return cmd, done, &stderr
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+func stepOf(ev map[string]any) string {
+	if s, ok := ev["step"].(map[string]any); ok {
+		id, _ := s["id"].(string)
+		return id
+	}
+	return ""
+}
+
+// TestKilledAndInterruptedProcessesResume runs the real recover binary, stops it
+// with kill -9 and with SIGINT at randomly chosen steps, resumes it with
+// --resume, and compares the final state with an uninterrupted run's.
+func TestKilledAndInterruptedProcessesResume(t *testing.T) {
+	c, ctx := setup(t)
+	want := referenceState(t, ctx, c)
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewPCG(uint64(seed), 11))
+	t.Logf("seed %d", seed)
+	for i, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT} {
+		if err := c.Reset(ctx); err != nil {
+			t.Fatal(err)
+		}
+		b, sc := applytest.FullPlan(fmt.Sprintf("proc%d", i))
+		prepareScenario(t, ctx, c, sc)
+		dir := t.TempDir()
+		planPath := b.Write(t, dir)
+		journalPath := filepath.Join(dir, "run.journal")
+		steps := b.Plan().Steps
+		stopAt := steps[rng.IntN(len(steps)-1)].ID
+		when := []string{"step-started", "applied", "waiting"}[rng.IntN(3)]
+		t.Logf("%v at %s of %s", sig, when, stopAt)
+		var once sync.Once
+		var cmd *exec.Cmd
+		signalled := make(chan struct{})
+		cmd, done, stderr := startRecover(t, func(ev map[string]any) {
+			typ, _ := ev["type"].(string)
+			// "waiting" only happens for gated steps: fall back to step-done.
+			if stepOf(ev) == stopAt && (typ == when || typ == "step-done") {
+				once.Do(func() {
+					_ = cmd.Process.Signal(sig)
+					close(signalled)
+				})
+			}
+		}, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json")
+		err := <-done
+		select {
+		case <-signalled:
+		default:
+			t.Fatalf("the run ended before step %s (exit %d): %s", stopAt, exitCode(err), stderr.String())
+		}
+		switch sig {
+		case syscall.SIGKILL:
+			if code := exitCode(err); code != -1 {
+				t.Fatalf("kill -9: exit %d", code)
+			}
+		case syscall.SIGINT:
+			if code := exitCode(err); code != 10 && code != 0 {
+				t.Fatalf("SIGINT: exit %d, want 10 (aborted, resumable): %s", code, stderr.String())
+			}
+			if exitCode(err) == 10 && (!strings.Contains(stderr.String(), "interrupted") || (stopAt != steps[0].ID && !strings.Contains(stderr.String(), "left DISABLED"))) {
+				t.Errorf("SIGINT: stderr should say the run was interrupted and the CVO is left disabled: %s", stderr.String())
+			}
+		}
+		j, err := journal.Load(journalPath)
+		if err != nil {
+			t.Fatalf("the journal must stay readable after %v: %v", sig, err)
+		}
+		if sig == syscall.SIGINT && j.State().LastStop == nil && !j.State().Finished {
+			t.Errorf("SIGINT: the journal should record the stop")
+		}
+
+		_, done, stderr = startRecover(t, nil, "apply", "--resume", journalPath, "--yes", "--events", "json")
+		if err := <-done; err != nil {
+			t.Fatalf("resume after %v: exit %d: %s", sig, exitCode(err), stderr.String())
+		}
+		got := finalState(t, ctx, c, sc)
+		if !reflect.DeepEqual(got, want) {
+			for k, v := range want {
+				if !reflect.DeepEqual(got[k], v) {
+					t.Errorf("%v: %s differs:\n got %v\nwant %v", sig, k, got[k], v)
+				}
+			}
+		}
+		assertAtMostOnce(t, journalPath, b.Plan())
+		if st := mustLoad(t, journalPath).State(); !st.Finished || st.CVO.Disabled {
+			t.Errorf("%v: journal after resume: finished %v, CVO %+v", sig, st.Finished, st.CVO)
+		}
+	}
+}
+
+func mustLoad(t testing.TB, path string) *journal.Journal {
+	t.Helper()
+	j, err := journal.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
