@@ -56,7 +56,7 @@ func TestPayloadCommand(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"release 4.4.4 (from release-metadata), rules library-go", "90 included in 7 stages, 1 excluded", "STEP  STAGE", "Job: barrier", "excluded  \"Default\" is required"} {
+	for _, want := range []string{"release 4.4.4 (from release-metadata), rules library-go", "91 included in 7 stages, 1 excluded", "STEP  STAGE", "Job: barrier", "excluded  \"Default\" is required"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q", want)
 		}

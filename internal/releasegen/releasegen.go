@@ -424,6 +424,8 @@ func (g *gen) simpleOperator(level, component, sep, ns, name, image, co string, 
 func (g *gen) level50() {
 	g.simpleOperator("50", "cluster-authentication-operator", "_", "openshift-authentication-operator", "authentication-operator",
 		"cluster-authentication-operator", "authentication", ann(), "IMAGE", g.r.ImageOf("oauth-server"))
+	// The operand namespace, where the legacy ConfigMap below lives.
+	g.rel("0000_50_cluster-authentication-operator_00_namespace.yaml", namespace("openshift-authentication-operator", ann()), namespace("openshift-authentication", ann()))
 	// A leftover of an older release that the CVO deletes.
 	g.rel("0000_50_cluster-authentication-operator_99_legacy-config.yaml", map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",

@@ -109,7 +109,7 @@ func TestPullExtractsVerifiesAndCaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Release.Version != "4.4.4" || p.ReleaseImage != pullSpec || p.Source != pullSpec || !strings.HasPrefix(p.Digest, "sha256:") || len(p.Included()) != 90 {
+	if p.Release.Version != "4.4.4" || p.ReleaseImage != pullSpec || p.Source != pullSpec || !strings.HasPrefix(p.Digest, "sha256:") || len(p.Included()) != 91 {
 		t.Fatalf("pulled payload: version %s image %s digest %s, %d included", p.Release.Version, p.ReleaseImage, p.Digest, len(p.Included()))
 	}
 	cvo := p.Find("apps", "Deployment", "openshift-cluster-version", "cluster-version-operator")
