@@ -11,9 +11,13 @@ import (
 
 // Object parses a YAML document into an object; it panics on bad YAML (test input).
 func Object(doc string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+	data, err := yaml.YAMLToJSON([]byte(doc))
+	if err != nil {
 		panic(fmt.Sprintf("applytest: bad YAML: %v\n%s", err, doc))
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		panic(fmt.Sprintf("applytest: not an object: %v\n%s", err, doc))
 	}
 	return u
 }

@@ -1,0 +1,143 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openshift-recover/recover/plan"
+)
+
+func obj(t *testing.T, doc string) *unstructured.Unstructured {
+	t.Helper()
+	data, err := yaml.YAMLToJSON([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestClusterOperatorGate(t *testing.T) {
+	g := &plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: "kube-apiserver", Versions: []plan.OperandVersion{{Name: "operator", Version: "4.4.4"}, {Name: "kube-apiserver", Version: "1.17.1"}}}
+	for _, tc := range []struct {
+		name, status string
+		met          bool
+		want         string
+	}{
+		{"met", `{versions: [{name: operator, version: 4.4.4}, {name: kube-apiserver, version: 1.17.1}], conditions: [{type: Available, status: "True"}, {type: Degraded, status: "False"}]}`, true, "Available, not Degraded"},
+		{"operand behind", `{versions: [{name: operator, version: 4.4.4}, {name: kube-apiserver, version: 1.16.2}], conditions: [{type: Available, status: "True"}, {type: Degraded, status: "False"}]}`, false, "kube-apiserver: 1.16.2 (want 1.17.1)"},
+		{"degraded", `{versions: [{name: operator, version: 4.4.4}, {name: kube-apiserver, version: 1.17.1}], conditions: [{type: Available, status: "True"}, {type: Degraded, status: "True", reason: NodeInstallerDegraded}]}`, false, "Degraded=True (NodeInstallerDegraded)"},
+		{"no conditions", `{versions: [{name: operator, version: 4.4.4}]}`, false, "Available=missing"},
+	} {
+		p := evalClusterOperator(g, obj(t, "{apiVersion: config.openshift.io/v1, kind: ClusterOperator, metadata: {name: kube-apiserver}, status: "+tc.status+"}"))
+		if p.Met != tc.met || !strings.Contains(p.Message, tc.want) {
+			t.Errorf("%s: met %v, message %q; want met %v containing %q", tc.name, p.Met, p.Message, tc.met, tc.want)
+		}
+	}
+	if p := evalClusterOperator(g, nil); p.Met || !strings.Contains(p.Message, "does not exist") {
+		t.Errorf("missing CO: %+v", p)
+	}
+}
+
+const kas = `{apiVersion: operator.openshift.io/v1, kind: KubeAPIServer, metadata: {name: cluster}, status: {latestAvailableRevision: 9, nodeStatuses: [{nodeName: master-0, currentRevision: 9}, {nodeName: master-1, currentRevision: 9}, {nodeName: master-2, currentRevision: %s}]}}`
+
+func mirror(t *testing.T, node, rev string, ready bool) *unstructured.Unstructured {
+	status := `"False"`
+	if ready {
+		status = `"True"`
+	}
+	return obj(t, `{apiVersion: v1, kind: Pod, metadata: {name: kube-apiserver-`+node+`, labels: {revision: "`+rev+`"}}, spec: {nodeName: `+node+`}, status: {phase: Running, conditions: [{type: Ready, status: `+status+`}]}}`)
+}
+
+func TestStaticPodsGateTrustsMirrorPodsNotClaims(t *testing.T) {
+	sp := &plan.StaticPodsGate{Resource: "kubeapiservers", Namespace: "openshift-kube-apiserver", PodPrefix: "kube-apiserver"}
+	nodes := []*unstructured.Unstructured{
+		obj(t, `{apiVersion: v1, kind: Node, metadata: {name: master-0, labels: {node-role.kubernetes.io/master: ""}}}`),
+		obj(t, `{apiVersion: v1, kind: Node, metadata: {name: master-1, labels: {node-role.kubernetes.io/control-plane: ""}}}`),
+		obj(t, `{apiVersion: v1, kind: Node, metadata: {name: master-2, labels: {node-role.kubernetes.io/master: ""}}}`),
+		obj(t, `{apiVersion: v1, kind: Node, metadata: {name: worker-0, labels: {node-role.kubernetes.io/worker: ""}}}`),
+	}
+	cr := func(claim string) *unstructured.Unstructured { return obj(t, strings.Replace(kas, "%s", claim, 1)) }
+	all9 := []*unstructured.Unstructured{mirror(t, "master-0", "9", true), mirror(t, "master-1", "9", true), mirror(t, "master-2", "9", true)}
+
+	if p := evalStaticPods(sp, nil, cr("9"), all9, nodes); !p.Met {
+		t.Fatalf("all at 9: %+v", p)
+	}
+	// Incident 2: the operator claims master-2 is at 9; its mirror pod runs 8.
+	behind := []*unstructured.Unstructured{all9[0], all9[1], mirror(t, "master-2", "8", true)}
+	p := evalStaticPods(sp, nil, cr("9"), behind, nodes)
+	if p.Met || len(p.Pending) != 1 || !strings.Contains(p.Pending[0], "master-2: mirror pod kube-apiserver-master-2 runs revision 8, latest is 9") || !strings.Contains(p.Pending[0], "claim is wrong") {
+		t.Fatalf("incident 2: %+v", p)
+	}
+	// The pod moved on but the operator has not recorded it: still pending.
+	p = evalStaticPods(sp, nil, cr("8"), all9, nodes)
+	if p.Met || !strings.Contains(p.Message, "nodeStatuses say currentRevision 8") {
+		t.Fatalf("claims lag: %+v", p)
+	}
+	// Not ready at the right revision.
+	p = evalStaticPods(sp, nil, cr("9"), []*unstructured.Unstructured{all9[0], all9[1], mirror(t, "master-2", "9", false)}, nodes)
+	if p.Met || !strings.Contains(p.Message, "not running and ready") {
+		t.Fatalf("not ready: %+v", p)
+	}
+	// A missing mirror pod.
+	p = evalStaticPods(sp, nil, cr("9"), all9[:2], nodes)
+	if p.Met || !strings.Contains(p.Message, "master-2: mirror pod kube-apiserver-master-2 not found") {
+		t.Fatalf("missing pod: %+v", p)
+	}
+}
+
+func TestCVOGates(t *testing.T) {
+	d0 := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: cluster-version-operator, namespace: openshift-cluster-version, generation: 2}, spec: {replicas: 0}, status: {observedGeneration: 2}}`)
+	pod := obj(t, `{apiVersion: v1, kind: Pod, metadata: {name: cluster-version-operator-abc}}`)
+	if p := evalCVOScaledDown(d0, []*unstructured.Unstructured{pod}); p.Met || !strings.Contains(p.Message, "cluster-version-operator-abc") {
+		t.Errorf("a pod left: %+v", p)
+	}
+	if p := evalCVOScaledDown(d0, nil); !p.Met {
+		t.Errorf("scaled down: %+v", p)
+	}
+	d1 := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: cluster-version-operator, generation: 3}, spec: {replicas: 1}, status: {observedGeneration: 3, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1, conditions: [{type: Available, status: "True"}]}}`)
+	cv := func(desired string) *unstructured.Unstructured {
+		return obj(t, `{apiVersion: config.openshift.io/v1, kind: ClusterVersion, metadata: {name: version, generation: 4}, spec: {clusterID: x, desiredUpdate: {version: 4.4.4, image: "img@sha256:44"}}, status: {observedGeneration: 4, desired: {version: v, image: "`+desired+`"}}}`)
+	}
+	if p := evalCVORunning(d1, cv("img@sha256:43")); p.Met || !strings.Contains(p.Message, "not the desired update 4.4.4") {
+		t.Errorf("CVO not acting yet: %+v", p)
+	}
+	if p := evalCVORunning(d1, cv("img@sha256:44")); !p.Met {
+		t.Errorf("CVO running: %+v", p)
+	}
+}
+
+func TestPoolGate(t *testing.T) {
+	pool := func(status string) *unstructured.Unstructured {
+		return obj(t, `{apiVersion: machineconfiguration.openshift.io/v1, kind: MachineConfigPool, metadata: {name: master, generation: 2}, status: `+status+`}`)
+	}
+	if p := evalPool("master", pool(`{observedGeneration: 2, machineCount: 3, updatedMachineCount: 3}`)); !p.Met {
+		t.Errorf("updated: %+v", p)
+	}
+	if p := evalPool("master", pool(`{observedGeneration: 2, machineCount: 3, updatedMachineCount: 1, degradedMachineCount: 1}`)); p.Met || !strings.Contains(p.Message, "1 of 3 machines updated") || !strings.Contains(p.Message, "1 machines degraded") {
+		t.Errorf("updating: %+v", p)
+	}
+	if p := evalPool("master", pool(`{observedGeneration: 1, machineCount: 3, updatedMachineCount: 3}`)); p.Met {
+		t.Errorf("not observed: %+v", p)
+	}
+}
+
+func TestKstatusGates(t *testing.T) {
+	crd := obj(t, `{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: widgets.example.com}, status: {conditions: [{type: NamesAccepted, status: "True"}, {type: Established, status: "False"}]}}`)
+	if p := evalKstatus("CRD", crd); p.Met {
+		t.Errorf("not established: %+v", p)
+	}
+	failed := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, generation: 1}, spec: {replicas: 1}, status: {observedGeneration: 1, conditions: [{type: Progressing, status: "False", reason: ProgressDeadlineExceeded}]}}`)
+	if p := evalKstatus("Deployment d", failed); p.Met || !p.Failed {
+		t.Errorf("deadline exceeded should fail the gate: %+v", p)
+	}
+	if p := evalDeleted("ConfigMap x", nil); !p.Met {
+		t.Errorf("gone: %+v", p)
+	}
+}

@@ -1,0 +1,80 @@
+package apply_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/internal/applytest"
+	"github.com/openshift-recover/recover/plan"
+)
+
+func TestValidatePlan(t *testing.T) {
+	cm := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"}}`
+	del := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n","annotations":{"release.openshift.io/delete":"true"}}}`
+	for _, tc := range []struct {
+		name string
+		edit func(b *applytest.Builder) *plan.Plan
+		want string
+	}{
+		{"valid", func(b *applytest.Builder) *plan.Plan {
+			return b.DisableCVO().Apply(cm, nil).SetDesiredUpdate().RestoreCVO().Plan()
+		}, ""},
+		{"change before disable", func(b *applytest.Builder) *plan.Plan { return b.Apply(cm, nil).DisableCVO().RestoreCVO().Plan() }, "before a disable-cvo step"},
+		{"no restore", func(b *applytest.Builder) *plan.Plan { return b.DisableCVO().Apply(cm, nil).Plan() }, "leave the CVO disabled"},
+		{"apply of a delete manifest", func(b *applytest.Builder) *plan.Plan { return b.DisableCVO().Apply(del, nil).RestoreCVO().Plan() }, "must be a delete step"},
+		{"delete without annotation", func(b *applytest.Builder) *plan.Plan { return b.DisableCVO().Delete(cm, nil).RestoreCVO().Plan() }, "not annotated"},
+		{"edited manifest", func(b *applytest.Builder) *plan.Plan {
+			p := b.DisableCVO().Apply(cm, nil).RestoreCVO().Plan()
+			p.Steps[1].Manifest.Object = []byte(del)
+			return p
+		}, "edited after it was made"},
+		{"image by tag", func(b *applytest.Builder) *plan.Plan {
+			p := b.DisableCVO().SetDesiredUpdate().RestoreCVO().Plan()
+			p.Steps[1].DesiredUpdate.Image = "quay.io/openshift-release-dev/ocp-release:4.4.4-x86_64"
+			return p
+		}, "image by digest"},
+		{"force without reason", func(b *applytest.Builder) *plan.Plan {
+			p := b.DisableCVO().SetDesiredUpdate().RestoreCVO().Plan()
+			p.Steps[1].DesiredUpdate.Force = true
+			return p
+		}, "forceReason"},
+		{"duplicate ids and unknown gate", func(b *applytest.Builder) *plan.Plan {
+			p := b.DisableCVO().Wait("x", &plan.Gate{Kind: "vibes"}).RestoreCVO().Plan()
+			p.Steps[2].ID = p.Steps[1].ID
+			return p
+		}, "duplicate step id"},
+		{"future major", func(b *applytest.Builder) *plan.Plan {
+			p := b.DisableCVO().RestoreCVO().Plan()
+			p.FormatVersion = "2.0"
+			return p
+		}, "not supported"},
+	} {
+		err := apply.ValidatePlan(tc.edit(applytest.NewPlan()))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestLoadPlanErrorsAreBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"apiVersion": "recover.openshift.io/v1alpha1", "kind": `), 0o644)
+	for _, path := range []string{bad, filepath.Join(dir, "missing.json")} {
+		_, _, err := apply.LoadPlan(path)
+		var e *apply.Error
+		if !errors.As(err, &e) || !e.BadInput() {
+			t.Errorf("%s: want bad input, got %v", path, err)
+		}
+	}
+	b, _ := applytest.FullPlan("load")
+	path := b.Write(t, dir)
+	p, digest, err := apply.LoadPlan(path)
+	if err != nil || len(p.Steps) != len(b.Plan().Steps) || !strings.HasPrefix(digest, "sha256:") {
+		t.Fatalf("round trip through an indented file: %v", err)
+	}
+}

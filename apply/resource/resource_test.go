@@ -1,0 +1,124 @@
+package resource
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openshift-recover/recover/plan"
+)
+
+func obj(t *testing.T, doc string) *unstructured.Unstructured {
+	t.Helper()
+	data, err := yaml.YAMLToJSON([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestRedactHashesSecretValues(t *testing.T) {
+	s := obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: s, annotations: {kubectl.kubernetes.io/last-applied-configuration: '{"data":{"k":"c2VjcmV0"}}'}}, data: {k: c2VjcmV0}, stringData: {p: plain}}`)
+	r := Redact(s)
+	text, _ := json.Marshal(r.Object)
+	for _, leak := range []string{"c2VjcmV0", "plain", "secret"} {
+		if strings.Contains(string(text), leak) {
+			t.Errorf("redacted secret still contains %q: %s", leak, text)
+		}
+	}
+	// sha256("secret"), the decoded value.
+	if !strings.Contains(string(text), "redacted sha256:2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b") {
+		t.Errorf("data values should be hashed after decoding: %s", text)
+	}
+	if s.Object["data"].(map[string]any)["k"] != "c2VjcmV0" {
+		t.Errorf("Redact must not modify its input")
+	}
+	d := Diff(obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: s}, data: {k: b2xk}}`), s)
+	if strings.Contains(d, "b2xk") || strings.Contains(d, "c2VjcmV0") || !strings.Contains(d, "redacted sha256:") {
+		t.Errorf("diff leaks: %s", d)
+	}
+	cm := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {k: visible}}`)
+	if !strings.Contains(Diff(nil, cm), "visible") {
+		t.Errorf("ConfigMap values are shown")
+	}
+}
+
+func TestMergeFollowsTheCVO(t *testing.T) {
+	a := &Applier{owner: Owner("cv-uid")}
+	live := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: n, labels: {a: live, keep: me}, annotations: {x: "1"}, resourceVersion: "5"}, spec: {replicas: 3, paused: true}, status: {replicas: 3}}`)
+	manifest := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: n, labels: {a: manifest}, annotations: {z: "2"}}, spec: {template: {}}}`)
+	c := &Change{manifest: manifest}
+	out := a.merge(c, live)
+	if l := out.GetLabels(); l["a"] != "manifest" || l["keep"] != "me" {
+		t.Errorf("labels must be added or overwritten, never removed: %v", l)
+	}
+	if an := out.GetAnnotations(); an["x"] != "1" || an["z"] != "2" {
+		t.Errorf("annotations: %v", an)
+	}
+	if r, _, _ := unstructured.NestedInt64(out.Object, "spec", "replicas"); r != 1 {
+		t.Errorf("a Deployment manifest without replicas defaults them to 1, got %d", r)
+	}
+	if _, found, _ := unstructured.NestedBool(out.Object, "spec", "paused"); found {
+		t.Errorf("spec is taken from the manifest, not merged with live")
+	}
+	if out.GetResourceVersion() != "5" {
+		t.Errorf("the update must carry the live resourceVersion")
+	}
+	refs := out.GetOwnerReferences()
+	if len(refs) != 1 || refs[0].Kind != "ClusterVersion" || refs[0].Controller == nil || !*refs[0].Controller {
+		t.Errorf("owner: %+v", refs)
+	}
+	c.opts.PreserveReplicas = true
+	if r, _, _ := unstructured.NestedInt64(a.merge(c, live).Object, "spec", "replicas"); r != 3 {
+		t.Errorf("PreserveReplicas keeps the live replicas, got %d", r)
+	}
+
+	// Another owner: no ClusterVersion reference; create-only: not controller.
+	owned := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}`)
+	owned.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "Namespace", Name: "x", UID: "other"}})
+	a.ensureOwner(owned, false)
+	if len(owned.GetOwnerReferences()) != 1 {
+		t.Errorf("an object owned by something else gets no ClusterVersion owner: %+v", owned.GetOwnerReferences())
+	}
+	plain := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}`)
+	a.ensureOwner(plain, true)
+	if r := plain.GetOwnerReferences(); len(r) != 1 || *r[0].Controller {
+		t.Errorf("create-only objects get a non-controller owner: %+v", r)
+	}
+}
+
+func TestDecodeChecksDigestAndIdentity(t *testing.T) {
+	raw := json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"}}`)
+	d, _ := ManifestDigest(raw)
+	indented := json.RawMessage("{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"ConfigMap\",\n  \"metadata\": {\"name\": \"c\", \"namespace\": \"n\"}\n}")
+	if d2, _ := ManifestDigest(indented); d2 != d {
+		t.Errorf("the digest must not depend on indentation")
+	}
+	m := &plan.Manifest{File: "f", APIVersion: "v1", Kind: "ConfigMap", Namespace: "n", Name: "c", Object: raw, Digest: d}
+	if _, err := Decode(m); err != nil {
+		t.Fatal(err)
+	}
+	edited := *m
+	edited.Object = json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"},"data":{"x":"y"}}`)
+	if _, err := Decode(&edited); err == nil || !strings.Contains(err.Error(), "edited") {
+		t.Errorf("an edited manifest must be refused: %v", err)
+	}
+	wrong := *m
+	wrong.Name = "other"
+	if _, err := Decode(&wrong); err == nil {
+		t.Errorf("identity mismatch must be refused")
+	}
+	tmpl := json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"},"data":{"i":"{{.ReleaseImage}}"}}`)
+	td, _ := ManifestDigest(tmpl)
+	if _, err := Decode(&plan.Manifest{APIVersion: "v1", Kind: "ConfigMap", Namespace: "n", Name: "c", Object: tmpl, Digest: td}); err == nil || !strings.Contains(err.Error(), "template") {
+		t.Errorf("unrendered templates must be refused: %v", err)
+	}
+}
