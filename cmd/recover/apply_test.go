@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/internal/applytest"
+)
+
+func TestApplyRefusesBadInvocationsBeforeTouchingACluster(t *testing.T) {
+	dir := t.TempDir()
+	planPath := applytest.NewPlan().DisableCVO().RestoreCVO().Write(t, dir)
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("{not json"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"apply", "--plan", planPath}, ExitUsage, "pass --yes"},
+		{[]string{"apply", "--plan", planPath, "--events", "json"}, ExitUsage, "pass --yes"},
+		{[]string{"apply"}, ExitUsage, "no plan"},
+		{[]string{"apply", "--plan", filepath.Join(dir, "missing.json"), "--yes"}, ExitBadInput, "reading plan"},
+		{[]string{"apply", "--plan", bad, "--yes"}, ExitBadInput, "not a plan document"},
+		{[]string{"apply", "--plan", planPath, "--yes", "--gate-timeout", "vibes=1m"}, ExitUsage, "--gate-timeout"},
+		{[]string{"apply", "--plan", planPath, "--yes", "--backup-record", "b.yaml", "--i-have-a-backup"}, ExitUsage, "not both"},
+		{[]string{"apply", "--plan", planPath, "--yes", "--events", "xml"}, ExitUsage, "--events"},
+		{[]string{"apply", "--resume", filepath.Join(dir, "missing.journal"), "--yes"}, ExitBadInput, "journal"},
+	} {
+		code, _, errOut := runRecover(t, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q on one line", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+}
+
+func TestExitCodeForOutcome(t *testing.T) {
+	for o, want := range map[apply.Outcome]int{
+		apply.OutcomeCompleted: ExitOK, apply.OutcomeStopped: ExitOK, apply.OutcomeBadInput: ExitBadInput,
+		apply.OutcomeRefused: ExitPreflight, apply.OutcomeLocked: ExitLocked, apply.OutcomeLostLock: ExitLocked,
+		apply.OutcomeGateFailed: ExitGateFailed, apply.OutcomeStepFailed: ExitStepFailed, apply.OutcomeAborted: ExitAborted,
+		apply.OutcomeError: ExitError,
+	} {
+		if got := exitCodeForOutcome(o, &apply.Error{Outcome: o, Err: errors.New("x")}); got != want {
+			t.Errorf("%s: exit %d, want %d", o, got, want)
+		}
+	}
+}
+
+func writeStoppedJournal(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "run.journal")
+	w, err := journal.Create(path, journal.Header{RunID: "r1", Plan: journal.PlanRef{Path: "/plans/plan.json", Digest: "sha256:abc", TargetVersion: "4.4.4", Steps: 3}, Server: "https://api:6443"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := int32(2)
+	for _, r := range []journal.Record{
+		{Type: journal.TypeBackup, Backup: &journal.Backup{Path: "/backup/snapshot.db", SHA256: strings.Repeat("ab", 32), EtcdRevision: 42, ClusterVersion: "4.4.3", Verified: "snapshot not on this machine: sha256 not verified"}},
+		{Type: journal.TypeIntent, Step: "001-disable-cvo", Action: "disable-cvo", Intent: &journal.Intent{Operation: "scale-down", CVOReplicas: &two}},
+		{Type: journal.TypeOutcome, Step: "001-disable-cvo", Action: "disable-cvo", Outcome: &journal.Outcome{Result: "scaled"}},
+		{Type: journal.TypeStep, Step: "001-disable-cvo", Action: "disable-cvo", Status: journal.StepDone},
+		{Type: journal.TypeGate, Step: "002-wait-etcd", Action: "wait", Gate: &journal.GateResult{Kind: "cluster-operator", Result: "timeout", Message: "etcd: operator 4.4.3 (want 4.4.4)"}},
+		{Type: journal.TypeStop, Step: "002-wait-etcd", Stop: &journal.Stop{Reason: "gate-failed", Message: "step 002-wait-etcd: cluster-operator gate not met", CVODisabled: true, CVOReplicas: &two}},
+	} {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	return path
+}
+
+func TestJournalSummarizesARun(t *testing.T) {
+	path := writeStoppedJournal(t)
+	code, out, errOut := runRecover(t, "journal", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"State:            stopped: gate-failed",
+		"CVO:              DISABLED (scaled to 0); it ran 2 replica(s) before",
+		"/backup/snapshot.db",
+		"001-disable-cvo  disable-cvo  done",
+		"002-wait-etcd    wait         failed",
+		"recover apply --resume " + path + " --yes",
+		"oc scale --namespace openshift-cluster-version deployment/cluster-version-operator --replicas=2",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	code, out, _ = runRecover(t, "journal", path, "-o", "json")
+	var s journalSummary
+	if code != ExitOK || json.Unmarshal([]byte(out), &s) != nil || !s.CVO.Disabled || s.Done != 1 || len(s.Next) != 2 {
+		t.Fatalf("json summary: exit %d %+v", code, s)
+	}
+	bad := filepath.Join(t.TempDir(), "x.journal")
+	os.WriteFile(bad, []byte("nope\n"), 0o600)
+	if code, _, errOut := runRecover(t, "journal", bad); code != ExitBadInput || !strings.Contains(errOut, "not a journal record") {
+		t.Errorf("bad journal: exit %d %q", code, errOut)
+	}
+}
