@@ -55,6 +55,9 @@ func newRun(e *Engine, p *plan.Plan, opts Options, ch chan<- Event) *run {
 }
 
 func (r *run) emit(ev Event) {
+	if r.ch == nil {
+		return
+	}
 	if ev.Time.IsZero() {
 		ev.Time = time.Now().UTC()
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/printer"
+	"github.com/openshift-recover/recover/inspect/live"
 	"github.com/openshift-recover/recover/internal/applytest"
 	"github.com/openshift-recover/recover/internal/kubetest"
 	"github.com/openshift-recover/recover/plan"
@@ -514,3 +515,65 @@ func leaseOf(holder string, now metav1.MicroTime, dur int32) *coordinationLease 
 }
 
 var _ = corev1.Pod{}
+
+func TestPreviewShowsAStepsChangeWithoutMakingIt(t *testing.T) {
+	c, ctx := setup(t)
+	b, sc := applytest.FullPlan("prev")
+	prepareScenario(t, ctx, c, sc)
+	p := b.Plan()
+	e := mustEngine(t)
+	ci, err := e.Preview(ctx, p, p.Steps[0].ID)
+	if err != nil || ci.Operation != "scale" || !strings.Contains(ci.Diff, "spec.replicas: 1 -> 0") {
+		t.Fatalf("disable-cvo preview: %+v %v", ci, err)
+	}
+	ci, err = e.Preview(ctx, p, p.Steps[1].ID)
+	if err != nil || ci.Operation != "update" || !strings.Contains(ci.Diff, "+    openshift.io/run-level: \"0\"") {
+		t.Fatalf("namespace preview: %+v %v", ci, err)
+	}
+	d, _ := c.Kube.AppsV1().Deployments("openshift-cluster-version").Get(ctx, "cluster-version-operator", metav1.GetOptions{})
+	ns, _ := c.Kube.CoreV1().Namespaces().Get(ctx, sc.Namespace, metav1.GetOptions{})
+	if *d.Spec.Replicas != 1 || ns.Labels["openshift.io/run-level"] != "" {
+		t.Fatalf("Preview changed the cluster")
+	}
+	if _, err := e.Preview(ctx, p, "no-such-step"); apply.OutcomeOf(err) != apply.OutcomeBadInput {
+		t.Fatalf("unknown step: %v", err)
+	}
+}
+
+func TestLiveFingerprintGuardsAgainstStalePlans(t *testing.T) {
+	c, ctx := setup(t)
+	fingerprint := func(ctx context.Context) (string, error) {
+		src, err := live.New(env.Config, live.Options{})
+		if err != nil {
+			return "", err
+		}
+		s, err := src.Collect(ctx)
+		if err != nil {
+			return "", err
+		}
+		return s.Fingerprint(), nil
+	}
+	fp, err := fingerprint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := applytest.NewPlan().DisableCVO().RestoreCVO().Plan()
+	p.Cluster.Fingerprint = fp
+	opts := defaults(t)
+	opts.AllowStale, opts.Fingerprint, opts.UntilStep = false, fingerprint, p.Steps[0].ID
+	// The cluster moves on: the master pool is paused by someone else.
+	if _, err := c.MCFG.MachineconfigurationV1().MachineConfigPools().Patch(ctx, "master", "application/merge-patch+json", []byte(`{"spec":{"paused":true}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := run(t, ctx, p, opts)
+	if res.Outcome != apply.OutcomeRefused || !strings.Contains(res.Message, "the cluster changed since the plan was made") {
+		t.Fatalf("a stale plan must be refused: %s %s", res.Outcome, res.Message)
+	}
+	if _, err := c.MCFG.MachineconfigurationV1().MachineConfigPools().Patch(ctx, "master", "application/merge-patch+json", []byte(`{"spec":{"paused":false}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, events := run(t, ctx, p, opts)
+	if res.Outcome != apply.OutcomeStopped {
+		t.Fatalf("the plan matches the cluster again: %s %s\n%s", res.Outcome, res.Message, dump(events))
+	}
+}
