@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,8 +19,8 @@ import (
 // kubelet is the simulator's kubelet for the scenario's nodes (every node without
 // kwok's annotation). Like kwok's pod stages, it starts the pods that controllers
 // (ReplicaSets, DaemonSets, Jobs) bind to those nodes, completes Job pods, and
-// finalizes deletions. Pods nobody controls (mirror and installer pods) are the
-// static-pod operators' business and keep the status they were given.
+// finalizes deletions. Pods no workload controller owns (mirror and installer
+// pods) are the static-pod operators' business and keep the status they were given.
 type kubelet struct {
 	s     *Sim
 	pods  corelisters.PodLister
@@ -77,7 +78,9 @@ func (k *kubelet) sync(ctx context.Context, key string) error {
 		return err
 	}
 	owner := metav1.GetControllerOf(pod)
-	if owner == nil {
+	if owner == nil || !slices.Contains(workloadControllers, owner.Kind) {
+		// Mirror pods (owned by their Node) and installer pods belong to the
+		// static-pod operators.
 		return nil
 	}
 	switch {

@@ -180,6 +180,7 @@ type operator struct {
 	setDegraded  bool   // it reported Degraded=True for a fault
 	redeploy     string // static-pod: the forceRedeploymentReason last acted on
 	redeploySeen bool   // static-pod: redeploy holds the reason found at start
+	inflight     rollout
 }
 
 func (op *operator) observe(version, image string) {

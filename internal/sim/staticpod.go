@@ -177,9 +177,20 @@ func (op *operator) controlPlaneNodes() []string {
 // forceRedeploymentReason) keep the versions. It returns false when interrupted.
 func (op *operator) rolloutRevision(ctx context.Context, version string, forced bool) bool {
 	name := op.spec.ClusterOperator
-	var rev int32
+	trigger := "release " + version
+	if forced {
+		trigger = "a new forceRedeploymentReason"
+	}
+	// A rollout that was interrupted (an API error, a newer release) resumes with
+	// the revision it created rather than creating another.
+	op.mu.Lock()
+	rev, resume := op.inflight.rev, op.inflight.trigger == trigger && op.inflight.rev > 0
+	op.mu.Unlock()
 	status, err := op.updateStaticPodStatus(ctx, func(st *operatorv1.StaticPodOperatorStatus) bool {
-		rev = st.LatestAvailableRevision + 1
+		if !resume || st.LatestAvailableRevision < rev {
+			rev = st.LatestAvailableRevision + 1
+			resume = false
+		}
 		st.LatestAvailableRevision = rev
 		st.LatestAvailableRevisionReason = ""
 		setOperatorCondition(&st.Conditions, "NodeInstallerProgressing", operatorv1.ConditionTrue, "NodeInstaller", revisionSummary(st.NodeStatuses, rev))
@@ -190,11 +201,12 @@ func (op *operator) rolloutRevision(ctx context.Context, version string, forced 
 		op.retryLater(ctx)
 		return true
 	}
-	why := "release " + version
-	if forced {
-		why = "a new forceRedeploymentReason"
+	op.mu.Lock()
+	op.inflight = rollout{trigger: trigger, rev: rev}
+	op.mu.Unlock()
+	if !resume {
+		op.s.rec.record(op.actor, "RevisionCreated", op.spec.StaticPods.Resource+"/"+staticPodSingleton, fmt.Sprintf("revision %d for %s", rev, trigger), nil)
 	}
-	op.s.rec.record(op.actor, "RevisionCreated", op.spec.StaticPods.Resource+"/"+staticPodSingleton, fmt.Sprintf("revision %d for %s", rev, why), nil)
 	if !op.progressing(ctx, version, "NodeInstaller", "NodeInstallerProgressing: "+revisionSummary(status.NodeStatuses, rev)) {
 		return false
 	}
@@ -212,6 +224,9 @@ func (op *operator) rolloutRevision(ctx context.Context, version string, forced 
 	}); err != nil {
 		return false
 	}
+	op.mu.Lock()
+	op.inflight = rollout{}
+	op.mu.Unlock()
 	msg := "NodeInstallerProgressing: " + fmt.Sprintf("%d nodes are at revision %d", len(status.NodeStatuses), rev)
 	if forced {
 		err := op.s.updateClusterOperator(ctx, name, func(co *configv1.ClusterOperator) bool {
@@ -221,6 +236,12 @@ func (op *operator) rolloutRevision(ctx context.Context, version string, forced 
 		return err == nil
 	}
 	return op.reportVersion(ctx, version, "AsExpected", msg)
+}
+
+// rollout is a static-pod rollout in flight: what started it and its revision.
+type rollout struct {
+	trigger string
+	rev     int32
 }
 
 // installRevision installs revision rev on one node.
@@ -447,7 +468,13 @@ func (op *operator) restartStaticPod(ctx context.Context, node string, rev int32
 	if !ok {
 		n = &corev1.Node{}
 	}
-	runningStatus(created, n)
-	_, err = pods.UpdateStatus(ctx, created, metav1.UpdateOptions{})
-	return err
+	return retryConflict(ctx, func() error {
+		p, err := pods.Get(ctx, created.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		runningStatus(p, n)
+		_, err = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		return err
+	})
 }
