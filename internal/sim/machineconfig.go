@@ -234,7 +234,9 @@ func (p *pools) step(ctx context.Context, name string) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	pool, err := p.op.pools.Get(name)
+	// Read the pool itself, not the cache: a pause must stop the next node even
+	// when it lands while the previous one finishes.
+	pool, err := p.s.mcfg.MachineconfigurationV1().MachineConfigPools().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return false
 	}
