@@ -52,11 +52,7 @@ var operatorCRDirs = []struct{ dir, kind string }{
 
 // Collect reads the archive.
 func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
-	lim := s.Limits
-	if lim == (archive.Limits{}) {
-		lim = archive.DefaultLimits
-	}
-	fsys, err := archive.Open(s.Path, keep, lim)
+	fsys, err := archive.Open(s.Path, keep, s.Limits.OrDefault())
 	if err != nil {
 		return nil, err
 	}
@@ -184,31 +180,11 @@ func (r *reader) files(dir string) []string {
 }
 
 func (r *reader) read(files []string, kind string) (int, error) {
-	n := 0
-	for _, f := range files {
-		if err := r.ctx.Err(); err != nil {
-			return n, err
-		}
-		shown := path.Join(r.display, f)
-		data, err := fs.ReadFile(r.fsys, r.rel(f))
-		if err != nil {
-			return n, &inspect.InputError{Path: shown, Err: err}
-		}
-		docs, err := decode.Documents(shown, data)
-		if err != nil {
-			return n, err
-		}
-		for _, d := range docs {
-			_, ok, err := decode.Add(r.b, d, kind)
-			if err != nil {
-				return n, err
-			}
-			if ok {
-				n++
-			}
-		}
+	sub, err := fs.Sub(r.fsys, r.root)
+	if err != nil {
+		return 0, &inspect.InputError{Path: r.display, Err: err}
 	}
-	return n, nil
+	return decode.Files(r.ctx, r.b, sub, r.display, files, kind)
 }
 
 func (r *reader) from(files []string, looked string) []string {

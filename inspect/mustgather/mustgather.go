@@ -42,11 +42,7 @@ func New(path string) *Source { return &Source{Path: path} }
 
 // Collect reads the must-gather.
 func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
-	lim := s.Limits
-	if lim == (archive.Limits{}) {
-		lim = archive.DefaultLimits
-	}
-	fsys, err := archive.Open(s.Path, keep, lim)
+	fsys, err := archive.Open(s.Path, keep, s.Limits.OrDefault())
 	if err != nil {
 		return nil, err
 	}
@@ -236,28 +232,7 @@ func parseTimestamp(s string) (time.Time, bool) {
 // readFiles decodes the given files (relative to the root) into the builder and
 // returns how many objects of the expected kind were read.
 func (r *reader) readFiles(files []string, kind string) (int, error) {
-	n := 0
-	for _, f := range files {
-		if err := r.ctx.Err(); err != nil {
-			return n, err
-		}
-		data, err := fs.ReadFile(r.fsys, f)
-		if err != nil {
-			return n, &inspect.InputError{Path: path.Join(r.display, f), Err: err}
-		}
-		docs, err := decode.Documents(path.Join(r.display, f), data)
-		if err != nil {
-			return n, err
-		}
-		for _, d := range docs {
-			if _, ok, err := decode.Add(r.b, d, kind); err != nil {
-				return n, err
-			} else if ok {
-				n++
-			}
-		}
-	}
-	return n, nil
+	return decode.Files(r.ctx, r.b, r.fsys, r.display, files, kind)
 }
 
 // dataFiles lists the data files of a directory, sorted ("" when it does not exist).

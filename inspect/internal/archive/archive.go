@@ -41,6 +41,14 @@ var DefaultLimits = Limits{
 	MaxEntries:      2_000_000,
 }
 
+// OrDefault returns l, or DefaultLimits when l is the zero value.
+func (l Limits) OrDefault() Limits {
+	if l == (Limits{}) {
+		return DefaultLimits
+	}
+	return l
+}
+
 // Open returns the directory at p as an fs.FS, or, when p is a file, the kept
 // files of the tar (optionally gzip-compressed) archive it holds. keep decides, by
 // cleaned slash path, which regular files are kept in memory.

@@ -6,8 +6,11 @@ package decode
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -283,4 +286,35 @@ func nameOr(name, def string) string {
 		return def
 	}
 	return name
+}
+
+// Files decodes files of fsys (named relative to it, shown as display/<name> in
+// errors) into the builder and returns how many objects inspect reads were found;
+// want is the kind a document without one is taken to be.
+func Files(ctx context.Context, b *inspect.Builder, fsys fs.FS, display string, files []string, want string) (int, error) {
+	n := 0
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		shown := path.Join(display, f)
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return n, &inspect.InputError{Path: shown, Err: err}
+		}
+		docs, err := Documents(shown, data)
+		if err != nil {
+			return n, err
+		}
+		for _, d := range docs {
+			_, ok, err := Add(b, d, want)
+			if err != nil {
+				return n, err
+			}
+			if ok {
+				n++
+			}
+		}
+	}
+	return n, nil
 }
