@@ -30,25 +30,12 @@ func (e *Engine) Preview(ctx context.Context, p *plan.Plan, stepID string) (*Cha
 		return nil, err
 	}
 	r.applier = resource.NewApplier(e.dyn, e.mapper, resource.Owner(cv.UID))
-	var m *mutation
-	switch s.Action {
-	case plan.ActionWait:
+	if s.Action == plan.ActionWait {
 		return &ChangeInfo{Operation: "wait", Object: gate.Describe(s.Gate), DryRun: true}, nil
-	case plan.ActionApply, plan.ActionDelete:
-		// The CVO deployment keeps its replicas while the CVO is disabled: assume so.
-		r.cvoDisabled = true
-		m, err = r.prepareManifest(ctx, s)
-	case plan.ActionDisableCVO:
-		m, err = r.prepareDisableCVO(ctx)
-	case plan.ActionRestoreCVO:
-		m, err = r.prepareRestoreCVO(ctx)
-	case plan.ActionPausePool, plan.ActionUnpausePool:
-		m, err = r.preparePaused(ctx, s.Pool, s.Action == plan.ActionPausePool)
-	case plan.ActionSetDesiredUpdate:
-		m, err = r.prepareDesiredUpdate(ctx, s.DesiredUpdate)
-	default:
-		return nil, fail(OutcomeBadInput, "step %s: unknown action %q", s.ID, s.Action)
 	}
+	// The CVO deployment keeps its replicas while the CVO is disabled: assume so.
+	r.cvoDisabled = true
+	m, err := r.prepare(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("previewing step %s: %w", s.ID, err)
 	}

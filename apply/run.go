@@ -486,12 +486,27 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 			err = &Error{Outcome: OutcomeRefused, Err: err}
 		}
 		res.Outcome = OutcomeOf(err)
+		var e *Error
+		if !errors.As(err, &e) {
+			err = &Error{Outcome: res.Outcome, Err: err}
+		}
 		res.Err = err
 		res.Error = err.Error()
 		res.Message = err.Error()
 	}
 	if res.CVODisabled {
-		res.Message += fmt.Sprintf("; the cluster-version operator is left DISABLED (scaled to 0; it ran %d replica(s) before)", ptrValue(r.cvoOriginal, 1))
+		note := fmt.Sprintf("; the cluster-version operator is left DISABLED (scaled to 0; it ran %d replica(s) before)", ptrValue(r.cvoOriginal, 1))
+		res.Message += note
+		if res.Err != nil {
+			// The one-line error a CLI prints must say so too.
+			inner := res.Err
+			var e *Error
+			if errors.As(res.Err, &e) {
+				inner = e.Err
+			}
+			res.Err = &Error{Outcome: res.Outcome, Err: fmt.Errorf("%w%s", inner, note)}
+			res.Error = res.Err.Error()
+		}
 	}
 	if r.j != nil {
 		if res.Outcome == OutcomeCompleted {
@@ -509,6 +524,20 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 		cancel()
 	}
 	res.Next = r.nextCommands(res)
+	if res.Err != nil && len(res.Next) > 0 {
+		var cmds []string
+		for _, n := range res.Next {
+			c, _, _ := strings.Cut(n, "   #")
+			cmds = append(cmds, c)
+		}
+		inner := res.Err
+		var e *Error
+		if errors.As(res.Err, &e) {
+			inner = e.Err
+		}
+		res.Err = &Error{Outcome: res.Outcome, Err: fmt.Errorf("%w; next: %s", inner, strings.Join(cmds, ", or "))}
+		res.Error = res.Err.Error()
+	}
 }
 
 // nextCommands are the exact commands to resume or to restore the CVO.

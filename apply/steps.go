@@ -46,30 +46,31 @@ type mutation struct {
 
 // act prepares and makes a step's change.
 func (r *run) act(ctx context.Context, s *plan.Step, info StepInfo) error {
-	var (
-		m   *mutation
-		err error
-	)
-	switch s.Action {
-	case plan.ActionWait:
+	if s.Action == plan.ActionWait {
 		return nil
-	case plan.ActionApply, plan.ActionDelete:
-		m, err = r.prepareManifest(ctx, s)
-	case plan.ActionDisableCVO:
-		m, err = r.prepareDisableCVO(ctx)
-	case plan.ActionRestoreCVO:
-		m, err = r.prepareRestoreCVO(ctx)
-	case plan.ActionPausePool, plan.ActionUnpausePool:
-		m, err = r.preparePaused(ctx, s.Pool, s.Action == plan.ActionPausePool)
-	case plan.ActionSetDesiredUpdate:
-		m, err = r.prepareDesiredUpdate(ctx, s.DesiredUpdate)
-	default:
-		return &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("step %s: unknown action %q", s.ID, s.Action)}
 	}
+	m, err := r.prepare(ctx, s)
 	if err != nil {
 		return err
 	}
 	return r.mutate(ctx, s, info, m)
+}
+
+// prepare builds a step's change from the live cluster, without making it.
+func (r *run) prepare(ctx context.Context, s *plan.Step) (*mutation, error) {
+	switch s.Action {
+	case plan.ActionApply, plan.ActionDelete:
+		return r.prepareManifest(ctx, s)
+	case plan.ActionDisableCVO:
+		return r.prepareDisableCVO(ctx)
+	case plan.ActionRestoreCVO:
+		return r.prepareRestoreCVO(ctx)
+	case plan.ActionPausePool, plan.ActionUnpausePool:
+		return r.preparePaused(ctx, s.Pool, s.Action == plan.ActionPausePool)
+	case plan.ActionSetDesiredUpdate:
+		return r.prepareDesiredUpdate(ctx, s.DesiredUpdate)
+	}
+	return nil, &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("step %s: unknown action %q", s.ID, s.Action)}
 }
 
 func (r *run) mutate(ctx context.Context, s *plan.Step, info StepInfo, m *mutation) error {

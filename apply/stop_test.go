@@ -68,6 +68,9 @@ func TestGateThatNeverPassesStopsResumablyWithTheCVOLeftDisabled(t *testing.T) {
 	if !res.CVODisabled || !strings.Contains(res.Message, "DISABLED") || res.StoppedAt != p.Steps[1].ID {
 		t.Errorf("the result must say the CVO is left disabled and where it stopped: %+v", res)
 	}
+	if msg := res.Err.Error(); !strings.Contains(msg, "left DISABLED") || !strings.Contains(msg, "next: recover apply --resume") || !strings.Contains(msg, "oc scale") {
+		t.Errorf("the run's error (the CLI's one-line message) must say the CVO is disabled and how to go on: %s", msg)
+	}
 	want := []string{"recover apply --resume " + opts.JournalPath + " --yes", "oc scale --namespace openshift-cluster-version deployment/cluster-version-operator --replicas=1"}
 	for i, w := range want {
 		if i >= len(res.Next) || !strings.HasPrefix(res.Next[i], w) {
