@@ -1,0 +1,96 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
+)
+
+// These unit tests use client-go's fake clientset for the lease arithmetic; the
+// real-apiserver tests in package apply prove contention, --break-lock and resume
+// takeover end to end.
+
+func lease(holder, runID string, renewed time.Time, seconds int32) *coordinationv1.Lease {
+	t := metav1.NewMicroTime(renewed)
+	return &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: Namespace, Annotations: map[string]string{RunIDAnnotation: runID, JournalAnnotation: "/j"}},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To(holder), AcquireTime: &t, RenewTime: &t, LeaseDurationSeconds: ptr.To(seconds)},
+	}
+}
+
+func TestAcquireRespectsALiveHolderAndTakesAnExpiredLease(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2020, 5, 24, 16, 0, 0, 0, time.UTC)
+	client := fake.NewClientset(lease("alice@host pid 1", "run-a", now.Add(-30*time.Second), 60))
+	opts := Options{Holder: "bob@host pid 2", RunID: "run-b", Now: func() time.Time { return now }}
+
+	_, err := Acquire(ctx, client, opts)
+	var held *HeldError
+	if !errors.As(err, &held) || held.Holder != "alice@host pid 1" || !held.Expires.Equal(now.Add(30*time.Second)) || !strings.Contains(err.Error(), "--break-lock") {
+		t.Fatalf("live holder: %v", err)
+	}
+
+	// Its own dead predecessor's lease is taken over by a resume of the same run.
+	resume := opts
+	resume.TakeOverRunID = "run-a"
+	l, err := Acquire(ctx, client, resume)
+	if err != nil || l.TookOver != "alice@host pid 1" {
+		t.Fatalf("resume takeover: %v", err)
+	}
+	close(l.stop)
+	<-l.done
+
+	// An expired lease is free.
+	client = fake.NewClientset(lease("alice@host pid 1", "run-a", now.Add(-61*time.Second), 60))
+	l, err = Acquire(ctx, client, opts)
+	if err != nil {
+		t.Fatalf("expired lease: %v", err)
+	}
+	got, _ := client.CoordinationV1().Leases(Namespace).Get(ctx, Name, metav1.GetOptions{})
+	if *got.Spec.HolderIdentity != "bob@host pid 2" || got.Annotations[RunIDAnnotation] != "run-b" || *got.Spec.LeaseTransitions != 1 {
+		t.Fatalf("lease after takeover: %+v", got.Spec)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CoordinationV1().Leases(Namespace).Get(ctx, Name, metav1.GetOptions{}); err == nil {
+		t.Fatalf("Release should delete the lease it holds")
+	}
+}
+
+func TestRenewalNoticesAStolenLease(t *testing.T) {
+	ctx := context.Background()
+	client := fake.NewClientset()
+	l, err := Acquire(ctx, client, Options{Holder: "bob", RunID: "run-b", Duration: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Someone breaks the lock.
+	stolen, _ := client.CoordinationV1().Leases(Namespace).Get(ctx, Name, metav1.GetOptions{})
+	stolen.Spec.HolderIdentity = ptr.To("mallory")
+	stolen.Annotations[RunIDAnnotation] = "run-m"
+	if _, err := client.CoordinationV1().Leases(Namespace).Update(ctx, stolen, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-l.Lost():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stolen lease was not noticed")
+	}
+	if !errors.Is(l.Err(), ErrLost) || !strings.Contains(l.Err().Error(), "mallory") {
+		t.Fatalf("lost error: %v", l.Err())
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := client.CoordinationV1().Leases(Namespace).Get(ctx, Name, metav1.GetOptions{}); err != nil || *got.Spec.HolderIdentity != "mallory" {
+		t.Fatalf("Release must not delete a lease another run holds: %v", err)
+	}
+}
