@@ -1,0 +1,350 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/spf13/cobra"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/tui"
+	"github.com/openshift-recover/recover/tui/styles"
+)
+
+func init() { registerCommand(newTUICmd) }
+
+// tuiOptions holds recover tui's flags and the session they resolve to.
+type tuiOptions struct {
+	g      *globalOptions
+	source *sourceFlags
+	inputs planInputFlags
+
+	planPath     string
+	resume       string
+	journalPath  string
+	planOut      string
+	readOnly     bool
+	accept       []string
+	backupRecord string
+	iHaveABackup bool
+	allowStale   bool
+	breakLock    bool
+
+	// terminal reports whether a person is at a terminal (stdin and stdout);
+	// tests replace it.
+	terminal func() bool
+
+	session *tui.Session
+}
+
+func newTUICmd(g *globalOptions) *cobra.Command {
+	o := &tuiOptions{g: g}
+	o.terminal = func() bool { return isTerminal(g.streams.In) && isTerminal(g.streams.Out) }
+	cmd := &cobra.Command{
+		Use:   "tui",
+		Short: "Interactive recovery session: see the truth, choose the target, apply step by step",
+		Long: `tui opens an interactive session over the same inspect, plan and apply that the
+other commands run:
+
+  1 Overview  the cluster's claim beside what runs, operators by version, nodes by
+              kubelet, findings with evidence (/ filters)
+  2 Target    the chosen release and why, the alternatives with their rules; a
+              accepts a named conditional-update risk and re-plans
+  3 Plan      the steps with level, component, action and gate; the selected
+              step's manifest and its diff against the live object (d)
+  4 Apply     the run, asking before every change: y apply, s skip, r retry,
+              q abort (asks again and says in which state the CVO is left)
+
+It reads the live cluster by default. --must-gather, --insights-archive, --from-file
+and --snapshot open a read-only session (and so does --read-only): the keys that
+change the cluster are removed. --plan opens a saved plan; --graph and --payload
+compute one here; --resume reattaches to an interrupted run.
+
+It needs a terminal. Scripts use 'recover apply --plan FILE --yes' instead; without
+a terminal tui exits 2 and says so. After a run it exits with apply's codes (9 gate
+failed, 10 aborted, 11 step failed, ...) and prints the commands to resume or to
+restore the CVO. Keys and screens: docs/tui.md.`,
+		Example: `  # The live cluster, a saved plan
+  recover tui --plan plan.json --backup-record backup.yaml
+
+  # Compute the plan in the session from a graph and a payload
+  recover tui --graph graph.json --graph-data ./cincinnati-graph-data --payload ./release-4.4.4
+
+  # Look at a must-gather (read-only)
+  recover tui --must-gather ./must-gather.local.123
+
+  # Reattach to an interrupted run
+  recover tui --resume recover-apply-20200524T160251Z.journal`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Complete(cmd.Context()); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.source = addSourceFlags(cmd)
+	o.inputs.addGraphFlags(cmd)
+	o.inputs.addPayloadFlags(cmd)
+	fs := cmd.Flags()
+	fs.StringVar(&o.planPath, "plan", "", "Open a saved plan (recover plan -o json). With --resume, the plan's new path if it moved.")
+	fs.StringVar(&o.resume, "resume", "", "Reattach to the interrupted run recorded in this journal.")
+	fs.StringVar(&o.journalPath, "journal", "", "Journal a run writes (default recover-apply-<time>.journal in the current directory).")
+	fs.StringVar(&o.planOut, "plan-out", "", "Where a plan computed in the session is saved before it is applied (default recover-plan-<time>.json).")
+	fs.BoolVar(&o.readOnly, "read-only", false, "Look only: remove every key that changes the cluster.")
+	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names to accept when computing the plan (comma-separated; the Target screen accepts more).")
+	fs.StringVar(&o.backupRecord, "backup-record", "", "etcd backup record (path, sha256, etcdRevision, clusterVersion) a run checks and journals.")
+	fs.BoolVar(&o.iHaveABackup, "i-have-a-backup", false, "Acknowledge that a current etcd backup exists (otherwise starting a run asks).")
+	fs.BoolVar(&o.allowStale, "allow-stale", false, "Apply even if the cluster changed since the plan was made.")
+	fs.BoolVar(&o.breakLock, "break-lock", false, "Take the apply lock even if another run holds it. Only when that run is certainly dead.")
+	_ = cmd.MarkFlagFilename("plan", "json")
+	_ = cmd.MarkFlagFilename("resume", "journal")
+	_ = cmd.MarkFlagFilename("backup-record", "yaml", "yml", "json")
+	return cmd
+}
+
+// errNoTerminal is the one line a non-interactive caller gets.
+var errNoTerminal = usageError{msg: "recover tui needs a terminal (stdin and stdout): in scripts run 'recover apply --plan FILE --yes' (plan with 'recover plan -o json', look with 'recover inspect')"}
+
+// Complete checks for a terminal first (before reading anything), then reads the
+// snapshot and the plan and builds the session.
+func (o *tuiOptions) Complete(ctx context.Context) error {
+	if !o.terminal() {
+		return errNoTerminal
+	}
+	if err := o.source.Validate(); err != nil {
+		return err
+	}
+	if err := o.validateFlags(); err != nil {
+		return err
+	}
+	s, err := o.buildSession(ctx)
+	if err != nil {
+		return err
+	}
+	o.session = s
+	return nil
+}
+
+// validateFlags checks the flags against each other.
+func (o *tuiOptions) validateFlags() error {
+	o.inputs.trim()
+	computing := o.inputs.Graph != "" || o.inputs.Payload != ""
+	switch {
+	case o.resume != "" && !o.source.Live():
+		return usageError{msg: "--resume reattaches to a run on the live cluster: drop --must-gather/--insights-archive/--from-file/--snapshot"}
+	case o.resume != "" && o.readOnly:
+		return usageError{msg: "--resume continues a run, which --read-only forbids: drop one of them"}
+	case o.resume != "" && o.journalPath != "":
+		return usageError{msg: "--resume continues the journal it names; do not pass --journal with it"}
+	case computing && (o.planPath != "" || o.resume != ""):
+		return usageError{msg: "--graph/--payload compute a plan; --plan and --resume open a saved one: give one or the other"}
+	case o.backupRecord != "" && o.iHaveABackup:
+		return usageError{msg: "pass either --backup-record FILE or --i-have-a-backup, not both"}
+	case len(o.accept) > 0 && !computing:
+		return usageError{msg: "--accept is for computing a plan: pass it with --graph and --payload"}
+	}
+	if computing {
+		if err := o.inputs.validateGraph(); err != nil {
+			return err
+		}
+		if err := o.inputs.validatePayload(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate has nothing left to check once Complete built the session.
+func (o *tuiOptions) Validate() error { return nil }
+
+// buildSession reads what the session shows: the snapshot (from the chosen
+// source), the plan (saved, resumed or computed), and on a live cluster the engine.
+func (o *tuiOptions) buildSession(ctx context.Context) (*tui.Session, error) {
+	s := &tui.Session{}
+	live := o.source.Live()
+	switch {
+	case !live:
+		s.ReadOnly, s.ReadOnlyReason = true, o.offlineKind()+" session"
+	case o.readOnly:
+		s.ReadOnly, s.ReadOnlyReason = true, "--read-only"
+	}
+
+	src, err := o.source.Source(o.g)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.g.streams.ErrOut, "recover tui: reading %s ...\n", o.describeSource())
+	snap, err := src.Collect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the cluster: %w", err)
+	}
+	s.Snapshot = snap
+	s.Source = fmt.Sprintf("%s %s", snap.Source.Kind, snap.Source.Location)
+
+	if o.resume != "" {
+		j, err := journal.Load(o.resume)
+		if err != nil {
+			return nil, err
+		}
+		s.Resume, s.Journal = true, j.State()
+		if o.planPath == "" {
+			o.planPath = j.Header.Plan.Path
+		}
+	}
+	switch {
+	case o.planPath != "":
+		p, digest, err := apply.LoadPlan(o.planPath)
+		if err != nil {
+			return nil, err
+		}
+		s.Plan, s.PlanPath, s.PlanDigest = p, o.planPath, digest
+	case o.inputs.Graph != "":
+		if err := o.computePlan(ctx, s); err != nil {
+			return nil, err
+		}
+	default:
+		s.PlanHint = "Open a saved plan with 'recover tui --plan plan.json', or compute one here with " +
+			"'recover tui --graph GRAPH [--graph-data DIR] --payload DIR|PULLSPEC' (the same flags as 'recover plan')."
+	}
+
+	if live {
+		cfg, err := o.g.kube.ToRESTConfig()
+		if err != nil {
+			return nil, withExitCode(fmt.Errorf("loading the kubeconfig: %w", err), ExitCluster)
+		}
+		engine, err := apply.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		s.Engine = engine
+		s.Options = apply.Options{
+			JournalPath: o.journalPath, AllowStale: o.allowStale, Fingerprint: liveFingerprint(cfg),
+			BackupRecordFile: o.backupRecord, IHaveABackup: o.iHaveABackup, BreakLock: o.breakLock,
+			Generator: currentVersion().Version,
+		}
+		if o.resume != "" {
+			s.Options.JournalPath = o.resume
+		} else if s.Options.JournalPath == "" {
+			s.Options.JournalPath = fmt.Sprintf("recover-apply-%s.journal", time.Now().UTC().Format("20060102T150405Z"))
+		}
+		s.SavePlan = o.savePlan
+	}
+	return s, nil
+}
+
+func (o *tuiOptions) offlineKind() string {
+	switch {
+	case o.source.mustGather != "":
+		return "must-gather"
+	case o.source.insights != "":
+		return "Insights archive"
+	case len(o.source.files) > 0:
+		return "oc dump"
+	}
+	return "snapshot"
+}
+
+func (o *tuiOptions) describeSource() string {
+	switch {
+	case o.source.mustGather != "":
+		return "must-gather " + o.source.mustGather
+	case o.source.insights != "":
+		return "Insights archive " + o.source.insights
+	case len(o.source.files) > 0:
+		return strings.Join(o.source.files, ", ")
+	case o.source.snapshot != "":
+		return "snapshot " + o.source.snapshot
+	}
+	return "the live cluster"
+}
+
+// savePlan writes a plan computed in the session (indented JSON, as recover plan
+// -o json does) and loads it back through apply.LoadPlan, which validates it and
+// gives the digest the journal records.
+func (o *tuiOptions) savePlan(p *plan.Plan) (string, string, error) {
+	path := o.planOut
+	if path == "" {
+		path = fmt.Sprintf("recover-plan-%s.json", time.Now().UTC().Format("20060102T150405Z"))
+	}
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return "", "", err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", "", fmt.Errorf("%w (pass --plan-out FILE)", err)
+	}
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		f.Close()
+		return "", "", err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return "", "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", "", err
+	}
+	_, digest, err := apply.LoadPlan(path)
+	if err != nil {
+		return "", "", err
+	}
+	return path, digest, nil
+}
+
+// Run runs the session until the user quits, then stops a run still in progress
+// (its journal stays resumable), prints how the last run ended with the engine's
+// next commands, and exits with apply's code for that outcome.
+func (o *tuiOptions) Run(ctx context.Context) error {
+	renderer := lipgloss.NewRenderer(o.g.streams.Out)
+	m := tui.New(o.session, tui.Options{Styles: styles.New(renderer), Context: ctx})
+	prog := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx),
+		tea.WithInput(o.g.streams.In), tea.WithOutput(o.g.streams.Out))
+	_, err := prog.Run()
+	res := m.Close()
+	if res != nil {
+		printRunSummary(o.g.streams.Out, res)
+	}
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return fmt.Errorf("the terminal UI failed: %w", err)
+	}
+	if res != nil && res.Err != nil {
+		return withExitCode(res.Err, exitCodeForOutcome(res.Outcome, res.Err))
+	}
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return withExitCode(ctx.Err(), ExitAborted)
+	}
+	return nil
+}
+
+// printRunSummary leaves how the run ended in the terminal's scrollback, with the
+// commands to resume it or restore the CVO.
+func printRunSummary(w io.Writer, r *apply.Result) {
+	fmt.Fprintf(w, "recover tui: %s: %s\n", r.Outcome, r.Message)
+	if len(r.Next) > 0 {
+		fmt.Fprintln(w, "next:")
+		for _, n := range r.Next {
+			fmt.Fprintln(w, "  "+n)
+		}
+	}
+}
+
+// computePlan runs the planner on the snapshot and the graph and payload flags.
+func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
+	return usageError{msg: "computing a plan in the TUI needs the planner, which this build does not have yet: run 'recover plan -o json > plan.json' and 'recover tui --plan plan.json'"}
+}
+

@@ -1,0 +1,583 @@
+// Package applyview is the Apply screen: the run of the plan as the engine reports
+// it. It shows the current step and its change, the engine's question when it
+// asks one (y apply, s skip, r retry, q abort: only the answers the engine
+// accepts), the gate being waited for with a spinner, elapsed time and a progress
+// bar against its timeout, a log of every event, and at the end the outcome with
+// the CVO's state and the engine's exact next commands.
+//
+// The screen renders events; it decides nothing. The session sends the answers
+// to the engine's Decider.
+package applyview
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/progress"
+	"github.com/charmbracelet/bubbles/spinner"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/tui/common"
+)
+
+// maxLog bounds the log pane's lines.
+const maxLog = 2000
+
+// Phase is where the session's run is.
+type Phase int
+
+// The phases.
+const (
+	// Idle: no run yet.
+	Idle Phase = iota
+	// Starting: the start was confirmed; the plan is being saved or the engine started.
+	Starting
+	// Running: the engine runs (and may be asking).
+	Running
+	// Finished: the engine ended; Result is set.
+	Finished
+)
+
+// Info is what the screen says before a run: the plan, the journal, the backup.
+type Info struct {
+	// Target and Steps describe the plan; Steps 0 means there is no plan.
+	Target string
+	Steps  int
+	// Journal is the journal path the run writes or resumes.
+	Journal string
+	// Resume is set when the journal is an interrupted run to continue;
+	// ResumeState says where it stopped.
+	Resume      bool
+	ResumeState string
+	// Backup says how the etcd backup is accounted for.
+	Backup string
+	// ReadOnly is why nothing can be applied ("" when it can).
+	ReadOnly string
+}
+
+// Model is the Apply screen.
+type Model struct {
+	*common.Common
+	Info Info
+
+	phase   Phase
+	started time.Time
+	step    *apply.StepInfo
+	change  *apply.ChangeInfo
+	applied string
+	request *apply.Request
+	gate    *apply.GateInfo
+	gateAt  time.Time
+	gateEnd string
+	result  *apply.Result
+	err     string
+
+	log      []string
+	logged   map[string]bool
+	vp       viewport.Model
+	follow   bool
+	spinner  spinner.Model
+	progress progress.Model
+}
+
+// New returns the Apply screen.
+func New(c *common.Common) *Model {
+	m := &Model{Common: c, vp: viewport.New(0, 0), follow: true, logged: map[string]bool{}}
+	m.vp.KeyMap = viewport.KeyMap{}
+	m.spinner = spinner.New(spinner.WithSpinner(spinner.Line), spinner.WithStyle(c.Styles.Pending))
+	m.progress = progress.New(progress.WithoutPercentage(), progress.WithSolidFill("11"),
+		progress.WithColorProfile(c.Styles.Renderer.ColorProfile()), progress.WithFillCharacters('#', '.'))
+	return m
+}
+
+// Phase returns the run's phase.
+func (m *Model) Phase() Phase { return m.phase }
+
+// Request returns the engine's pending question, nil when none.
+func (m *Model) Request() *apply.Request { return m.request }
+
+// Result returns the run's result once finished.
+func (m *Model) Result() *apply.Result { return m.result }
+
+// Busy reports whether something animates (a gate being waited for, a start).
+func (m *Model) Busy() bool {
+	return m.phase == Starting || (m.phase == Running && m.gate != nil && m.request == nil)
+}
+
+// SetStarting marks the start as confirmed.
+func (m *Model) SetStarting() {
+	m.phase, m.err = Starting, ""
+	m.refresh()
+}
+
+// SetStartError reports a start that failed before the engine ran (the plan
+// could not be saved).
+func (m *Model) SetStartError(err error) {
+	m.phase, m.err = Idle, err.Error()
+	m.addLog("error: " + err.Error())
+	m.refresh()
+}
+
+// Answered clears the pending question once the session sent the answer.
+func (m *Model) Answered(d apply.Decision) {
+	if m.request != nil {
+		m.addLog(fmt.Sprintf("%s you answered: %s", prefix(&m.request.Step), d))
+	}
+	m.request = nil
+	m.refresh()
+}
+
+// SpinnerTick advances the spinner.
+func (m *Model) SpinnerTick(msg spinner.TickMsg) tea.Cmd {
+	var cmd tea.Cmd
+	m.spinner, cmd = m.spinner.Update(msg)
+	return cmd
+}
+
+// SpinnerStart returns the command that starts the spinner.
+func (m *Model) SpinnerStart() tea.Cmd { return m.spinner.Tick }
+
+// HandleEvent renders one engine event.
+func (m *Model) HandleEvent(ev apply.Event) {
+	now := m.Now()
+	switch ev.Type {
+	case apply.EventRunStarted:
+		m.phase, m.started, m.result, m.err = Running, ev.Time, nil, ""
+		m.step, m.change, m.request, m.gate, m.applied, m.gateEnd = nil, nil, nil, nil, "", ""
+	case apply.EventStepStarted:
+		m.step, m.change, m.applied, m.gate, m.gateEnd = ev.Step, nil, "", nil, ""
+	case apply.EventDiff:
+		m.step, m.change = ev.Step, ev.Change
+	case apply.EventAwaitingConfirmation:
+		m.request = ev.Request
+		if ev.Request != nil && ev.Request.Change != nil {
+			m.change = ev.Request.Change
+		}
+	case apply.EventApplied:
+		if ev.Change != nil {
+			m.applied = ev.Change.Result + " " + ev.Change.Object
+		}
+	case apply.EventWaiting:
+		m.gate, m.gateAt, m.gateEnd = ev.Gate, now, ""
+	case apply.EventGatePassed:
+		m.gate, m.gateAt = ev.Gate, now
+		m.gateEnd = "passed"
+	case apply.EventGateFailed:
+		m.gate, m.gateAt = ev.Gate, now
+		m.gateEnd = "FAILED: " + ev.Error
+	case apply.EventDone:
+		m.phase, m.result, m.request = Finished, ev.Result, nil
+	}
+	if line := m.logLine(ev); line != "" {
+		m.addLog(line)
+	}
+	m.refresh()
+}
+
+func prefix(s *apply.StepInfo) string {
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf("[%d/%d]", s.Index, s.Total)
+}
+
+// logLine is the event's line in the log pane, "" for events not logged
+// (repeated gate progress).
+func (m *Model) logLine(ev apply.Event) string {
+	at := ""
+	if !m.started.IsZero() && !ev.Time.IsZero() {
+		at = "+" + common.Duration(ev.Time.Sub(m.started)) + " "
+	}
+	p := prefix(ev.Step)
+	switch ev.Type {
+	case apply.EventRunStarted:
+		return at + ev.Message
+	case apply.EventPreflight:
+		c := ev.Preflight
+		if c == nil {
+			return at + "preflight: " + ev.Message
+		}
+		status := "ok"
+		if !c.OK {
+			status = "FAILED"
+		}
+		return fmt.Sprintf("%spreflight %s %s: %s", at, c.Name, status, c.Message)
+	case apply.EventLock:
+		return at + "lock: " + ev.Message
+	case apply.EventStepStarted:
+		return fmt.Sprintf("%s%s %s started", at, p, ev.Step.ID)
+	case apply.EventDiff:
+		if ev.Change == nil {
+			return ""
+		}
+		return fmt.Sprintf("%s%s %s %s", at, p, ev.Change.Operation, ev.Change.Object)
+	case apply.EventAwaitingConfirmation:
+		return fmt.Sprintf("%s%s waiting for your decision", at, p)
+	case apply.EventApplied:
+		return fmt.Sprintf("%s%s %s", at, p, ev.Message)
+	case apply.EventWaiting:
+		if ev.Step == nil || ev.Gate == nil {
+			return ""
+		}
+		k := ev.Step.ID + "/" + string(ev.Gate.Kind)
+		if m.logged[k] {
+			return ""
+		}
+		m.logged[k] = true
+		return fmt.Sprintf("%s%s waiting for %s", at, p, ev.Gate.Description)
+	case apply.EventGatePassed:
+		return fmt.Sprintf("%s%s gate %s passed in %s", at, p, ev.Gate.Kind, common.Duration(secs(ev.Gate.ElapsedSeconds)))
+	case apply.EventGateFailed:
+		return fmt.Sprintf("%s%s gate %s FAILED: %s", at, p, ev.Gate.Kind, ev.Error)
+	case apply.EventSkipped:
+		return fmt.Sprintf("%s%s skipped: %s", at, p, ev.Message)
+	case apply.EventStepDone:
+		return fmt.Sprintf("%s%s done", at, p)
+	case apply.EventCVO:
+		return at + "cvo: " + ev.Message
+	case apply.EventWarning:
+		return at + "warning: " + ev.Message
+	case apply.EventError:
+		return fmt.Sprintf("%s%s error: %s", at, p, ev.Error)
+	case apply.EventDone:
+		if ev.Result == nil {
+			return at + "done"
+		}
+		return fmt.Sprintf("%s%s: %s", at, ev.Result.Outcome, ev.Result.Message)
+	}
+	return ""
+}
+
+func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func (m *Model) addLog(line string) {
+	m.log = append(m.log, line)
+	if len(m.log) > maxLog {
+		m.log = m.log[len(m.log)-maxLog:]
+	}
+}
+
+// Log returns the log pane's lines.
+func (m *Model) Log() []string { return m.log }
+
+// SetSize sets the screen's size.
+func (m *Model) SetSize(w, h int) {
+	m.Width, m.Height = w, h
+	m.refresh()
+}
+
+// Update handles the screen's own keys: scrolling the log.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	switch {
+	case key.Matches(k, m.Keys.ScrollUp):
+		m.vp.HalfViewUp()
+		m.follow = false
+	case key.Matches(k, m.Keys.ScrollDown):
+		m.vp.HalfViewDown()
+		m.follow = m.vp.AtBottom()
+	case key.Matches(k, m.Keys.Bottom):
+		m.vp.GotoBottom()
+		m.follow = true
+	case key.Matches(k, m.Keys.Top):
+		m.vp.GotoTop()
+		m.follow = false
+	}
+	return nil
+}
+
+// refresh lays the log pane out under the rest.
+func (m *Model) refresh() {
+	if m.Width <= 0 || m.Height <= 0 {
+		return
+	}
+	top := m.topView()
+	h := m.Height - common.Lines(top) - 1
+	m.vp.Width, m.vp.Height = m.Width, max(1, h)
+	lines := make([]string, len(m.log))
+	for i, l := range m.log {
+		lines[i] = "  " + common.Truncate(l, m.Width-2)
+	}
+	m.vp.SetContent(strings.Join(lines, "\n"))
+	if m.follow {
+		m.vp.GotoBottom()
+	}
+}
+
+// View renders the screen.
+func (m *Model) View() string {
+	top := m.topView()
+	logTitle := m.Styles.Section.Render("LOG") + m.Styles.Dim.Render(fmt.Sprintf(" %d events", len(m.log)))
+	if !m.follow {
+		logTitle += m.Styles.Dim.Render(" (scrolled; G follows)")
+	}
+	return common.Fit(top+"\n"+logTitle+"\n"+m.vp.View(), m.Width, m.Height)
+}
+
+// topView is everything above the log: the run line, and the ready text, the
+// current step, question and gate, or the result.
+func (m *Model) topView() string {
+	st := m.Styles
+	w := m.Width
+	// The step pane gets at most this many lines, so the log keeps some room.
+	budget := max(6, (m.Height-4)*3/5)
+	var b strings.Builder
+	b.WriteString(m.runLine())
+	switch m.phase {
+	case Idle, Starting:
+		b.WriteString("\n" + m.readyView())
+	case Running:
+		b.WriteString("\n" + m.stepView(budget))
+	case Finished:
+		b.WriteString("\n" + m.resultView())
+	}
+	out := b.String()
+	lines := strings.Split(out, "\n")
+	if len(lines) > budget+2 {
+		lines = append(lines[:budget+1], st.Dim.Render("..."))
+	}
+	for i := range lines {
+		lines[i] = common.Truncate(lines[i], w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m *Model) runLine() string {
+	st := m.Styles
+	var state string
+	switch m.phase {
+	case Idle:
+		state = st.Dim.Render("not started")
+		if m.Info.Resume {
+			state = st.Pending.Render("interrupted run: resumable")
+		}
+	case Starting:
+		state = st.Pending.Render(m.spinner.View() + " starting")
+	case Running:
+		switch {
+		case m.request != nil:
+			state = st.Badge.Render(" WAITING FOR YOUR DECISION ")
+		case m.gate != nil && m.gateEnd == "":
+			state = st.Pending.Render(m.spinner.View() + " waiting for a gate")
+		default:
+			state = st.Pending.Render("running")
+		}
+	case Finished:
+		if m.result != nil && m.result.Outcome == apply.OutcomeCompleted {
+			state = st.OK.Render("finished: " + string(m.result.Outcome))
+		} else if m.result != nil {
+			state = st.Failed.Render("stopped: " + string(m.result.Outcome))
+		}
+	}
+	line := st.Section.Render("RUN ") + state
+	if m.Info.Steps > 0 {
+		line += st.Dim.Render(fmt.Sprintf(" · plan → %s, %d steps", m.Info.Target, m.Info.Steps))
+	}
+	if m.Info.Journal != "" {
+		line += st.Dim.Render(" · journal " + m.Info.Journal)
+	}
+	return common.WrapIndent(line, m.Width, 4)
+}
+
+func (m *Model) readyView() string {
+	st := m.Styles
+	var b strings.Builder
+	if m.err != "" {
+		b.WriteString(st.Failed.Render(common.Wrap(m.err, m.Width)) + "\n")
+	}
+	switch {
+	case m.Info.Steps == 0:
+		b.WriteString(st.Dim.Render(common.Wrap("No plan to apply: the Target screen says how to get one.", m.Width)))
+		return b.String()
+	case m.Info.ReadOnly != "":
+		b.WriteString(common.Wrap("Read-only session ("+m.Info.ReadOnly+"): nothing can be applied from here. "+
+			"To apply, save the plan (recover plan -o json > plan.json) and run 'recover tui --plan plan.json' against the live cluster, "+
+			"or 'recover apply --plan plan.json --yes' in a script.", m.Width))
+		return b.String()
+	}
+	if m.Info.Resume {
+		b.WriteString(common.Wrap("Resumes the interrupted run: "+m.Info.ResumeState, m.Width) + "\n")
+	}
+	b.WriteString(common.Wrap("Press a to "+map[bool]string{true: "resume", false: "start"}[m.Info.Resume]+
+		" applying. The engine runs preflight, takes the lock, disables the CVO at its step and asks before every change: "+
+		"y apply, s skip, q abort (asks again). Failed gates and steps offer r retry.", m.Width))
+	if m.Info.Backup != "" {
+		b.WriteString("\n" + st.Label.Render("backup  ") + common.WrapIndent(m.Info.Backup, m.Width, 8))
+	}
+	return b.String()
+}
+
+func (m *Model) stepView(budget int) string {
+	st := m.Styles
+	w := m.Width
+	var b strings.Builder
+	if m.step == nil {
+		b.WriteString(st.Dim.Render("preflight ..."))
+		return b.String()
+	}
+	s := m.step
+	b.WriteString(st.Section.Render(fmt.Sprintf("STEP %d/%d ", s.Index, s.Total)) + st.Bold.Render(s.ID) + " " + string(s.Action))
+	if s.Object != "" {
+		b.WriteString("\n" + st.Label.Render("  object ") + s.Object)
+	}
+	if s.Reason != "" {
+		b.WriteString("\n" + st.Label.Render("  reason ") + common.WrapIndent(s.Reason, w, 9))
+	}
+	if m.applied != "" {
+		b.WriteString("\n" + st.Label.Render("  done   ") + st.OK.Render(m.applied))
+	} else if c := m.change; c != nil {
+		b.WriteString("\n" + st.Label.Render("  change ") + c.Operation + " " + c.Object)
+	}
+	used := common.Lines(b.String())
+	reserve := 0
+	if m.request != nil {
+		reserve += 3
+	}
+	if m.gate != nil {
+		reserve += 3
+	}
+	if c := m.change; c != nil && c.Diff != "" && m.applied == "" {
+		n := budget - used - reserve
+		if n >= 2 {
+			b.WriteString("\n" + indent(common.RenderDiff(st, c.Diff, w-4, n-1), "    "))
+		}
+	}
+	if r := m.request; r != nil {
+		b.WriteString("\n" + m.requestView(r))
+	}
+	if g := m.gate; g != nil {
+		b.WriteString("\n" + m.gateView(g))
+	}
+	return b.String()
+}
+
+func indent(s, pad string) string {
+	return pad + strings.ReplaceAll(s, "\n", "\n"+pad)
+}
+
+// answers maps the engine's decisions to the keys that give them.
+func (m *Model) answers(r *apply.Request) string {
+	st := m.Styles
+	var parts []string
+	for _, d := range r.Options {
+		switch d {
+		case apply.Proceed:
+			parts = append(parts, st.Bold.Render("y")+" apply")
+		case apply.Skip:
+			parts = append(parts, st.Bold.Render("s")+" skip")
+		case apply.Retry:
+			parts = append(parts, st.Bold.Render("r")+" retry")
+		case apply.Abort:
+			parts = append(parts, st.Bold.Render("q")+" abort")
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+func (m *Model) requestView(r *apply.Request) string {
+	st := m.Styles
+	q := "apply this change?"
+	switch r.Kind {
+	case apply.RequestGate:
+		q = "the gate failed: retry, skip or abort?"
+	case apply.RequestError:
+		q = "the step failed: retry, skip or abort?"
+	}
+	head := st.Badge.Render(" DECIDE ") + " " + st.Bold.Render(q) + "  " + m.answers(r)
+	return head + "\n  " + common.WrapIndent(r.Message, m.Width, 2)
+}
+
+func (m *Model) gateView(g *apply.GateInfo) string {
+	st := m.Styles
+	elapsed := secs(g.ElapsedSeconds)
+	if m.gateEnd == "" && m.request == nil {
+		elapsed += m.Now().Sub(m.gateAt)
+	}
+	timeout := secs(g.TimeoutSeconds)
+	status := m.spinner.View()
+	switch {
+	case m.gateEnd == "passed":
+		status = st.OK.Render("✓")
+	case m.gateEnd != "":
+		status = st.Failed.Render("✗")
+	}
+	head := fmt.Sprintf("%s %s %s %s", st.Section.Render("GATE"), status, g.Kind, g.Subject)
+	times := common.Duration(elapsed)
+	if timeout > 0 {
+		times += " / " + common.Duration(timeout)
+	}
+	bar := ""
+	if timeout > 0 {
+		m.progress.Width = max(10, min(30, m.Width-len(times)-lipgloss.Width(head)-6))
+		bar = " " + m.progress.ViewAs(min(1, float64(elapsed)/float64(timeout)))
+	}
+	out := head + "  " + times + bar
+	msg := g.Message
+	if m.gateEnd != "" && m.gateEnd != "passed" {
+		msg = m.gateEnd
+	}
+	if msg != "" {
+		out += "\n  " + common.WrapIndent(msg, m.Width, 2)
+	}
+	if len(g.Pending) > 0 {
+		p := g.Pending
+		more := ""
+		if len(p) > 3 {
+			more = fmt.Sprintf(" (+%d more)", len(p)-3)
+			p = p[:3]
+		}
+		out += "\n  " + st.Dim.Render(common.Truncate("pending: "+strings.Join(p, "; ")+more, m.Width-2))
+	}
+	return out
+}
+
+func (m *Model) resultView() string {
+	st := m.Styles
+	r := m.result
+	if r == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(st.Section.Render("RESULT ") + common.WrapIndent(r.Message, m.Width, 7))
+	b.WriteString(fmt.Sprintf("\n%s%d done, %d skipped of %d", st.Label.Render("steps   "), r.StepsDone, r.StepsSkipped, r.StepsTotal))
+	if r.StoppedAt != "" {
+		b.WriteString(", stopped at " + r.StoppedAt)
+	}
+	if r.CVODisabled {
+		orig := "its earlier replicas"
+		if r.CVOReplicas != nil {
+			orig = fmt.Sprintf("%d replica(s)", *r.CVOReplicas)
+		}
+		b.WriteString("\n" + st.Label.Render("CVO     ") + st.Danger.Render(" DISABLED ") + " scaled to 0 by recover; it ran " + orig + " before. Nothing reconciles the cluster until it is restored.")
+	}
+	if len(r.Next) > 0 {
+		b.WriteString("\n" + st.Section.Render("NEXT"))
+		for _, n := range r.Next {
+			b.WriteString("\n  " + common.WrapIndent(n, m.Width, 2))
+		}
+	}
+	if r.Outcome.Resumable() && r.Journal != "" && m.Info.ReadOnly == "" {
+		b.WriteString("\n" + st.Dim.Render("press a to resume here, or q to quit (the commands above are printed again on exit)"))
+	}
+	return b.String()
+}
+
+// ShortHelp are the screen's keys for the footer.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.Keys
+	return []key.Binding{k.Start, k.Confirm, k.Skip, k.Retry, k.ScrollUp}
+}
+
+// FullHelp are the screen's keys for the ? overlay.
+func (m *Model) FullHelp() [][]key.Binding {
+	k := m.Keys
+	return [][]key.Binding{{k.Start, k.Confirm, k.Skip, k.Retry, k.Abort, k.ScrollUp, k.ScrollDown, k.Top, k.Bottom}}
+}

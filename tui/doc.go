@@ -1,0 +1,42 @@
+// Package tui is recover's interactive front end (bubbletea): one session that
+// shows the truth about a cluster, the chosen target and the plan, and applies
+// the plan step by step with the user deciding every change.
+//
+// # Screens
+//
+//	1 Overview  the cluster's claim beside the reality; operators by version,
+//	            marked by their distance to the target; nodes by kubelet version;
+//	            static pods whose claim differs; findings with evidence (/ filters)
+//	2 Target    the chosen release and why; the alternatives with rule and reason;
+//	            a accepts a named conditional-update risk (confirmed, then re-planned)
+//	3 Plan      the steps (level, component, action, gate, status); the selected
+//	            step's reason, gate, diff against the live object (d) and manifest
+//	4 Apply     the run: the current step and its change, the engine's question
+//	            (y apply, s skip, r retry, q abort), the gate being waited for with
+//	            spinner, elapsed time and progress, the event log, the result
+//
+// The header always shows the CVO's state (running, disabled by recover,
+// restored), the claimed version, the target and READ-ONLY when nothing may change.
+//
+// # Components
+//
+// Each screen is its own small component (tui/overview, tui/target, tui/steps,
+// tui/applyview) over a shared common.Common (size, styles, keymap, clock); the
+// header (tui/header) and the modal confirmation (tui/dialog) are components too.
+// One keymap (tui/keymap) drives the footer and the ? overlay; keys that change the
+// cluster are marked dangerous and stripped in a read-only session, as k9s does.
+//
+// # No recovery logic here
+//
+// The Model renders the Session's inspect.Snapshot and plan.Plan and the apply
+// engine's events. It runs the engine with Options.Confirm and a Decider that
+// waits for the user's key (engine.go); it previews a step's diff by running the
+// engine as a server-side dry run of that one step; it re-plans through the
+// Session's Replan function (the planner). Aborting while the engine waits on a
+// gate cancels the run's context: the engine journals the stop, releases the lock
+// and reports the exact commands to resume or restore the CVO.
+//
+// Update and View are plain methods: tests drive them with messages and compare
+// the rendered frames with golden files (go test ./tui/... -update refreshes
+// them).
+package tui

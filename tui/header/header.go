@@ -1,0 +1,186 @@
+// Package header renders the TUI's top two lines: the session (source, the
+// cluster's claimed version, the plan's target, the CVO's state, read-only) and the
+// screen tabs. The CVO's state is the one fact that never drops out: when the line
+// is too narrow, the lower-priority parts go first.
+package header
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/openshift-recover/recover/tui/common"
+)
+
+// CVOState is the cluster-version operator's state as the session knows it.
+type CVOState int
+
+// The CVO states shown in the header.
+const (
+	// CVOUnknown: the snapshot did not collect the CVO Deployment.
+	CVOUnknown CVOState = iota
+	// CVORunning: running, as found.
+	CVORunning
+	// CVOFoundDisabled: found scaled to 0 by someone else (or an earlier run).
+	CVOFoundDisabled
+	// CVOScalingDown: this run is scaling it down.
+	CVOScalingDown
+	// CVODisabled: disabled by recover (this run, or the journal being resumed).
+	CVODisabled
+	// CVORestoring: this run is scaling it back up.
+	CVORestoring
+	// CVORestored: recover gave control back and the CVO runs again.
+	CVORestored
+)
+
+// CVO is the CVO's state with its replica counts.
+type CVO struct {
+	State CVOState
+	// Replicas is the current replicas; Original what it ran before recover
+	// disabled it (nil when unknown).
+	Replicas int32
+	Original *int32
+}
+
+// Text is the state in words, as the header and the abort dialog say it.
+func (c CVO) Text() string {
+	orig := ""
+	if c.Original != nil {
+		orig = fmt.Sprintf(", ran %d before", *c.Original)
+	}
+	switch c.State {
+	case CVORunning:
+		return fmt.Sprintf("running (%d)", c.Replicas)
+	case CVOFoundDisabled:
+		return "found scaled to 0"
+	case CVOScalingDown:
+		return "scaling down (recover)"
+	case CVODisabled:
+		return "DISABLED by recover" + orig
+	case CVORestoring:
+		return "restoring (recover)"
+	case CVORestored:
+		return fmt.Sprintf("restored (%d)", c.Replicas)
+	}
+	return "unknown"
+}
+
+// Model is the header.
+type Model struct {
+	*common.Common
+	// Source is the session's source ("live https://...", "must-gather ./mg").
+	Source string
+	// Claimed is ClusterVersion's claim ("4.4.3 Completed").
+	Claimed string
+	// Target is the plan's target version, "" without a plan.
+	Target string
+	CVO    CVO
+	// ReadOnly is the read-only reason, "" in a session that may apply.
+	ReadOnly string
+	// Tabs are the screen names; Active the shown one.
+	Tabs   []string
+	Active int
+	// Notice is an urgent one-word notice on the tab line ("decide!").
+	Notice string
+}
+
+// Height is the header's height in lines.
+const Height = 2
+
+type segment struct {
+	text     string
+	priority int // higher stays longer
+}
+
+// View renders the two header lines at the header's width.
+func (m *Model) View() string {
+	st := m.Styles
+	cvo := "CVO " + m.CVO.Text()
+	switch m.CVO.State {
+	case CVODisabled, CVOScalingDown, CVOFoundDisabled:
+		cvo = st.Danger.Render(" " + cvo + " ")
+	case CVORestored, CVORunning:
+		cvo = st.OK.Render(cvo)
+	default:
+		cvo = st.Pending.Render(cvo)
+	}
+	segs := []segment{
+		{st.Title.Render("recover"), 9},
+		{cvo, 10},
+	}
+	if m.Claimed != "" {
+		segs = append(segs, segment{"claims " + m.Claimed, 7})
+	}
+	if m.Target != "" {
+		segs = append(segs, segment{"target " + st.Bold.Render(m.Target), 8})
+	}
+	if m.ReadOnly != "" {
+		segs = append(segs, segment{st.Badge.Render(" READ-ONLY "), 9})
+	}
+	if m.Source != "" {
+		segs = append(segs, segment{st.Dim.Render(m.Source), 1})
+	}
+	order := []int{0, 2, 3, 1, 4, 5}
+	line := joinFitting(segs, order, m.Width)
+	return common.Pad(line, m.Width) + "\n" + common.Pad(m.tabs(), m.Width)
+}
+
+// joinFitting joins the segments in display order, dropping the lowest-priority
+// ones until the line fits; the last one standing is truncated.
+func joinFitting(segs []segment, order []int, width int) string {
+	keep := make([]bool, len(segs))
+	for i := range keep {
+		keep[i] = true
+	}
+	render := func() string {
+		var parts []string
+		for _, i := range order {
+			if i < len(segs) && keep[i] {
+				parts = append(parts, segs[i].text)
+			}
+		}
+		return strings.Join(parts, " │ ")
+	}
+	for lipgloss.Width(render()) > width {
+		drop, lowest := -1, 1<<30
+		for i, s := range segs {
+			if keep[i] && s.priority < lowest {
+				drop, lowest = i, s.priority
+			}
+		}
+		if drop < 0 || count(keep) == 1 {
+			break
+		}
+		keep[drop] = false
+	}
+	return common.Truncate(render(), width)
+}
+
+func count(b []bool) int {
+	n := 0
+	for _, v := range b {
+		if v {
+			n++
+		}
+	}
+	return n
+}
+
+func (m *Model) tabs() string {
+	st := m.Styles
+	var parts []string
+	for i, t := range m.Tabs {
+		label := fmt.Sprintf("%d %s", i+1, t)
+		if i == m.Active {
+			parts = append(parts, st.TabActive.Render("["+label+"]"))
+		} else {
+			parts = append(parts, st.Tab.Render(" "+label+" "))
+		}
+	}
+	line := strings.Join(parts, " ")
+	if m.Notice != "" {
+		line += "  " + st.Badge.Render(" "+m.Notice+" ")
+	}
+	return line
+}

@@ -1,0 +1,760 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/tui/applyview"
+	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/dialog"
+	"github.com/openshift-recover/recover/tui/header"
+	"github.com/openshift-recover/recover/tui/keymap"
+	"github.com/openshift-recover/recover/tui/overview"
+	"github.com/openshift-recover/recover/tui/steps"
+	"github.com/openshift-recover/recover/tui/styles"
+	"github.com/openshift-recover/recover/tui/target"
+)
+
+// The screens, in tab order.
+const (
+	ScreenOverview = iota
+	ScreenTarget
+	ScreenPlan
+	ScreenApply
+)
+
+var screenNames = []string{"Overview", "Target", "Plan", "Apply"}
+
+// Options tune a Model beyond its Session.
+type Options struct {
+	// Styles are the styles to render with (default: the terminal's colour
+	// profile, Ascii when NO_COLOR is set).
+	Styles *styles.Styles
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Context is the parent of every run, preview and re-plan (default
+	// context.Background()). Cancelling it aborts a run; the journal stays
+	// resumable.
+	Context context.Context
+}
+
+// Model is the TUI: the header, the four screens, the footer help, the ? overlay
+// and the open dialog. It holds no recovery logic: it shows the Session's
+// snapshot and plan and the engine's events, and sends the engine the user's
+// decisions.
+type Model struct {
+	c       *common.Common
+	ctx     context.Context
+	session *Session
+
+	header   *header.Model
+	overview *overview.Model
+	target   *target.Model
+	steps    *steps.Model
+	apply    *applyview.Model
+	help     help.Model
+
+	active   int
+	showHelp bool
+	dialog   *dialog.Model
+	flash    string
+
+	run     *engineRun
+	runs    int
+	result  *apply.Result
+	ticking bool
+	// journal is the journal the next start resumes ("" starts a new run).
+	journal string
+	backup  bool
+	width   int
+	height  int
+}
+
+// New builds the TUI's model for a session.
+func New(s *Session, o Options) *Model {
+	if o.Styles == nil {
+		o.Styles = styles.New(nil)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	keys := keymap.Default()
+	if s.ReadOnly {
+		keys.ClearDanger()
+	}
+	c := &common.Common{Styles: o.Styles, Keys: keys, Now: o.Now}
+	sub := func() *common.Common { cc := *c; return &cc }
+	m := &Model{c: c, ctx: o.Context, session: s}
+	m.header = &header.Model{Common: sub(), Tabs: screenNames, Source: s.Source, ReadOnly: s.readOnlyReason()}
+	m.overview = overview.New(sub())
+	m.target = target.New(sub())
+	m.steps = steps.New(sub())
+	m.apply = applyview.New(sub())
+	m.help = help.New()
+	m.help.Styles = o.Styles.Help
+	m.help.ShortSeparator = " · "
+
+	m.overview.SetSnapshot(s.Snapshot)
+	m.target.SetHint(s.PlanHint)
+	switch {
+	case s.Engine == nil:
+		m.steps.SetDiffAvailable(false, "no diff: this session reads "+common.OrDash(s.Source)+", not a live cluster")
+	default:
+		m.steps.SetDiffAvailable(true, "")
+	}
+	m.header.CVO = cvoFromSnapshot(s.Snapshot)
+	if s.Snapshot != nil && s.Snapshot.Summary != nil && s.Snapshot.Summary.DesiredVersion != "" {
+		m.header.Claimed = strings.TrimSpace(s.Snapshot.Summary.DesiredVersion + " " + s.Snapshot.Summary.HistoryState)
+	}
+	m.setPlan(s.Plan, s.PlanErr)
+	m.backup = s.Options.BackupRecordFile != "" || s.Options.IHaveABackup
+	if s.Resume {
+		m.journal = s.Options.JournalPath
+		m.applyJournal(s.Journal)
+		m.active = ScreenApply
+	}
+	m.apply.Info = m.applyInfo()
+	m.syncKeys()
+	return m
+}
+
+// setPlan shows a plan on every screen.
+func (m *Model) setPlan(p *plan.Plan, err error) {
+	m.target.SetPlan(p, err)
+	m.target.SetReplan(m.session.Replan != nil)
+	m.steps.SetPlan(p)
+	m.header.Target = ""
+	if p != nil {
+		m.header.Target = p.Target.Version
+		m.overview.SetTarget(p.Target.Version)
+	}
+}
+
+// cvoFromSnapshot is the CVO's state as the snapshot found it.
+func cvoFromSnapshot(s *inspect.Snapshot) header.CVO {
+	if s == nil || s.CVO == nil {
+		return header.CVO{State: header.CVOUnknown}
+	}
+	r := s.CVO.EffectiveReplicas()
+	if r == 0 {
+		return header.CVO{State: header.CVOFoundDisabled}
+	}
+	return header.CVO{State: header.CVORunning, Replicas: r}
+}
+
+// applyJournal shows what a journal to resume records: the CVO's state and the
+// steps already done or skipped.
+func (m *Model) applyJournal(j *journal.State) {
+	if j == nil {
+		return
+	}
+	switch {
+	case j.CVO.Disabled:
+		m.header.CVO = header.CVO{State: header.CVODisabled, Original: j.CVO.OriginalReplicas}
+	case j.CVO.Restored:
+		m.header.CVO = header.CVO{State: header.CVORestored, Replicas: deref(j.CVO.OriginalReplicas, 1)}
+	}
+	for _, st := range j.Steps {
+		switch st.Status {
+		case journal.StepDone:
+			m.steps.SetStatus(st.ID, common.StepDone)
+		case journal.StepSkipped:
+			m.steps.SetStatus(st.ID, common.StepSkipped)
+		case journal.StepFailed:
+			m.steps.SetStatus(st.ID, common.StepFailed)
+		case journal.StepInFlight, journal.StepApplied:
+			m.steps.SetStatus(st.ID, common.StepApplied)
+		}
+	}
+}
+
+func deref(p *int32, def int32) int32 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// applyInfo is what the Apply screen says before a run.
+func (m *Model) applyInfo() applyview.Info {
+	s := m.session
+	info := applyview.Info{ReadOnly: s.readOnlyReason(), Journal: s.Options.JournalPath}
+	if s.Plan != nil {
+		info.Target, info.Steps = s.Plan.Target.Version, len(s.Plan.Steps)
+	}
+	if m.journal != "" {
+		info.Resume, info.Journal = true, m.journal
+		info.ResumeState = resumeState(s.Journal, m.result)
+	}
+	o := s.Options
+	switch {
+	case info.Resume:
+		info.Backup = "recorded in the journal"
+	case o.BackupRecordFile != "":
+		info.Backup = "record " + o.BackupRecordFile + " (checked by preflight)"
+	case o.IHaveABackup:
+		info.Backup = "acknowledged with --i-have-a-backup (not verified)"
+	default:
+		info.Backup = "none given: starting asks you to acknowledge one (or pass --backup-record FILE)"
+	}
+	if s.Engine == nil && info.ReadOnly == "" {
+		info.ReadOnly = "no live cluster"
+	}
+	return info
+}
+
+func resumeState(j *journal.State, res *apply.Result) string {
+	switch {
+	case res != nil:
+		return fmt.Sprintf("%s at %s; %d of %d steps done in this session", res.Outcome, common.OrDash(res.StoppedAt), res.StepsDone, res.StepsTotal)
+	case j == nil:
+		return "the journal's state is unknown"
+	}
+	done := 0
+	for _, st := range j.Steps {
+		if st.Status == journal.StepDone || st.Status == journal.StepSkipped {
+			done++
+		}
+	}
+	s := fmt.Sprintf("%d step(s) done or skipped", done)
+	if j.LastStop != nil {
+		s += fmt.Sprintf("; the last run stopped (%s): %s", j.LastStop.Reason, j.LastStop.Message)
+	}
+	if j.InFlight != "" {
+		s += "; step " + j.InFlight + " was in flight and is re-checked against the cluster"
+	}
+	if j.CVO.Disabled {
+		s += "; the CVO is disabled"
+	}
+	return s
+}
+
+// Init starts nothing: the session is loaded before the program starts.
+func (m *Model) Init() tea.Cmd { return tea.SetWindowTitle("recover") }
+
+// Result is the last run's result, nil when no run ended.
+func (m *Model) Result() *apply.Result { return m.result }
+
+// Active returns the shown screen.
+func (m *Model) Active() int { return m.active }
+
+// Close stops a run still in progress (its context is cancelled: the engine
+// journals the stop and releases the lock) and waits for the engine to end. The
+// command calls it after the program returned, so a killed program leaves a
+// resumable journal.
+func (m *Model) Close() *apply.Result {
+	if m.run != nil && !m.run.done {
+		if res := m.run.drain(); res != nil {
+			m.result = res
+		}
+		m.run.done = true
+	}
+	return m.result
+}
+
+func (m *Model) running() bool {
+	p := m.apply.Phase()
+	return p == applyview.Starting || p == applyview.Running
+}
+
+func (m *Model) canStart() bool {
+	s := m.session
+	if s.ReadOnly || s.Engine == nil || s.Plan == nil || m.running() {
+		return false
+	}
+	if m.apply.Phase() == applyview.Finished {
+		return m.journal != ""
+	}
+	return true
+}
+
+// syncKeys enables the bindings that make sense now; the help follows.
+func (m *Model) syncKeys() {
+	k := m.c.Keys
+	running := m.running()
+	k.Enable(&k.Quit, !running)
+	k.Enable(&k.Abort, running)
+	req := m.apply.Request()
+	onApply := m.active == ScreenApply
+	k.Enable(&k.Confirm, onApply && req != nil && req.Allows(apply.Proceed))
+	k.Enable(&k.Skip, onApply && req != nil && req.Allows(apply.Skip))
+	k.Enable(&k.Retry, onApply && req != nil && req.Allows(apply.Retry))
+	k.Enable(&k.Start, onApply && m.canStart())
+	if m.journal != "" {
+		k.Start.SetHelp("a", "resume run")
+	} else {
+		k.Start.SetHelp("a", "start apply")
+	}
+	m.target.SetReplan(m.session.Replan != nil && m.apply.Phase() == applyview.Idle)
+	m.header.Active = m.active
+	m.header.Notice = ""
+	if req != nil && !onApply {
+		m.header.Notice = "decision pending: 4"
+	}
+}
+
+func (m *Model) screen() common.Component {
+	switch m.active {
+	case ScreenTarget:
+		return m.target
+	case ScreenPlan:
+		return m.steps
+	case ScreenApply:
+		return m.apply
+	}
+	return m.overview
+}
+
+// resize lays the screens out: each gets what is left under the header and above
+// the footer.
+func (m *Model) resize(w, h int) {
+	m.width, m.height = w, h
+	m.c.Width, m.c.Height = w, h
+	m.header.Width = w
+	m.help.Width = w
+	bh := max(1, h-header.Height-1)
+	m.overview.SetSize(w, bh)
+	m.target.SetSize(w, bh)
+	m.steps.SetSize(w, bh)
+	m.apply.SetSize(w, bh)
+	if m.dialog != nil {
+		m.dialog.Width, m.dialog.Height = w, h
+	}
+}
+
+// Update is the TUI's one entry point for messages.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.syncKeys()
+	return m, tea.Batch(cmd, m.tick())
+}
+
+// tick starts the spinner when something is busy and it is not yet ticking.
+func (m *Model) tick() tea.Cmd {
+	if m.ticking || !m.busy() {
+		return nil
+	}
+	m.ticking = true
+	return m.apply.SpinnerStart()
+}
+
+func (m *Model) busy() bool {
+	return m.apply.Busy()
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return nil
+	case spinner.TickMsg:
+		if !m.busy() {
+			m.ticking = false
+			return nil
+		}
+		return m.apply.SpinnerTick(msg)
+	case eventMsg:
+		return m.handleEvent(msg)
+	case runEndedMsg:
+		if m.run != nil && m.run.id == msg.run {
+			m.run.done = true
+		}
+		return nil
+	case previewMsg:
+		m.steps.SetDiff(msg.step, msg.diff)
+		return nil
+	case steps.DiffRequestMsg:
+		if m.session.Engine == nil || m.session.Plan == nil {
+			return nil
+		}
+		return preview(m.ctx, m.session.Engine, m.session.Plan, m.session.Options, msg.StepID)
+	case target.AcceptRiskMsg:
+		m.openAcceptRisk(msg.Candidate)
+		return nil
+	case replanMsg:
+		return m.handleReplan(msg)
+	case savedMsg:
+		return m.handleSaved(msg)
+	case dialog.AnswerMsg:
+		m.dialog = nil
+		return m.handleAnswer(msg)
+	case tea.KeyMsg:
+		return m.handleKey(msg)
+	}
+	return nil
+}
+
+func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
+	keys := m.c.Keys
+	m.flash = ""
+	if m.dialog != nil {
+		return m.dialog.Update(k)
+	}
+	if m.showHelp {
+		if key.Matches(k, keys.Help, keys.Back, keys.Quit) {
+			m.showHelp = false
+		}
+		return nil
+	}
+	if c, ok := m.screen().(interface{ Capturing() bool }); ok && c.Capturing() {
+		return m.updateScreen(k)
+	}
+	switch {
+	case key.Matches(k, keys.Abort):
+		m.openAbort()
+		return nil
+	case key.Matches(k, keys.Quit):
+		return tea.Quit
+	case key.Matches(k, keys.Help):
+		m.showHelp = true
+		return nil
+	case key.Matches(k, keys.NextScreen):
+		m.active = (m.active + 1) % len(screenNames)
+		return nil
+	case key.Matches(k, keys.PrevScreen):
+		m.active = (m.active + len(screenNames) - 1) % len(screenNames)
+		return nil
+	case key.Matches(k, keys.Overview):
+		m.active = ScreenOverview
+		return nil
+	case key.Matches(k, keys.Target):
+		m.active = ScreenTarget
+		return nil
+	case key.Matches(k, keys.Plan):
+		m.active = ScreenPlan
+		return nil
+	case key.Matches(k, keys.Apply):
+		m.active = ScreenApply
+		return nil
+	}
+	if m.active == ScreenApply {
+		switch {
+		case key.Matches(k, keys.Start):
+			m.openStart()
+			return nil
+		case key.Matches(k, keys.Confirm):
+			return m.answer(apply.Proceed)
+		case key.Matches(k, keys.Skip):
+			return m.answer(apply.Skip)
+		case key.Matches(k, keys.Retry):
+			return m.answer(apply.Retry)
+		}
+	}
+	return m.updateScreen(k)
+}
+
+func (m *Model) updateScreen(k tea.KeyMsg) tea.Cmd {
+	switch m.active {
+	case ScreenOverview:
+		return m.overview.Update(k)
+	case ScreenTarget:
+		return m.target.Update(k)
+	case ScreenPlan:
+		return m.steps.Update(k)
+	}
+	return m.apply.Update(k)
+}
+
+// answer sends the engine the user's decision on its pending question.
+func (m *Model) answer(d apply.Decision) tea.Cmd {
+	req := m.apply.Request()
+	if m.run == nil || req == nil || !req.Allows(d) {
+		return nil
+	}
+	if d == apply.Skip {
+		m.steps.SetStatus(req.Step.ID, common.StepSkipped)
+	}
+	m.apply.Answered(d)
+	return m.run.answer(d)
+}
+
+// newDialog opens a dialog at the screen's size.
+func (m *Model) newDialog(kind dialog.Kind, title string, body []string, yes, no string, data any) {
+	cc := *m.c
+	m.dialog = &dialog.Model{Common: &cc, Kind: kind, Title: title, Body: body, YesText: yes, NoText: no, Data: data}
+}
+
+// openStart asks before a run starts, saying what it will do and, when no backup
+// was given, that yes acknowledges one.
+func (m *Model) openStart() {
+	if !m.canStart() {
+		return
+	}
+	s := m.session
+	p := s.Plan
+	verb, title := "Start", "Start applying the plan?"
+	if m.journal != "" {
+		verb, title = "Resume", "Resume the interrupted run?"
+	}
+	body := []string{fmt.Sprintf("%s applying the plan to %s (%d steps). The engine first checks permissions, that the plan is not stale and the backup, and takes the apply lock. The CVO is disabled at its step and restored at the end; every change is journaled first and asked for (y apply, s skip, q abort).", verb, p.Target.Version, len(p.Steps))}
+	if m.journal != "" {
+		body = append(body, "Journal: "+m.journal+" ("+resumeState(s.Journal, m.result)+").")
+	} else if s.PlanPath == "" {
+		body = append(body, "The plan was computed in this session: it is saved to a file first, because the journal refers to it.")
+	}
+	ack := false
+	if m.journal == "" && !m.backup {
+		ack = true
+		body = append(body, "No etcd backup record was given. Answering y also acknowledges that a current etcd backup exists (journaled as unverified, as --i-have-a-backup does). If unsure, answer n and take one first (cluster-backup.sh on a control-plane node).")
+	}
+	yes := strings.ToLower(verb) + " applying"
+	if ack {
+		yes += " (I have a backup)"
+	}
+	m.newDialog(dialog.Start, title, body, yes, "cancel", ack)
+}
+
+// openAbort asks before aborting, saying in which state the CVO is left.
+func (m *Model) openAbort() {
+	if !m.running() {
+		return
+	}
+	body := []string{"The run stops at the current step; the journal stays resumable."}
+	switch m.header.CVO.State {
+	case header.CVODisabled, header.CVOScalingDown:
+		orig := ""
+		if m.header.CVO.Original != nil {
+			orig = fmt.Sprintf(" (it ran %d replica(s) before)", *m.header.CVO.Original)
+		}
+		body = append(body, "The cluster-version operator stays DISABLED: scaled to 0 by this run"+orig+". Nothing reconciles the cluster until you resume the run or restore the CVO.")
+	case header.CVORestoring, header.CVORestored:
+		body = append(body, "The cluster-version operator was already handed back and keeps running.")
+	default:
+		body = append(body, "The cluster-version operator has not been touched by this run: it keeps its state ("+m.header.CVO.Text()+").")
+	}
+	body = append(body, "After the abort this screen shows the engine's exact commands to resume the run or to restore the CVO; they are printed again when you quit.")
+	m.newDialog(dialog.Abort, "Abort the run?", body, "abort the run", "keep running", nil)
+}
+
+// openAcceptRisk asks before re-planning with a named risk accepted.
+func (m *Model) openAcceptRisk(c plan.Candidate) {
+	if m.session.Replan == nil || m.apply.Phase() != applyview.Idle {
+		return
+	}
+	body := []string{fmt.Sprintf("Release %s is only reachable over an update edge with conditional-update risks. Accepting a risk means you have read it and judged that it does not apply to this cluster, or that you accept its consequences:", c.Version)}
+	var names []string
+	for _, r := range c.Risks {
+		names = append(names, r.Name)
+		line := r.Name + ": " + r.Message
+		if r.URL != "" {
+			line += " (" + r.URL + ")"
+		}
+		body = append(body, line)
+	}
+	body = append(body, "The planner then re-plans with --accept "+strings.Join(names, ",")+"; the new plan records the accepted risks.")
+	m.newDialog(dialog.AcceptRisk, "Accept "+strings.Join(names, ", ")+"?", body, "accept and re-plan", "cancel", names)
+}
+
+func (m *Model) handleAnswer(a dialog.AnswerMsg) tea.Cmd {
+	if !a.Yes {
+		return nil
+	}
+	switch a.Kind {
+	case dialog.Start:
+		if !m.canStart() {
+			return nil
+		}
+		if ack, _ := a.Data.(bool); ack {
+			m.backup = true
+			m.session.Options.IHaveABackup = true
+		}
+		m.apply.SetStarting()
+		m.active = ScreenApply
+		if m.journal == "" && m.session.PlanPath == "" {
+			if m.session.SavePlan == nil {
+				m.apply.SetStartError(fmt.Errorf("this plan was computed in the session and cannot be saved here: save it with 'recover plan -o json > plan.json' and run 'recover tui --plan plan.json'"))
+				return nil
+			}
+			return savePlan(m.session.SavePlan, m.session.Plan)
+		}
+		return m.start()
+	case dialog.Abort:
+		if !m.running() {
+			return nil
+		}
+		if req := m.apply.Request(); req != nil && req.Allows(apply.Abort) && m.run != nil {
+			m.apply.Answered(apply.Abort)
+			return m.run.answer(apply.Abort)
+		}
+		if m.run != nil {
+			m.run.cancel()
+		}
+		return nil
+	case dialog.AcceptRisk:
+		names, _ := a.Data.([]string)
+		accept := append(append([]string(nil), m.session.Accepted...), names...)
+		m.target.SetBusy("accepting " + strings.Join(names, ", "))
+		return replan(m.ctx, m.session.Replan, accept)
+	}
+	return nil
+}
+
+func (m *Model) handleSaved(msg savedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.apply.SetStartError(fmt.Errorf("saving the plan before applying it: %w", msg.err))
+		return nil
+	}
+	m.session.PlanPath, m.session.PlanDigest = msg.path, msg.digest
+	m.flash = "plan saved to " + msg.path
+	return m.start()
+}
+
+// start starts (or resumes) the engine.
+func (m *Model) start() tea.Cmd {
+	s := m.session
+	opts := s.Options
+	opts.PlanPath, opts.PlanDigest = s.PlanPath, s.PlanDigest
+	if m.journal != "" {
+		opts.Resume, opts.JournalPath = true, m.journal
+	}
+	m.runs++
+	m.run = startRun(m.ctx, m.runs, s.Engine, s.Plan, opts)
+	return m.run.next()
+}
+
+func (m *Model) handleReplan(msg replanMsg) tea.Cmd {
+	m.target.SetBusy("")
+	if msg.err != nil {
+		m.target.SetPlan(m.session.Plan, fmt.Errorf("re-planning with --accept %s failed: %w", strings.Join(msg.accepted, ","), msg.err))
+		return nil
+	}
+	s := m.session
+	s.Plan, s.PlanErr, s.PlanPath, s.PlanDigest, s.Accepted = msg.plan, nil, "", "", msg.accepted
+	m.setPlan(msg.plan, nil)
+	m.apply.Info = m.applyInfo()
+	m.flash = "re-planned: target " + msg.plan.Target.Version
+	return nil
+}
+
+// handleEvent shows one engine event on every screen it concerns.
+func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
+	if m.run == nil || msg.run != m.run.id {
+		return nil
+	}
+	ev := msg.ev
+	m.apply.HandleEvent(ev)
+	if ev.Step != nil {
+		cur := m.stepStatus(ev.Step.ID)
+		if st, ok := statusFor(ev, cur); ok {
+			m.steps.SetStatus(ev.Step.ID, st)
+		}
+		if ev.Type == apply.EventStepStarted && m.active != ScreenPlan {
+			m.steps.Select(ev.Step.ID)
+		}
+	}
+	if ev.CVO != nil {
+		m.header.CVO = cvoFromEvent(ev.CVO, m.header.CVO)
+	}
+	if ev.Type == apply.EventDone && ev.Result != nil {
+		m.result = ev.Result
+		r := ev.Result
+		if r.CVODisabled {
+			m.header.CVO = header.CVO{State: header.CVODisabled, Original: r.CVOReplicas}
+		}
+		m.journal = ""
+		if r.Journal != "" && r.Outcome.Resumable() {
+			m.journal = r.Journal
+		}
+		m.apply.Info = m.applyInfo()
+	}
+	return m.run.next()
+}
+
+func (m *Model) stepStatus(id string) common.StepStatus {
+	return m.steps.Status(id)
+}
+
+// statusFor maps an event to its step's new status; ok is false when the event
+// does not change it. A step the journal already records as done or skipped keeps
+// that status (a resumed run reports it as skipped).
+func statusFor(ev apply.Event, cur common.StepStatus) (common.StepStatus, bool) {
+	switch ev.Type {
+	case apply.EventStepStarted:
+		return common.StepRunning, true
+	case apply.EventAwaitingConfirmation:
+		return common.StepAwaiting, true
+	case apply.EventApplied:
+		return common.StepApplied, true
+	case apply.EventWaiting:
+		return common.StepWaiting, true
+	case apply.EventGateFailed, apply.EventError:
+		return common.StepFailed, true
+	case apply.EventSkipped:
+		if ev.Gate != nil || cur == common.StepDone || cur == common.StepSkipped {
+			return cur, false
+		}
+		return common.StepSkipped, true
+	case apply.EventStepDone:
+		return common.StepDone, true
+	}
+	return cur, false
+}
+
+func cvoFromEvent(c *apply.CVOInfo, prev header.CVO) header.CVO {
+	orig := c.OriginalReplicas
+	if orig == nil {
+		orig = prev.Original
+	}
+	switch c.State {
+	case apply.CVOScalingDown:
+		return header.CVO{State: header.CVOScalingDown, Original: orig}
+	case apply.CVODisabled:
+		return header.CVO{State: header.CVODisabled, Original: orig}
+	case apply.CVORestoring:
+		return header.CVO{State: header.CVORestoring, Replicas: c.Replicas, Original: orig}
+	case apply.CVORunning:
+		return header.CVO{State: header.CVORestored, Replicas: c.Replicas, Original: orig}
+	}
+	return prev
+}
+
+// View renders the whole screen.
+func (m *Model) View() string {
+	if m.width == 0 {
+		return "loading ..."
+	}
+	bh := max(1, m.height-header.Height-1)
+	body := m.screen().View()
+	if m.showHelp {
+		body = m.helpView(bh)
+	}
+	frame := m.header.View() + "\n" + common.Fit(body, m.width, bh) + "\n" + m.footer()
+	if m.dialog != nil {
+		frame = dialog.Overlay(frame, m.dialog.View(), m.width, m.height)
+	}
+	return frame
+}
+
+func (m *Model) footer() string {
+	if m.flash != "" {
+		return common.Pad(m.c.Styles.Pending.Render(m.flash), m.width)
+	}
+	bindings := append(m.screen().ShortHelp(), m.c.Keys.Global()...)
+	return common.Pad(m.help.ShortHelpView(bindings), m.width)
+}
+
+// helpView is the ? overlay: every enabled key, grouped.
+func (m *Model) helpView(height int) string {
+	k := m.c.Keys
+	groups := m.screen().FullHelp()
+	groups = append(groups, k.Screens(), []key.Binding{k.Help, k.Quit, k.Abort})
+	title := m.c.Styles.Section.Render("KEYS") + m.c.Styles.Dim.Render(" ("+screenNames[m.active]+" screen; ? or esc closes)")
+	if k.ReadOnly() {
+		title += "  " + m.c.Styles.Badge.Render(" READ-ONLY ") + m.c.Styles.Dim.Render(" no key changes the cluster")
+	}
+	return common.Fit(title+"\n\n"+m.help.FullHelpView(groups), m.width, height)
+}

@@ -1,0 +1,73 @@
+package tui
+
+import (
+	"context"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan"
+)
+
+// Runner runs a plan and streams its events; *apply.Engine is one. The channel
+// is closed after EventDone, and the caller drains it.
+type Runner interface {
+	Run(ctx context.Context, p *plan.Plan, opts apply.Options) <-chan apply.Event
+}
+
+// Session is what one TUI session shows and may do. cmd/recover builds it from
+// its flags; tests build it by hand.
+type Session struct {
+	// Source describes where the snapshot was read, for the header
+	// ("live https://api.example:6443", "must-gather ./must-gather").
+	Source string
+	// Snapshot is the cluster's state (nil: none could be read).
+	Snapshot *inspect.Snapshot
+
+	// Plan is the plan shown and applied (nil: none). PlanPath and PlanDigest
+	// identify its file when it was loaded from one (apply.LoadPlan); a plan
+	// computed in the session has none until SavePlan writes it.
+	Plan       *plan.Plan
+	PlanPath   string
+	PlanDigest string
+	// PlanErr is why there is no plan, or why the last re-plan failed.
+	PlanErr error
+	// PlanHint tells the user how to get a plan when there is none.
+	PlanHint string
+	// Accepted are the risk names the plan was computed with (--accept).
+	Accepted []string
+	// Replan computes a new plan that accepts the given risk names, through the
+	// planner; nil when the plan came from a file.
+	Replan func(ctx context.Context, accept []string) (*plan.Plan, error)
+	// SavePlan writes a plan computed in the session to a file before it is
+	// applied, because the journal refers to the plan by path and digest, and
+	// returns them. Required for applying a computed plan.
+	SavePlan func(p *plan.Plan) (path, digest string, err error)
+
+	// ReadOnly strips every key that changes the cluster; ReadOnlyReason says why
+	// ("must-gather session", "--read-only").
+	ReadOnly       bool
+	ReadOnlyReason string
+	// Engine runs the plan, and previews a step's diff as a server-side dry run.
+	// Nil in an offline session.
+	Engine Runner
+	// Options are the engine options the session starts runs with: journal path,
+	// backup, fingerprint, timeouts, lock settings. The session sets Confirm,
+	// Decider, PlanPath, PlanDigest and Resume itself.
+	Options apply.Options
+	// Resume is set when Options.JournalPath is an interrupted run to resume;
+	// Journal is its state as recorded.
+	Resume  bool
+	Journal *journal.State
+}
+
+// readOnlyReason is the reason shown for a read-only session.
+func (s *Session) readOnlyReason() string {
+	if !s.ReadOnly {
+		return ""
+	}
+	if s.ReadOnlyReason == "" {
+		return "read-only"
+	}
+	return s.ReadOnlyReason
+}

@@ -1,0 +1,435 @@
+// Package steps is the Plan screen: the plan's steps with their run level,
+// component, action and gate, each marked with its status in the session's run,
+// and for the selected step a scrollable pane with its reason, its gate, its
+// diff against the live object (d: a server-side dry run through the engine) and
+// its manifest.
+package steps
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/gate"
+	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/tui/common"
+)
+
+// wideWidth is the width from which the list and the details sit side by side.
+const wideWidth = 120
+
+// DiffRequestMsg asks the session for the selected step's diff against the live
+// object.
+type DiffRequestMsg struct {
+	StepID string
+}
+
+// Diff is a step's previewed change, or why there is none.
+type Diff struct {
+	// Loading is set while the dry run runs.
+	Loading bool
+	Change  *apply.ChangeInfo
+	Err     string
+	// Notes are the engine's warnings during the preview.
+	Notes []string
+}
+
+// Model is the Plan screen.
+type Model struct {
+	*common.Common
+	plan     *plan.Plan
+	status   map[string]common.StepStatus
+	diffs    map[string]*Diff
+	canDiff  bool
+	noDiff   string
+	filter   common.Input
+	visible  []int
+	typing   bool
+	sel      common.Selection
+	first    int
+	detail   viewport.Model
+	detailOf string
+}
+
+// New returns an empty Plan screen.
+func New(c *common.Common) *Model {
+	m := &Model{Common: c, status: map[string]common.StepStatus{}, diffs: map[string]*Diff{}, detail: viewport.New(0, 0),
+		filter: common.Input{Prompt: "/", Limit: 80}}
+	m.detail.KeyMap = viewport.KeyMap{}
+	return m
+}
+
+// SetPlan shows a plan (nil: none); previews of an earlier plan are dropped.
+func (m *Model) SetPlan(p *plan.Plan) {
+	m.plan = p
+	m.diffs = map[string]*Diff{}
+	m.status = map[string]common.StepStatus{}
+	m.applyFilter()
+	m.refresh()
+}
+
+// SetDiffAvailable says whether d can preview a diff, and if not why.
+func (m *Model) SetDiffAvailable(ok bool, why string) {
+	m.canDiff, m.noDiff = ok, why
+	m.refresh()
+}
+
+// SetStatus records a step's status.
+func (m *Model) SetStatus(id string, s common.StepStatus) {
+	m.status[id] = s
+	m.refresh()
+}
+
+// SetDiff records a step's preview.
+func (m *Model) SetDiff(id string, d *Diff) {
+	m.diffs[id] = d
+	m.refresh()
+}
+
+// Select moves the cursor to the step with the given ID (when shown).
+func (m *Model) Select(id string) {
+	for vi, i := range m.visible {
+		if m.plan.Steps[i].ID == id {
+			m.sel.Index = vi
+			m.refresh()
+			return
+		}
+	}
+}
+
+// Selected returns the selected step, nil when none.
+func (m *Model) Selected() *plan.Step {
+	if m.plan == nil || len(m.visible) == 0 {
+		return nil
+	}
+	return &m.plan.Steps[m.visible[m.sel.Index]]
+}
+
+// Capturing reports whether the filter input has the keyboard.
+func (m *Model) Capturing() bool { return m.typing }
+
+// SetSize sets the screen's size.
+func (m *Model) SetSize(w, h int) {
+	m.Width, m.Height = w, h
+	m.refresh()
+}
+
+func (m *Model) applyFilter() {
+	m.visible = m.visible[:0]
+	if m.plan == nil {
+		return
+	}
+	q := strings.ToLower(strings.TrimSpace(m.filter.Value))
+	for i, s := range m.plan.Steps {
+		text := strings.ToLower(strings.Join([]string{s.ID, string(s.Action), s.Component, s.RunLevel, s.Reason, object(&s), gateKind(&s)}, " "))
+		if q == "" || strings.Contains(text, q) {
+			m.visible = append(m.visible, i)
+		}
+	}
+	m.sel.Clamp(len(m.visible))
+}
+
+// Update handles the screen's keys.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	if m.typing {
+		switch k.Type {
+		case tea.KeyEnter:
+			m.typing = false
+		case tea.KeyEsc:
+			m.typing = false
+			m.filter.Value = ""
+		default:
+			m.filter.Update(k)
+		}
+		m.sel.Index = 0
+		m.applyFilter()
+		m.refresh()
+		return nil
+	}
+	switch {
+	case key.Matches(k, m.Keys.Filter):
+		m.typing = true
+		m.refresh()
+		return nil
+	case key.Matches(k, m.Keys.Back):
+		if m.filter.Value != "" {
+			m.filter.Value = ""
+			m.applyFilter()
+			m.refresh()
+		}
+		return nil
+	case key.Matches(k, m.Keys.Diff):
+		s := m.Selected()
+		if s == nil || !m.canDiff || !hasDiff(s) {
+			return nil
+		}
+		if d := m.diffs[s.ID]; d != nil && d.Loading {
+			return nil
+		}
+		m.diffs[s.ID] = &Diff{Loading: true}
+		m.refresh()
+		id := s.ID
+		return func() tea.Msg { return DiffRequestMsg{StepID: id} }
+	case key.Matches(k, m.Keys.ScrollDown):
+		m.detail.HalfViewDown()
+		return nil
+	case key.Matches(k, m.Keys.ScrollUp):
+		m.detail.HalfViewUp()
+		return nil
+	}
+	if m.sel.Move(k, m.Keys, len(m.visible), max(1, m.listHeight()-2)) {
+		m.refresh()
+	}
+	return nil
+}
+
+// hasDiff reports whether a step changes an object a preview can diff.
+func hasDiff(s *plan.Step) bool {
+	switch s.Action {
+	case plan.ActionWait:
+		return false
+	}
+	return true
+}
+
+// layout returns the list's width and height and the detail pane's.
+func (m *Model) layout() (lw, lh, dw, dh int) {
+	if m.Width >= wideWidth {
+		lw = min(m.Width/2, 90)
+		return lw, m.Height, m.Width - lw - 1, m.Height
+	}
+	lh = max(4, m.Height*2/5)
+	return m.Width, lh, m.Width, max(1, m.Height-lh-1)
+}
+
+func (m *Model) listHeight() int {
+	_, lh, _, _ := m.layout()
+	return lh
+}
+
+func (m *Model) refresh() {
+	if m.Width <= 0 || m.Height <= 0 {
+		return
+	}
+	m.Keys.Enable(&m.Keys.Diff, m.canDiff && m.Selected() != nil && hasDiff(m.Selected()))
+	_, _, dw, dh := m.layout()
+	m.detail.Width, m.detail.Height = dw, dh
+	s := m.Selected()
+	id := ""
+	if s != nil {
+		id = s.ID
+	}
+	m.detail.SetContent(m.detailView(s, dw))
+	if id != m.detailOf {
+		m.detail.GotoTop()
+		m.detailOf = id
+	}
+}
+
+// View renders the screen.
+func (m *Model) View() string {
+	if m.plan == nil {
+		return common.Fit(m.Styles.Section.Render("NO PLAN")+"\n"+m.Styles.Dim.Render("The Target screen says how to get one."), m.Width, m.Height)
+	}
+	lw, lh, _, _ := m.layout()
+	list := common.Fit(m.listView(lw, lh), lw, lh)
+	detail := m.detail.View()
+	if m.Width >= wideWidth {
+		sep := strings.TrimSuffix(strings.Repeat(m.Styles.Dim.Render("│")+"\n", m.Height), "\n")
+		return common.Fit(lipgloss.JoinHorizontal(lipgloss.Top, list, sep, detail), m.Width, m.Height)
+	}
+	rule := m.Styles.Dim.Render(strings.Repeat("─", m.Width))
+	return common.Fit(list+"\n"+rule+"\n"+detail, m.Width, m.Height)
+}
+
+func (m *Model) listView(width, height int) string {
+	st := m.Styles
+	counts := map[common.StepStatus]int{}
+	for _, s := range m.plan.Steps {
+		counts[m.status[s.ID]]++
+	}
+	head := st.Section.Render("STEPS") + fmt.Sprintf(" %d", len(m.plan.Steps))
+	if n := counts[common.StepDone]; n > 0 {
+		head += st.OK.Render(fmt.Sprintf(" · %d done", n))
+	}
+	if n := counts[common.StepSkipped]; n > 0 {
+		head += st.Pending.Render(fmt.Sprintf(" · %d skipped", n))
+	}
+	switch {
+	case m.typing:
+		head += "  " + m.filter.View()
+	case m.filter.Value != "":
+		head += st.Dim.Render(fmt.Sprintf("  filter %q: %d shown", m.filter.Value, len(m.visible)))
+	}
+	compW := max(10, min(26, width-2-2-4-4-19-10))
+	cols := fmt.Sprintf("    %-4s%-4s%s%-19s%s", "#", "LVL", common.Pad("COMPONENT", compW+1), "ACTION", "GATE")
+	lines := []string{common.Truncate(head, width), st.Dim.Render(common.Truncate(cols, width))}
+	rows := height - 2
+	m.first = common.Window(m.sel.Index, m.first, rows, len(m.visible))
+	for vi := m.first; vi < len(m.visible) && vi < m.first+rows; vi++ {
+		i := m.visible[vi]
+		s := &m.plan.Steps[i]
+		selected := vi == m.sel.Index
+		status := m.status[s.ID]
+		glyph := m.glyphStyle(status).Render(status.Glyph())
+		row := fmt.Sprintf("%s%s %-4d%-4s%s%-19s%s", common.Cursor(selected), glyph, i+1, common.OrDash(s.RunLevel),
+			common.Pad(common.OrDash(s.Component), compW+1), s.Action, gateKind(s))
+		row = common.Truncate(row, width)
+		if selected {
+			row = st.Selected.Render(common.Pad(row, width))
+		}
+		lines = append(lines, row)
+	}
+	if len(m.visible) == 0 {
+		lines = append(lines, st.Dim.Render("  no step matches the filter"))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m *Model) glyphStyle(s common.StepStatus) lipgloss.Style {
+	switch s {
+	case common.StepDone:
+		return m.Styles.OK
+	case common.StepFailed:
+		return m.Styles.Failed
+	case common.StepPending:
+		return m.Styles.Dim
+	}
+	return m.Styles.Pending
+}
+
+func gateKind(s *plan.Step) string {
+	if s.Gate == nil {
+		return "-"
+	}
+	return string(s.Gate.Kind)
+}
+
+// object names a step's object the way the engine's events do.
+func object(s *plan.Step) string {
+	switch {
+	case s.Manifest != nil:
+		if s.Manifest.Namespace != "" {
+			return s.Manifest.Kind + " " + s.Manifest.Namespace + "/" + s.Manifest.Name
+		}
+		return s.Manifest.Kind + " " + s.Manifest.Name
+	case s.Pool != "":
+		return "MachineConfigPool " + s.Pool
+	case s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO:
+		return "Deployment " + gate.CVONamespace + "/" + gate.CVODeployment
+	case s.Action == plan.ActionSetDesiredUpdate:
+		return "ClusterVersion version"
+	case s.Gate != nil:
+		return gate.Subject(s.Gate)
+	}
+	return ""
+}
+
+func (m *Model) detailView(s *plan.Step, width int) string {
+	st := m.Styles
+	if s == nil {
+		return ""
+	}
+	label := func(l string) string { return st.Label.Render(common.Pad(l, 10)) }
+	var b strings.Builder
+	idx := 0
+	for i := range m.plan.Steps {
+		if m.plan.Steps[i].ID == s.ID {
+			idx = i + 1
+		}
+	}
+	b.WriteString(st.Section.Render(fmt.Sprintf("STEP %d/%d ", idx, len(m.plan.Steps))) + st.Bold.Render(common.Truncate(s.ID, width-12)))
+	b.WriteString("\n" + label("action") + string(s.Action))
+	if s.RunLevel != "" || s.Component != "" {
+		b.WriteString(fmt.Sprintf("\n%s%s · level %s · group %d", label("component"), common.OrDash(s.Component), common.OrDash(s.RunLevel), s.Group))
+	}
+	if o := object(s); o != "" {
+		b.WriteString("\n" + label("object") + common.WrapIndent(o, width, 10))
+	}
+	if s.DesiredUpdate != nil {
+		du := fmt.Sprintf("%s %s", s.DesiredUpdate.Version, s.DesiredUpdate.Image)
+		if s.DesiredUpdate.Force {
+			du += " (force)"
+		}
+		b.WriteString("\n" + label("desired") + common.WrapIndent(du, width, 10))
+	}
+	b.WriteString("\n" + label("reason") + common.WrapIndent(common.OrDash(s.Reason), width, 10))
+	g := "none"
+	if s.Gate != nil {
+		g = string(s.Gate.Kind) + ": " + gate.Describe(s.Gate)
+		to := s.Gate.Timeout
+		if to == "" {
+			if d, ok := gate.DefaultTimeouts[s.Gate.Kind]; ok {
+				to = d.String()
+			}
+		}
+		if to != "" {
+			g += " (timeout " + to + ")"
+		}
+	}
+	b.WriteString("\n" + label("gate") + common.WrapIndent(g, width, 10))
+	b.WriteString("\n" + label("status") + m.status[s.ID].Word())
+
+	if hasDiff(s) {
+		b.WriteString("\n\n" + st.Section.Render("DIFF AGAINST THE LIVE OBJECT"))
+		d := m.diffs[s.ID]
+		switch {
+		case d != nil && d.Loading:
+			b.WriteString("\n" + st.Pending.Render("server-side dry run ..."))
+		case d != nil && d.Err != "":
+			b.WriteString("\n" + st.Failed.Render(common.Wrap(d.Err, width)))
+		case d != nil && d.Change != nil:
+			b.WriteString("\n" + d.Change.Operation + " " + d.Change.Object + st.Dim.Render(" (server-side dry run; nothing was changed)"))
+			if d.Change.Diff == "" {
+				b.WriteString("\n" + st.Dim.Render("no difference: the live object already matches"))
+			} else {
+				b.WriteString("\n" + common.RenderDiff(st, d.Change.Diff, width, 0))
+			}
+			for _, n := range d.Notes {
+				b.WriteString("\n" + st.Warning.Render(common.Wrap("note: "+n, width)))
+			}
+		case !m.canDiff:
+			b.WriteString("\n" + st.Dim.Render(common.Wrap(m.noDiff, width)))
+		default:
+			b.WriteString("\n" + st.Dim.Render("press d for a server-side dry run against the live cluster"))
+		}
+	}
+	if s.Manifest != nil {
+		b.WriteString("\n\n" + st.Section.Render("MANIFEST ") + st.Dim.Render(fmt.Sprintf("%s[%d]", s.Manifest.File, s.Manifest.Index)))
+		if s.Manifest.CreateOnly {
+			b.WriteString(st.Dim.Render(" create-only"))
+		}
+		y, err := yaml.JSONToYAML(s.Manifest.Object)
+		if err != nil {
+			b.WriteString("\n" + st.Failed.Render("cannot render: "+err.Error()))
+		} else {
+			for _, l := range strings.Split(strings.TrimRight(string(y), "\n"), "\n") {
+				b.WriteString("\n" + common.Truncate(l, width))
+			}
+		}
+	}
+	return b.String()
+}
+
+// ShortHelp are the screen's keys for the footer.
+func (m *Model) ShortHelp() []key.Binding {
+	return []key.Binding{m.Keys.Up, m.Keys.Down, m.Keys.Diff, m.Keys.ScrollDown}
+}
+
+// FullHelp are the screen's keys for the ? overlay.
+func (m *Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{m.Keys.Up, m.Keys.Down, m.Keys.PageUp, m.Keys.PageDown, m.Keys.Top, m.Keys.Bottom, m.Keys.ScrollUp, m.Keys.ScrollDown, m.Keys.Filter, m.Keys.Back, m.Keys.Diff}}
+}
+
+// Status returns a step's status.
+func (m *Model) Status(id string) common.StepStatus { return m.status[id] }

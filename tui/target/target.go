@@ -1,0 +1,265 @@
+// Package target is the Target screen: the release the plan chose and why, how far
+// the cluster moves, the risks it accepted, and every alternative the planner
+// rejected or demoted with the rule and the reason. A demoted alternative that
+// only needs a named conditional-update risk can be accepted (a, then an explicit
+// y in a dialog that names the risk); the session then re-plans through the
+// planner with that risk accepted.
+package target
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/tui/common"
+)
+
+// AcceptRiskMsg asks the session to confirm, then re-plan accepting the risks of
+// an alternative.
+type AcceptRiskMsg struct {
+	Candidate plan.Candidate
+}
+
+// Model is the Target screen.
+type Model struct {
+	*common.Common
+	plan *plan.Plan
+	// err is why there is no plan (the planner's error), or a re-plan's failure.
+	err error
+	// hint says how to get a plan when there is none.
+	hint string
+	// busy is set while the planner re-plans; it names what is being accepted.
+	busy string
+	// canReplan is set when the session has a planner (not a plan file).
+	canReplan bool
+
+	sel common.Selection
+	vp  viewport.Model
+}
+
+// New returns an empty Target screen.
+func New(c *common.Common) *Model {
+	m := &Model{Common: c, vp: viewport.New(0, 0)}
+	m.vp.KeyMap = viewport.KeyMap{}
+	return m
+}
+
+// SetPlan shows a plan (nil: none), with the error that prevented one.
+func (m *Model) SetPlan(p *plan.Plan, err error) {
+	m.plan, m.err = p, err
+	m.sel.Clamp(m.candidates())
+	m.refresh()
+}
+
+// SetHint sets the sentence shown when there is no plan.
+func (m *Model) SetHint(h string) { m.hint = h; m.refresh() }
+
+// SetReplan says whether accepting a risk can re-plan in this session.
+func (m *Model) SetReplan(ok bool) { m.canReplan = ok; m.refresh() }
+
+// SetBusy shows that a re-plan is running ("" when done).
+func (m *Model) SetBusy(what string) { m.busy = what; m.refresh() }
+
+// SetSize sets the screen's size.
+func (m *Model) SetSize(w, h int) {
+	m.Width, m.Height = w, h
+	m.refresh()
+}
+
+// Selected returns the selected alternative, nil when there is none.
+func (m *Model) Selected() *plan.Candidate {
+	if m.plan == nil || len(m.plan.Alternatives) == 0 {
+		return nil
+	}
+	return &m.plan.Alternatives[m.sel.Index]
+}
+
+func (m *Model) candidates() int {
+	if m.plan == nil {
+		return 0
+	}
+	return len(m.plan.Alternatives)
+}
+
+// acceptable reports whether the alternative can be taken by accepting its risks.
+func acceptable(c *plan.Candidate) bool {
+	return c != nil && len(c.Risks) > 0 && c.Verdict == "demoted"
+}
+
+// Update handles the screen's keys.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	switch {
+	case key.Matches(k, m.Keys.AcceptRisk):
+		c := m.Selected()
+		if !acceptable(c) || m.busy != "" {
+			return nil
+		}
+		msg := AcceptRiskMsg{Candidate: *c}
+		return func() tea.Msg { return msg }
+	case key.Matches(k, m.Keys.ScrollDown):
+		m.vp.HalfViewDown()
+		return nil
+	case key.Matches(k, m.Keys.ScrollUp):
+		m.vp.HalfViewUp()
+		return nil
+	}
+	if m.sel.Move(k, m.Keys, m.candidates(), 5) {
+		m.refresh()
+	}
+	return nil
+}
+
+func (m *Model) refresh() {
+	if m.Width <= 0 || m.Height <= 0 {
+		return
+	}
+	m.Keys.Enable(&m.Keys.AcceptRisk, m.canReplan && acceptable(m.Selected()) && m.busy == "")
+	text, from, to := m.render(m.Width)
+	m.vp.Width, m.vp.Height = m.Width, m.Height
+	m.vp.SetContent(text)
+	if from >= 0 {
+		off := m.vp.YOffset
+		if from < off || to-from+1 > m.vp.Height {
+			off = from
+		} else if to >= off+m.vp.Height {
+			off = to - m.vp.Height + 1
+		}
+		m.vp.SetYOffset(off)
+	}
+}
+
+// View renders the screen.
+func (m *Model) View() string { return common.Fit(m.vp.View(), m.Width, m.Height) }
+
+func (m *Model) render(width int) (string, int, int) {
+	st := m.Styles
+	var b strings.Builder
+	if m.busy != "" {
+		b.WriteString(st.Pending.Render("re-planning: "+m.busy+" ...") + "\n\n")
+	}
+	if m.plan == nil {
+		b.WriteString(st.Section.Render("NO PLAN") + "\n")
+		if m.err != nil {
+			b.WriteString(st.Failed.Render(common.Wrap("the planner failed: "+m.err.Error(), width)) + "\n")
+		}
+		if m.hint != "" {
+			b.WriteString(common.Wrap(m.hint, width))
+		}
+		return b.String(), -1, -1
+	}
+	if m.err != nil {
+		b.WriteString(st.Failed.Render(common.Wrap(m.err.Error(), width)) + "\n\n")
+	}
+	t := m.plan.Target
+	b.WriteString(st.Section.Render("TARGET ") + st.Bold.Render(t.Version) + "  " + st.Dim.Render(common.ShortImage(t.Image)))
+	facts := []string{fmt.Sprintf("moves %d component(s): %d minor, %d patch step(s)", t.Distance.Components, t.Distance.Minor, t.Distance.Patch)}
+	if len(t.Channels) > 0 {
+		facts = append(facts, "channels "+strings.Join(t.Channels, ", "))
+	}
+	b.WriteString("\n  " + common.WrapIndent(strings.Join(facts, " · "), width, 2))
+	if t.Force {
+		b.WriteString("\n  " + st.Warning.Render(common.WrapIndent("force: "+common.OrDash(t.ForceReason), width, 2)))
+	}
+	if sv := m.plan.Inputs.SignatureVerification; sv != "" {
+		b.WriteString("\n  " + st.Dim.Render(common.WrapIndent("signature: "+sv, width, 2)))
+	}
+
+	b.WriteString("\n\n" + st.Section.Render("WHY"))
+	for i, r := range t.Reasons {
+		prefix := fmt.Sprintf("  %d. ", i+1)
+		b.WriteString("\n" + prefix + common.WrapIndent(r, width, len(prefix)))
+	}
+
+	b.WriteString("\n\n" + st.Section.Render("ACCEPTED RISKS"))
+	if len(t.AcceptedRisks) == 0 {
+		b.WriteString(st.Dim.Render(" none"))
+	}
+	for _, r := range t.AcceptedRisks {
+		b.WriteString("\n  " + st.Warning.Render(r.Name) + " " + common.WrapIndent(r.Message, width, 4))
+		if r.URL != "" {
+			b.WriteString("\n    " + st.Dim.Render(r.URL))
+		}
+	}
+
+	b.WriteString("\n\n" + st.Section.Render("ALTERNATIVES") + st.Dim.Render(" (best first; rule and reason)"))
+	line := common.Lines(b.String())
+	from, to := -1, -1
+	if len(m.plan.Alternatives) == 0 {
+		b.WriteString("\n  " + st.Dim.Render("none: the planner considered no other release"))
+	}
+	for i, c := range m.plan.Alternatives {
+		selected := i == m.sel.Index
+		verdict := st.Far.Render(common.Pad(c.Verdict, 8))
+		if c.Verdict == "demoted" {
+			verdict = st.Near.Render(common.Pad(c.Verdict, 8))
+		}
+		row := fmt.Sprintf("%s%-3d %-8s %s %s", common.Cursor(selected), c.Rank, c.Version, verdict, c.Rule)
+		row = common.Truncate(row, width)
+		if selected {
+			from = line
+			row = st.Selected.Render(common.Pad(row, width))
+		}
+		b.WriteString("\n" + row)
+		line++
+		reason := "      " + common.WrapIndent(c.Reason, width, 6)
+		if !selected {
+			reason = st.Dim.Render(common.Truncate("      "+c.Reason, width))
+		}
+		b.WriteString("\n" + reason)
+		line += common.Lines(reason)
+		if selected {
+			for _, r := range c.Risks {
+				rl := common.WrapIndent("      risk "+st.Warning.Render(r.Name)+": "+r.Message, width, 8)
+				if r.URL != "" {
+					rl += "\n        " + st.Dim.Render(r.URL)
+				}
+				b.WriteString("\n" + rl)
+				line += common.Lines(rl)
+			}
+			if acceptable(&c) {
+				hint := "      press a to re-plan accepting " + riskNames(c.Risks)
+				if !m.canReplan {
+					hint = "      this plan came from a file: re-plan with recover plan ... " + acceptFlags(c.Risks)
+				}
+				b.WriteString("\n" + st.Dim.Render(common.WrapIndent(hint, width, 6)))
+				line += common.Lines(hint)
+			}
+			to = line - 1
+		}
+	}
+	return b.String(), from, to
+}
+
+func riskNames(rs []plan.Risk) string {
+	var names []string
+	for _, r := range rs {
+		names = append(names, r.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func acceptFlags(rs []plan.Risk) string {
+	var flags []string
+	for _, r := range rs {
+		flags = append(flags, "--accept "+r.Name)
+	}
+	return strings.Join(flags, " ")
+}
+
+// ShortHelp are the screen's keys for the footer.
+func (m *Model) ShortHelp() []key.Binding {
+	return []key.Binding{m.Keys.Up, m.Keys.Down, m.Keys.AcceptRisk}
+}
+
+// FullHelp are the screen's keys for the ? overlay.
+func (m *Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{m.Keys.Up, m.Keys.Down, m.Keys.Top, m.Keys.Bottom, m.Keys.ScrollUp, m.Keys.ScrollDown, m.Keys.AcceptRisk}}
+}
