@@ -41,6 +41,31 @@ type Plan struct {
 	Alternatives []Candidate `json:"alternatives,omitempty"`
 	// Steps are executed in order; each waits for its gate before the next starts.
 	Steps []Step `json:"steps"`
+
+	// Skipped are the target payload's components the plan leaves out because the
+	// snapshot verifies them at the target already (formatVersion 1.0 addition).
+	Skipped []SkippedComponent `json:"skipped,omitempty"`
+	// Warnings are what a reviewer must know that no step expresses: a pool the user
+	// paused, versions resting on claims only, a payload that declares placeholder
+	// versions (formatVersion 1.0 addition).
+	Warnings []string `json:"warnings,omitempty"`
+	// Invariants name the checks the planner ran on a model of the cluster after
+	// every step ("kubelet-skew: ..."); a plan that broke one was never emitted
+	// (formatVersion 1.0 addition).
+	Invariants []string `json:"invariants,omitempty"`
+}
+
+// SkippedComponent is a payload component the plan does not touch.
+type SkippedComponent struct {
+	// Component is the payload component (the file-name component of its manifests,
+	// "kube-scheduler-operator").
+	Component string `json:"component"`
+	// ClusterOperators are the ClusterOperators that verify it at the target.
+	ClusterOperators []string `json:"clusterOperators,omitempty"`
+	// Manifests is how many of its included manifests the plan leaves out.
+	Manifests int `json:"manifests"`
+	// Reason says what was verified.
+	Reason string `json:"reason"`
 }
 
 // Inputs are the plan's inputs and their digests ("sha256:<hex>").
@@ -82,6 +107,9 @@ type ClusterSummary struct {
 	CVOMode string `json:"cvoMode,omitempty"`
 	// CVOReplicas is the CVO Deployment's replicas when the snapshot was taken.
 	CVOReplicas *int32 `json:"cvoReplicas,omitempty"`
+	// DesiredUpdate is ClusterVersion spec.desiredUpdate when the snapshot was
+	// taken: what rolling the CVO state back restores (formatVersion 1.0 addition).
+	DesiredUpdate *DesiredUpdate `json:"desiredUpdate,omitempty"`
 	// Components is the verified version of each component, as the planner used it.
 	Components []ComponentVersion `json:"components"`
 	// Findings are the codes of the findings that shaped the plan.
@@ -187,7 +215,8 @@ type Step struct {
 	// Reason says why the step is there.
 	Reason string `json:"reason"`
 	// RunLevel and Component place the step in the CVO's order ("20",
-	// "kube-apiserver-operator"); Group is the index of its run-level group.
+	// "kube-apiserver-operator"); Group is the index of its run-level group: the
+	// CVO task-graph stage (payload Order.Locate's stage, 0-based; absent means 0).
 	RunLevel  string `json:"runLevel,omitempty"`
 	Component string `json:"component,omitempty"`
 	Group     int    `json:"group,omitempty"`

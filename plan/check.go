@@ -1,0 +1,526 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan/policy"
+)
+
+// The invariants Check asserts, by rule name. Plans list them in Invariants.
+const (
+	InvariantCVOBracketing  = "cvo-bracketing"
+	InvariantManifestDigest = "manifest-digest"
+	InvariantRunLevelOrder  = "run-level-order"
+	InvariantGates          = "gates"
+	InvariantKubeletSkew    = "kubelet-skew"
+	InvariantControlPlane   = "control-plane-skew"
+	InvariantNoDowngrade    = "no-forbidden-downgrade"
+	InvariantPools          = "pools"
+	InvariantDesiredUpdate  = "desired-update"
+
+	deleteAnnotation = "release.openshift.io/delete"
+)
+
+// Invariants describes every invariant Check asserts, in the order it checks them.
+var Invariants = []string{
+	InvariantCVOBracketing + ": every step that changes the cluster runs between one disable-cvo and one restore-cvo, and set-desired-update comes before restore-cvo",
+	InvariantManifestDigest + ": every embedded manifest matches its digest; apply steps never carry release.openshift.io/delete=true, delete steps always do",
+	InvariantRunLevelOrder + ": manifest steps follow the CVO's update order: stages never go back, and a component's files keep their order",
+	InvariantGates + ": every step that needs a gate has the right one (ClusterOperator versions, CRD Established, workload rollout, static pods on every master after each static-pod operator, CVO scaled down and running)",
+	InvariantKubeletSkew + ": no kubelet newer than the oldest kube-apiserver and none further behind than the policy allows: no step creates or worsens a violation, and none is left at the end",
+	InvariantControlPlane + ": kube-apiserver instances stay within one minor; kube-controller-manager and kube-scheduler are never newer than the oldest kube-apiserver",
+	InvariantNoDowngrade + ": no ClusterOperator gate moves a component down across a minor, or down within one further than the policy allows",
+	InvariantPools + ": only pools the plan paused are unpaused, all of them by the end, and no gate waits on a pool the plan keeps paused",
+	InvariantDesiredUpdate + ": the desired update names the target by digest, with force only when the target gives a reason",
+}
+
+// span is a range of Kubernetes minors some instances may run: lo is guaranteed
+// (every instance is at least there), hi is possible (some instance may be there).
+type span struct{ lo, hi int }
+
+type nodeModel struct {
+	kube span
+	pool string
+}
+
+type poolModel struct {
+	paused, byUser, byPlan bool
+	required               bool
+	// roll is the kubelet minor the MCO rolls onto the pool's nodes when unpaused
+	// (the highest it may roll), -1 when unknown.
+	roll  int
+	nodes []string
+}
+
+// model is the checker's model of the cluster while a plan runs.
+type model struct {
+	p          *Plan
+	pol        *policy.Policy
+	history    policy.History
+	targetKube int
+
+	operands map[string]*span // kube-apiserver, kube-controller-manager, kube-scheduler
+	nodes    map[string]*nodeModel
+	pools    map[string]*poolModel
+	cos      map[string]string
+
+	cvoDisabled, disabledOnce, restored, desiredSet bool
+
+	// baselines: the worst skew excess seen so far, per key; it only goes down.
+	baseline map[string]int
+	// compOperand maps a payload component to the static-pod operand its
+	// ClusterOperator manifest names; compCO to that ClusterOperator.
+	compOperand map[string]string
+	compCO      map[string]string
+	// pendingStatic are static-pod operators whose ClusterOperator step still
+	// waits for its static-pods gate: operand -> component.
+	pendingStatic map[string]string
+	lastStage     int
+	lastFile      map[string]string
+}
+
+// Check steps a model of the cluster (from the snapshot the plan was made from)
+// through the plan and asserts the invariants after every step. The first broken
+// invariant is returned as a *CheckError naming the step and the rule.
+func Check(p *Plan, s *inspect.Snapshot, pol *policy.Policy) error {
+	if pol == nil {
+		pol = policy.Default()
+	}
+	m := newModel(p, s, pol)
+	for i := range p.Steps {
+		if err := m.step(i); err != nil {
+			return err
+		}
+	}
+	return m.end()
+}
+
+func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy) *model {
+	f := newFacts(s)
+	m := &model{p: p, pol: pol, history: f.history, targetKube: kubeMinor(kubeForRelease(p.Target.Version)),
+		operands: map[string]*span{}, nodes: map[string]*nodeModel{}, pools: map[string]*poolModel{}, cos: map[string]string{},
+		baseline: map[string]int{}, compOperand: map[string]string{}, compCO: map[string]string{}, pendingStatic: map[string]string{},
+		lastFile: map[string]string{}}
+	for _, c := range controlPlaneOperands {
+		sp := &span{lo: -1, hi: -1}
+		for _, v := range f.operands[c] {
+			k := kubeMinor(v)
+			if k < 0 {
+				continue
+			}
+			if sp.lo < 0 || k < sp.lo {
+				sp.lo = k
+			}
+			sp.hi = max(sp.hi, k)
+		}
+		if sp.lo < 0 && c == "kube-apiserver" && f.kasOK {
+			sp.lo, sp.hi = kubeMinor(f.kas.Version), kubeMinor(f.kas.Version)
+		}
+		m.operands[c] = sp
+	}
+	for _, n := range f.nodes {
+		k := kubeMinor(n.Kubelet)
+		m.nodes[n.Name] = &nodeModel{kube: span{lo: k, hi: max(k, kubeMinor(n.UpdatingKube))}, pool: n.Pool}
+	}
+	for _, pf := range f.pools {
+		m.pools[pf.Name] = &poolModel{paused: pf.Paused, byUser: pf.Paused, required: pf.Required, roll: kubeMinor(pf.Kube), nodes: pf.Nodes}
+	}
+	for _, o := range f.operators {
+		m.cos[o.Name] = o.Version
+	}
+	for _, st := range p.Steps {
+		if st.Manifest != nil && st.Manifest.Kind == "ClusterOperator" {
+			m.compCO[st.Component] = st.Manifest.Name
+			if sp := inspect.StaticPodComponentFor(st.Manifest.Name); sp != nil && sp.ClusterOperator == st.Manifest.Name {
+				m.compOperand[st.Component] = sp.Component
+			}
+		}
+	}
+	m.measure(func(string, int, int) {}) // record the baselines
+	return m
+}
+
+// fail builds the CheckError for step i.
+func (m *model) fail(i int, rule, format string, args ...any) error {
+	e := &CheckError{Rule: rule, Msg: fmt.Sprintf(format, args...)}
+	if i >= 0 && i < len(m.p.Steps) {
+		e.Step, e.StepID = i+1, m.p.Steps[i].ID
+	}
+	return e
+}
+
+var digestImageRE = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
+
+// mutates reports whether an action changes the cluster.
+func mutates(a Action) bool {
+	switch a {
+	case ActionApply, ActionDelete, ActionPausePool, ActionUnpausePool, ActionSetDesiredUpdate:
+		return true
+	}
+	return false
+}
+
+func (m *model) step(i int) error {
+	st := &m.p.Steps[i]
+	if mutates(st.Action) && !m.cvoDisabled {
+		if m.restored {
+			return m.fail(i, InvariantCVOBracketing, "%s changes the cluster after restore-cvo: the CVO would fight it", st.Action)
+		}
+		return m.fail(i, InvariantCVOBracketing, "%s changes the cluster before disable-cvo: the CVO would fight it", st.Action)
+	}
+	// A static-pod operator's ClusterOperator step must be followed by its
+	// static-pods gate before any step of another component.
+	if err := m.pendingClosed(i, st); err != nil {
+		return err
+	}
+	switch st.Action {
+	case ActionDisableCVO:
+		if m.disabledOnce {
+			return m.fail(i, InvariantCVOBracketing, "a second disable-cvo step")
+		}
+		if st.Gate == nil || st.Gate.Kind != GateCVOScaledDown {
+			return m.fail(i, InvariantGates, "disable-cvo must wait for %s", GateCVOScaledDown)
+		}
+		m.cvoDisabled, m.disabledOnce = true, true
+	case ActionRestoreCVO:
+		if !m.cvoDisabled {
+			return m.fail(i, InvariantCVOBracketing, "restore-cvo without a disable-cvo before it")
+		}
+		if !m.desiredSet {
+			return m.fail(i, InvariantDesiredUpdate, "restore-cvo before set-desired-update: the CVO would resume its old work (%s mode)", m.p.Cluster.CVOMode)
+		}
+		if st.Gate == nil || st.Gate.Kind != GateCVORunning {
+			return m.fail(i, InvariantGates, "restore-cvo must wait for %s", GateCVORunning)
+		}
+		m.cvoDisabled, m.restored = false, true
+	case ActionSetDesiredUpdate:
+		du := st.DesiredUpdate
+		switch {
+		case du == nil:
+			return m.fail(i, InvariantDesiredUpdate, "no desiredUpdate")
+		case du.Version != m.p.Target.Version || du.Image != m.p.Target.Image:
+			return m.fail(i, InvariantDesiredUpdate, "desiredUpdate %s %s is not the target %s %s", du.Version, du.Image, m.p.Target.Version, m.p.Target.Image)
+		case !digestImageRE.MatchString(du.Image):
+			return m.fail(i, InvariantDesiredUpdate, "image %q is not by digest", du.Image)
+		case du.Force && (!m.p.Target.Force || m.p.Target.ForceReason == ""):
+			return m.fail(i, InvariantDesiredUpdate, "force without a reason in the target")
+		}
+		m.desiredSet = true
+	case ActionPausePool:
+		pm := m.pools[st.Pool]
+		switch {
+		case pm == nil:
+			return m.fail(i, InvariantPools, "pool %s is not in the snapshot", st.Pool)
+		case pm.paused:
+			return m.fail(i, InvariantPools, "pool %s is already paused", st.Pool)
+		}
+		pm.paused, pm.byPlan = true, true
+	case ActionUnpausePool:
+		pm := m.pools[st.Pool]
+		switch {
+		case pm == nil:
+			return m.fail(i, InvariantPools, "pool %s is not in the snapshot", st.Pool)
+		case pm.byUser:
+			return m.fail(i, InvariantPools, "pool %s was paused by the user before recovery; recover never unpauses it", st.Pool)
+		case !pm.byPlan || !pm.paused:
+			return m.fail(i, InvariantPools, "pool %s was not paused by this plan", st.Pool)
+		}
+		pm.paused = false
+		m.rollPool(pm)
+	case ActionApply, ActionDelete:
+		if err := m.manifestStep(i, st); err != nil {
+			return err
+		}
+	case ActionWait:
+		if st.Gate == nil {
+			return m.fail(i, InvariantGates, "a wait step without a gate")
+		}
+	default:
+		return m.fail(i, InvariantGates, "unknown action %q", st.Action)
+	}
+	if st.Gate != nil {
+		if err := m.gatePassed(i, st); err != nil {
+			return err
+		}
+	}
+	return m.skew(i)
+}
+
+// manifestStep checks a manifest step's digest, annotation, order and gate, and
+// applies its effect: the component's operator rolls its operand (raising what
+// may run), and a new MCO may render the target's kubelet for every pool.
+func (m *model) manifestStep(i int, st *Step) error {
+	mf := st.Manifest
+	if mf == nil {
+		return m.fail(i, InvariantManifestDigest, "%s step without a manifest", st.Action)
+	}
+	d, err := ManifestDigest(mf.Object)
+	if err != nil || d != mf.Digest {
+		return m.fail(i, InvariantManifestDigest, "manifest %s %s does not match its digest", mf.Kind, mf.Name)
+	}
+	var obj struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(mf.Object, &obj)
+	del := obj.Metadata.Annotations[deleteAnnotation] == "true"
+	if del != (st.Action == ActionDelete) {
+		return m.fail(i, InvariantManifestDigest, "%s step for %s %s, annotated %s=%t", st.Action, mf.Kind, mf.Name, deleteAnnotation, del)
+	}
+	if st.Group < m.lastStage {
+		return m.fail(i, InvariantRunLevelOrder, "%s %s is in stage %d after a step of stage %d", mf.Kind, mf.Name, st.Group, m.lastStage)
+	}
+	m.lastStage = st.Group
+	key := fmt.Sprintf("%d/%s", st.Group, st.Component)
+	file := fmt.Sprintf("%s#%06d", mf.File, mf.Index)
+	if last := m.lastFile[key]; last > file {
+		return m.fail(i, InvariantRunLevelOrder, "%s comes after %s in component %s", mf.File, strings.Split(last, "#")[0], orDash(st.Component))
+	}
+	m.lastFile[key] = file
+	if st.Action == ActionApply {
+		if err := m.requiredGate(i, st); err != nil {
+			return err
+		}
+	}
+	if op := m.compOperand[st.Component]; op != "" && st.Action == ActionApply {
+		if sp := m.operands[op]; sp != nil {
+			sp.hi = max(sp.hi, m.targetKube)
+		}
+		if mf.Kind == "ClusterOperator" {
+			m.pendingStatic[op] = st.Component
+		}
+	}
+	if m.compCO[st.Component] == mcoOperator && st.Action == ActionApply && mf.Kind == "Deployment" {
+		for _, pm := range m.pools {
+			pm.roll = max(pm.roll, m.targetKube)
+			if !pm.paused {
+				m.rollPool(pm)
+			}
+		}
+	}
+	return nil
+}
+
+// requiredGate checks that an apply step carries the gate its kind needs.
+func (m *model) requiredGate(i int, st *Step) error {
+	mf, g := st.Manifest, st.Gate
+	want := GateKind("")
+	switch {
+	case mf.Kind == "ClusterOperator":
+		var obj struct {
+			Status struct {
+				Versions []OperandVersion `json:"versions"`
+			} `json:"status"`
+		}
+		_ = json.Unmarshal(mf.Object, &obj)
+		if len(obj.Status.Versions) == 0 {
+			return nil
+		}
+		if g == nil || g.Kind != GateClusterOperator || g.ClusterOperator != mf.Name || !slices.Equal(g.Versions, obj.Status.Versions) {
+			return m.fail(i, InvariantGates, "clusteroperator/%s needs a %s gate on the versions its manifest declares", mf.Name, GateClusterOperator)
+		}
+		return nil
+	case mf.Kind == "CustomResourceDefinition":
+		want = GateCRDEstablished
+	case mf.Kind == "Deployment" && mf.Namespace == cvoNamespace && mf.Name == cvoDeployment:
+		return nil
+	case mf.Kind == "Deployment" || mf.Kind == "DaemonSet" || (mf.Kind == "Job" && mf.APIVersion == "batch/v1"):
+		want = GateWorkloadRollout
+	default:
+		return nil
+	}
+	if g == nil || g.Kind != want || g.Object == nil || g.Object.Name != mf.Name || g.Object.Kind != mf.Kind {
+		return m.fail(i, InvariantGates, "%s %s needs a %s gate", mf.Kind, mf.Name, want)
+	}
+	return nil
+}
+
+// pendingClosed fails when a static-pod operator's ClusterOperator step is not
+// followed by its static-pods gate before the next component's steps.
+func (m *model) pendingClosed(i int, st *Step) error {
+	for op, comp := range m.pendingStatic {
+		if st.Action == ActionWait && st.Gate != nil && st.Gate.StaticPods != nil {
+			if sp := inspect.StaticPodComponentFor(st.Gate.StaticPods.Resource); sp != nil && sp.Component == op {
+				continue
+			}
+		}
+		if st.Manifest != nil && st.Component == comp {
+			continue
+		}
+		return m.fail(i, InvariantGates, "clusteroperator of %s was not followed by a %s gate on every master before this step", op, GateStaticPods)
+	}
+	return nil
+}
+
+// gatePassed applies what a passed gate proves.
+func (m *model) gatePassed(i int, st *Step) error {
+	g := st.Gate
+	switch g.Kind {
+	case GateClusterOperator:
+		for _, v := range g.Versions {
+			if v.Name != "operator" {
+				continue
+			}
+			if from := m.cos[g.ClusterOperator]; from != "" && from != v.Version {
+				vs, _ := m.pol.CheckMoves([]policy.Move{{Component: g.ClusterOperator, From: from, To: v.Version}}, m.history)
+				if len(vs) > 0 && (vs[0].Rule == policy.RuleNoCrossMinorDowngrade || vs[0].Rule == policy.RuleDowngradeNotPreviousHistory) {
+					return m.fail(i, InvariantNoDowngrade, "%s", vs[0].Reason)
+				}
+			}
+			m.cos[g.ClusterOperator] = v.Version
+		}
+		if g.ClusterOperator == mcoOperator {
+			for name, pm := range m.pools {
+				if !pm.required {
+					continue
+				}
+				if pm.paused && pm.byPlan {
+					return m.fail(i, InvariantPools, "the machine-config gate waits for pool %s to roll out, but the plan keeps it paused here", name)
+				}
+				if !pm.paused {
+					for _, n := range pm.nodes {
+						if nm := m.nodes[n]; nm != nil && pm.roll >= 0 {
+							nm.kube = span{lo: pm.roll, hi: pm.roll}
+						}
+					}
+				}
+			}
+		}
+	case GateStaticPods:
+		if g.StaticPods == nil {
+			return m.fail(i, InvariantGates, "a static-pods gate without staticPods")
+		}
+		if sp := inspect.StaticPodComponentFor(g.StaticPods.Resource); sp != nil {
+			delete(m.pendingStatic, sp.Component)
+			if o := m.operands[sp.Component]; o != nil {
+				o.lo = o.hi
+			}
+		}
+	case GatePoolUpdated:
+		pm := m.pools[g.Pool]
+		if pm == nil {
+			return m.fail(i, InvariantPools, "gate on unknown pool %s", g.Pool)
+		}
+		if pm.paused && pm.byPlan {
+			return m.fail(i, InvariantPools, "the gate waits for pool %s to roll out, but the plan keeps it paused here", g.Pool)
+		}
+		for _, n := range pm.nodes {
+			if nm := m.nodes[n]; nm != nil && pm.roll >= 0 {
+				nm.kube = span{lo: pm.roll, hi: pm.roll}
+			}
+		}
+	}
+	return nil
+}
+
+// rollPool lets the MCO roll an unpaused pool: its nodes may run what it rolls.
+func (m *model) rollPool(pm *poolModel) {
+	for _, n := range pm.nodes {
+		if nm := m.nodes[n]; nm != nil && pm.roll > nm.kube.hi {
+			nm.kube.hi = pm.roll
+		}
+	}
+}
+
+// measure computes every skew excess (how far past the limit) and reports each
+// that is worse than its baseline; baselines then drop to the current values.
+func (m *model) measure(worse func(key string, was, now int)) {
+	kas := m.operands["kube-apiserver"]
+	if kas == nil || kas.lo < 0 {
+		return
+	}
+	cur := map[string]int{}
+	for name, n := range m.nodes {
+		if n.kube.lo < 0 {
+			continue
+		}
+		cur["kubelet-newer/"+name] = max(0, n.kube.hi-kas.lo)
+		allowed, err := m.pol.KubeletAllowedLag(fmt.Sprintf("1.%d.0", n.kube.lo), fmt.Sprintf("1.%d.0", kas.hi))
+		if err == nil {
+			cur["kubelet-behind/"+name] = max(0, kas.hi-n.kube.lo-allowed)
+		}
+	}
+	cur["kube-apiserver-spread"] = max(0, kas.hi-kas.lo-1)
+	for _, c := range []string{"kube-controller-manager", "kube-scheduler"} {
+		if o := m.operands[c]; o != nil && o.hi >= 0 {
+			cur["newer-than-kube-apiserver/"+c] = max(0, o.hi-kas.lo)
+		}
+	}
+	for key, now := range cur {
+		was, seen := m.baseline[key]
+		if seen && now > was {
+			worse(key, was, now)
+		}
+		if !seen || now < was {
+			m.baseline[key] = now
+		}
+	}
+}
+
+// skew asserts that the step made no skew violation appear or get worse.
+func (m *model) skew(i int) error {
+	var err error
+	m.measure(func(key string, was, now int) {
+		if err != nil {
+			return
+		}
+		err = m.skewError(i, key, now)
+	})
+	return err
+}
+
+func (m *model) skewError(i int, key string, now int) error {
+	kas := m.operands["kube-apiserver"]
+	kind, name, _ := strings.Cut(key, "/")
+	switch kind {
+	case "kubelet-newer":
+		n := m.nodes[name]
+		return m.fail(i, InvariantKubeletSkew, "the kubelet on %s may now run 1.%d while the oldest kube-apiserver may still be 1.%d (its static-pods gate has not passed)", name, n.kube.hi, kas.lo)
+	case "kubelet-behind":
+		n := m.nodes[name]
+		return m.fail(i, InvariantKubeletSkew, "the kubelet on %s (1.%d) may now be %d minor(s) too far behind a kube-apiserver at 1.%d", name, n.kube.lo, now, kas.hi)
+	case "kube-apiserver-spread":
+		return m.fail(i, InvariantControlPlane, "kube-apiserver instances may now span 1.%d to 1.%d, more than one minor", kas.lo, kas.hi)
+	default:
+		o := m.operands[name]
+		return m.fail(i, InvariantControlPlane, "%s may now run 1.%d while the oldest kube-apiserver may still be 1.%d", name, o.hi, kas.lo)
+	}
+}
+
+// end asserts the state after the last step.
+func (m *model) end() error {
+	last := len(m.p.Steps) - 1
+	if err := m.pendingClosed(last+1, &Step{}); err != nil {
+		return err
+	}
+	if !m.disabledOnce {
+		return m.fail(-1, InvariantCVOBracketing, "no disable-cvo step")
+	}
+	if !m.restored {
+		return m.fail(-1, InvariantCVOBracketing, "no restore-cvo step: the plan would leave the CVO disabled")
+	}
+	for name, pm := range m.pools {
+		if pm.byPlan && pm.paused {
+			return m.fail(-1, InvariantPools, "pool %s is paused by the plan and never unpaused", name)
+		}
+	}
+	for key, v := range m.baseline {
+		if v > 0 {
+			return m.fail(-1, skewRule(key), "the end state still breaks it (%s by %d minor(s))", key, v)
+		}
+	}
+	return nil
+}
+
+func skewRule(key string) string {
+	if strings.HasPrefix(key, "kubelet-") {
+		return InvariantKubeletSkew
+	}
+	return InvariantControlPlane
+}

@@ -1,0 +1,250 @@
+package plan
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/policy"
+)
+
+// Options are everything a plan is made from. (The plan document's own Inputs
+// record where each came from and its digest.)
+type Options struct {
+	// Snapshot is the cluster's state (recover inspect); SnapshotSource names where
+	// it came from for the plan's inputs ("" derives "<kind>:<location>").
+	Snapshot       *inspect.Snapshot
+	SnapshotSource string
+	// Graph is the update graph, already filtered to its channel.
+	Graph *graph.Result
+	// Policy is the transition policy (nil: policy.Default()); PolicySource and
+	// PolicyDigest name the file it came from ("": the built-in policy).
+	Policy       *policy.Policy
+	PolicySource string
+	PolicyDigest string
+	// Accept are the conditional-update risk names the user accepts (--accept).
+	Accept []string
+	// ForceReason, when set, makes set-desired-update force the update and is
+	// recorded as why; a target that needs force requires it.
+	ForceReason string
+	// Payload loads the chosen target's payload.
+	Payload PayloadSource
+	// Now is the clock (default time.Now); Generator names the program that makes
+	// the plan (default "recover"). Tests fix both for golden files.
+	Now       func() time.Time
+	Generator string
+}
+
+// PayloadSource loads the chosen target's release payload, with the cluster's
+// inclusion inputs and the target's pull spec as the release image the CVO's own
+// manifests are rendered with. It returns the payload and the plan's input record
+// for it.
+type PayloadSource interface {
+	LoadPayload(ctx context.Context, target Target, in payload.Inclusion) (*payload.Payload, InputRef, error)
+}
+
+// PayloadDir is an extracted payload directory (--payload DIR). Version is the
+// release version of a bare manifest tree without release-metadata.
+type PayloadDir struct {
+	Dir     string
+	Version string
+}
+
+// LoadPayload loads the directory.
+func (d PayloadDir) LoadPayload(_ context.Context, t Target, in payload.Inclusion) (*payload.Payload, InputRef, error) {
+	pl, err := payload.LoadDir(d.Dir, payload.Options{Inclusion: in, ReleaseImage: t.Image, Version: d.Version})
+	if err != nil {
+		return nil, InputRef{}, err
+	}
+	digest, err := DigestDir(d.Dir)
+	if err != nil {
+		return nil, InputRef{}, &InputError{Msg: fmt.Sprintf("payload %s: %v", d.Dir, err)}
+	}
+	return pl, InputRef{Source: d.Dir, Digest: digest}, nil
+}
+
+// PayloadImage pulls a release image: PullSpec, or when empty the chosen
+// target's pull spec from the graph.
+type PayloadImage struct {
+	PullSpec string
+	Pull     payload.PullOptions
+}
+
+// LoadPayload pulls (or finds in the cache) and loads the image.
+func (p PayloadImage) LoadPayload(ctx context.Context, t Target, in payload.Inclusion) (*payload.Payload, InputRef, error) {
+	spec := p.PullSpec
+	if spec == "" {
+		spec = t.Image
+	}
+	pl, err := payload.Load(ctx, spec, payload.Options{Inclusion: in, ReleaseImage: t.Image}, p.Pull)
+	if err != nil {
+		return nil, InputRef{}, err
+	}
+	return pl, InputRef{Source: spec, Digest: pl.Digest}, nil
+}
+
+// PayloadFunc adapts a function to PayloadSource (for callers that already hold
+// a payload, such as tests and the TUI).
+type PayloadFunc func(ctx context.Context, target Target, in payload.Inclusion) (*payload.Payload, InputRef, error)
+
+// LoadPayload calls f.
+func (f PayloadFunc) LoadPayload(ctx context.Context, t Target, in payload.Inclusion) (*payload.Payload, InputRef, error) {
+	return f(ctx, t, in)
+}
+
+// Inclusion returns the payload inclusion inputs the cluster's CVO would use: the
+// CVO Deployment's CLUSTER_PROFILE (default self-managed-high-availability) and
+// EXCLUDE_MANIFESTS, FeatureGate/cluster's feature set and the gates enabled for
+// the desired version, ClusterVersion spec.overrides and status.capabilities (nil
+// on clusters that report no known capabilities, i.e. before 4.11).
+func Inclusion(s *inspect.Snapshot) payload.Inclusion {
+	var in payload.Inclusion
+	if s.CVO != nil {
+		in.Profile = s.CVO.Env("CLUSTER_PROFILE")
+		in.ExcludeID = s.CVO.Env("EXCLUDE_MANIFESTS")
+	}
+	if in.Profile == "" {
+		in.Profile = payload.DefaultClusterProfile
+	}
+	desired := ""
+	if cv := s.ClusterVersion; cv != nil {
+		desired = cv.Status.Desired.Version
+		for _, o := range cv.Spec.Overrides {
+			in.Overrides = append(in.Overrides, payload.Override{Kind: o.Kind, Group: o.Group, Namespace: o.Namespace, Name: o.Name, Unmanaged: o.Unmanaged})
+		}
+		if caps := cv.Status.Capabilities; len(caps.KnownCapabilities) > 0 {
+			c := &payload.Capabilities{}
+			for _, k := range caps.KnownCapabilities {
+				c.Known = append(c.Known, string(k))
+			}
+			for _, e := range caps.EnabledCapabilities {
+				c.Enabled = append(c.Enabled, string(e))
+			}
+			in.Capabilities = c
+		}
+	}
+	if fg := s.FeatureGate; fg != nil {
+		in.FeatureSet = fg.FeatureSet
+		details := fg.FeatureGates
+		pick := -1
+		for i, d := range details {
+			if d.Version == desired {
+				pick = i
+			}
+		}
+		if pick < 0 && len(details) > 0 {
+			pick = 0
+		}
+		if pick >= 0 {
+			for _, g := range details[pick].Enabled {
+				in.EnabledFeatureGates = append(in.EnabledFeatureGates, string(g.Name))
+			}
+		}
+	}
+	return in
+}
+
+// Make chooses the nearest safe target, loads its payload, orders the steps,
+// checks the plan against a model of the cluster, and returns the plan document.
+// It returns a *NoTargetError (with every candidate) when nothing qualifies, a
+// *PayloadMismatchError when the payload given is not the target's, a
+// *ForceRequiredError when the target needs force and no reason was given, and a
+// *CheckError if the checker refuses the plan.
+func Make(ctx context.Context, in Options) (*Plan, error) {
+	if in.Payload == nil {
+		return nil, &InputError{Msg: "no payload source", Hint: "pass --payload DIR|PULLSPEC, or let recover pull the target's image"}
+	}
+	pol := in.Policy
+	if pol == nil {
+		pol = policy.Default()
+	}
+	sel, err := Select(in.Snapshot, in.Graph, pol, in.Accept)
+	if err != nil {
+		return nil, err
+	}
+	if in.ForceReason != "" {
+		sel.Target.Force, sel.Target.ForceReason = true, in.ForceReason
+		sel.Target.Reasons = append(sel.Target.Reasons, "Forced (--force-reason): "+in.ForceReason+".")
+	} else if len(sel.Force) > 0 {
+		return nil, &ForceRequiredError{Target: sel.Target.Version, Why: sel.Force}
+	}
+	pl, plRef, err := in.Payload.LoadPayload(ctx, sel.Target, Inclusion(in.Snapshot))
+	if err != nil {
+		return nil, err
+	}
+	if pl.Release.Version != sel.Target.Version {
+		return nil, &PayloadMismatchError{Given: plRef.Source, GivenVersion: pl.Release.Version, Target: sel.Target.Version, TargetImage: sel.Target.Image}
+	}
+	b := buildSteps(sel, pl, sel.Target.Force)
+
+	now := time.Now
+	if in.Now != nil {
+		now = in.Now
+	}
+	gen := in.Generator
+	if gen == "" {
+		gen = "recover"
+	}
+	p := &Plan{
+		APIVersion: APIVersion, Kind: Kind, FormatVersion: FormatVersion,
+		CreatedAt: now().UTC().Truncate(time.Second), Generator: gen,
+		Cluster: sel.facts.summary(), Target: sel.Target, Alternatives: sel.Alternatives(),
+		Steps: b.steps, Skipped: sortedSkipped(b.skipped), Invariants: Invariants,
+	}
+	p.Inputs, err = inputs(in, plRef)
+	if err != nil {
+		return nil, err
+	}
+	p.Warnings = append(p.Warnings, b.warnings...)
+	for _, name := range sel.facts.unknown {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("clusteroperator/%s reports no version and none could be verified: it was left out of target selection", name))
+	}
+	for _, w := range pl.Warnings {
+		p.Warnings = append(p.Warnings, "payload: "+w)
+	}
+	if err := Check(p, in.Snapshot, pol); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// inputs records the plan's inputs with their digests.
+func inputs(in Options, plRef InputRef) (Inputs, error) {
+	var out Inputs
+	src := in.SnapshotSource
+	if src == "" {
+		src = string(in.Snapshot.Source.Kind) + ":" + in.Snapshot.Source.Location
+	}
+	data, err := json.Marshal(in.Snapshot)
+	if err != nil {
+		return out, fmt.Errorf("digesting the snapshot: %w", err)
+	}
+	out.Snapshot = InputRef{Source: src, Digest: digestBytes(data)}
+	out.Graph = InputRef{Source: in.Graph.Source, Digest: in.Graph.Digest}
+	if in.Graph.GraphData != "" {
+		d, err := DigestDir(in.Graph.GraphData)
+		if err != nil {
+			return out, &InputError{Msg: fmt.Sprintf("graph-data %s: %v", in.Graph.GraphData, err)}
+		}
+		out.GraphData = &InputRef{Source: in.Graph.GraphData, Digest: d}
+	}
+	out.Channel = in.Graph.Channel
+	out.Payload = plRef
+	ps, pd := in.PolicySource, in.PolicyDigest
+	if ps == "" {
+		ps, pd = "builtin", policy.DefaultDigest()
+	}
+	out.Policy = &InputRef{Source: ps, Digest: pd}
+	out.Accepted = append([]string(nil), in.Accept...)
+	sort.Strings(out.Accepted)
+	out.SignatureVerification = "skipped: recover plan does not verify release signatures; the CVO verifies the target when it starts"
+	if in.ForceReason != "" {
+		out.SignatureVerification += ", unless force is set (it is: " + in.ForceReason + ")"
+	}
+	return out, nil
+}

@@ -1,0 +1,144 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan"
+)
+
+// sortVersions sorts versions oldest first by semver precedence.
+func sortVersions(vs []string) {
+	sort.Slice(vs, func(i, j int) bool { return inspect.CompareVersions(vs[i], vs[j]) < 0 })
+}
+
+// stepObject names what a step acts on.
+func stepObject(s *plan.Step) string {
+	switch {
+	case s.Manifest != nil:
+		return s.Manifest.Kind + " " + qualified(s.Manifest.Namespace, s.Manifest.Name)
+	case s.Pool != "":
+		return "MachineConfigPool " + s.Pool
+	case s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO:
+		return "Deployment openshift-cluster-version/cluster-version-operator"
+	case s.Action == plan.ActionSetDesiredUpdate:
+		return "ClusterVersion version"
+	case s.Gate != nil && s.Gate.StaticPods != nil:
+		return s.Gate.StaticPods.Resource + "/cluster"
+	}
+	return "-"
+}
+
+func qualified(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// gateText is "kind: description", or "-".
+func gateText(g *plan.Gate) string {
+	if g == nil {
+		return "-"
+	}
+	return string(g.Kind)
+}
+
+// distance is "11 (6 minor, 29 patch)".
+func distance(d plan.Distance) string {
+	return fmt.Sprintf("%d (%d minor, %d patch)", d.Components, d.Minor, d.Patch)
+}
+
+// versionGroups groups the ClusterOperator components by version: "4.3.19: a, b".
+func versionGroups(cs []plan.ComponentVersion) []string {
+	by := map[string][]string{}
+	var order []string
+	for _, c := range cs {
+		if strings.Contains(c.Name, "/") {
+			continue
+		}
+		v := c.Version
+		if v == "" {
+			v = "unverified (claims " + orDash(c.Claimed) + ")"
+		}
+		if _, ok := by[v]; !ok {
+			order = append(order, v)
+		}
+		by[v] = append(by[v], c.Name)
+	}
+	sortVersions(order)
+	var out []string
+	for _, v := range order {
+		out = append(out, fmt.Sprintf("%s: %s", v, strings.Join(by[v], ", ")))
+	}
+	return out
+}
+
+// kubeletGroups groups the kubelets by Kubernetes version.
+func kubeletGroups(cs []plan.ComponentVersion) []string {
+	by := map[string][]string{}
+	var order []string
+	for _, c := range cs {
+		node, ok := strings.CutPrefix(c.Name, "kubelet/")
+		if !ok {
+			continue
+		}
+		if _, seen := by[c.Kubernetes]; !seen {
+			order = append(order, c.Kubernetes)
+		}
+		by[c.Kubernetes] = append(by[c.Kubernetes], node)
+	}
+	sortVersions(order)
+	var out []string
+	for _, v := range order {
+		out = append(out, fmt.Sprintf("%s: %s", v, strings.Join(by[v], ", ")))
+	}
+	return out
+}
+
+// countActions counts the steps per action.
+func countActions(p *plan.Plan) map[plan.Action]int {
+	out := map[plan.Action]int{}
+	for _, s := range p.Steps {
+		out[s.Action]++
+	}
+	return out
+}
+
+// pausedPools returns the pools the plan pauses.
+func pausedPools(p *plan.Plan) []string {
+	var out []string
+	for _, s := range p.Steps {
+		if s.Action == plan.ActionPausePool {
+			out = append(out, s.Pool)
+		}
+	}
+	return out
+}
+
+// fromVersions is what the cluster runs, for headlines: "4.3.19 + 4.4.3".
+func fromVersions(cs []plan.ComponentVersion) string {
+	seen := map[string]bool{}
+	var vs []string
+	for _, c := range cs {
+		if strings.Contains(c.Name, "/") || c.Version == "" || seen[c.Version] {
+			continue
+		}
+		seen[c.Version] = true
+		vs = append(vs, c.Version)
+	}
+	sortVersions(vs)
+	if len(vs) == 0 {
+		return "unknown"
+	}
+	return strings.Join(vs, " + ")
+}

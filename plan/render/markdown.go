@@ -1,0 +1,210 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/openshift-recover/recover/plan"
+)
+
+// Markdown writes the plan as a runbook for change review: what changes, why this
+// target and not the others, what to do before starting, the commands to run, the
+// steps as a checklist with their gates (and the by-hand command where there is a
+// simple one), and how to roll the CVO state back if the run is abandoned.
+func Markdown(w io.Writer, p *plan.Plan) error {
+	ew := &errWriter{w: w}
+	md := func(format string, args ...any) { ew.printf(format, args...) }
+	n := countActions(p)
+	paused := pausedPools(p)
+
+	md("# Recovery plan: %s to %s\n\n", fromVersions(p.Cluster.Components), p.Target.Version)
+	md("Made by %s at %s from `%s`. Plan format %s. Cluster fingerprint `%s`: `recover apply` refuses the plan if the cluster has changed since.\n\n",
+		p.Generator, p.CreatedAt.UTC().Format("2006-01-02 15:04:05 MST"), p.Inputs.Snapshot.Source, p.FormatVersion, p.Cluster.Fingerprint)
+
+	md("## What\n\n")
+	md("- Target: **%s**, `%s`", p.Target.Version, p.Target.Image)
+	if p.Target.URL != "" {
+		md(" ([errata](%s))", p.Target.URL)
+	}
+	md(".\n")
+	md("- %d steps: %d apply, %d delete, %d wait; the cluster-version operator (CVO) is disabled in step 1 and restored in step %d.\n",
+		len(p.Steps), n[plan.ActionApply], n[plan.ActionDelete], n[plan.ActionWait], len(p.Steps))
+	if len(paused) > 0 {
+		md("- MachineConfigPools paused while the control plane catches up: %s.\n", strings.Join(paused, ", "))
+	}
+	if len(p.Skipped) > 0 {
+		var names []string
+		for _, s := range p.Skipped {
+			names = append(names, s.Component)
+		}
+		md("- Left alone (verified at %s already): %s.\n", p.Target.Version, strings.Join(names, ", "))
+	}
+	if p.Target.Force {
+		md("- The update is **forced**: %s.\n", p.Target.ForceReason)
+	}
+	md("\n")
+
+	md("## Why\n\n### The cluster now\n\n")
+	md("ClusterVersion claims **%s** (%s); a restarted CVO would run in %s mode.\n\n", orDash(p.Cluster.ClaimedVersion), orDash(p.Cluster.ClaimedState), orDash(p.Cluster.CVOMode))
+	md("| component | version | claimed | kubernetes | evidence |\n|---|---|---|---|---|\n")
+	for _, c := range p.Cluster.Components {
+		md("| %s | %s | %s | %s | %s |\n", c.Name, orDash(c.Version), orDash(c.Claimed), orDash(c.Kubernetes), cell(c.Evidence))
+	}
+	if len(p.Cluster.Findings) > 0 {
+		md("\nFindings:\n\n")
+		for _, f := range p.Cluster.Findings {
+			md("- **%s** %s `%s`: %s\n", f.Severity, f.Code, f.Subject, f.Message)
+		}
+	}
+	md("\n### Why %s\n\n", p.Target.Version)
+	for _, r := range p.Target.Reasons {
+		md("- %s\n", r)
+	}
+	if len(p.Alternatives) > 0 {
+		md("\n### The other candidates\n\n| rank | version | verdict | moves | rule | reason |\n|---|---|---|---|---|---|\n")
+		for _, c := range p.Alternatives {
+			md("| %d | %s | %s | %s | %s | %s |\n", c.Rank, c.Version, c.Verdict, distance(c.Distance), orDash(c.Rule), cell(c.Reason))
+		}
+	}
+	if len(p.Skipped) > 0 {
+		md("\n### Skipped components\n\n| component | manifests | why |\n|---|---|---|\n")
+		for _, s := range p.Skipped {
+			md("| %s | %d | %s |\n", s.Component, s.Manifests, cell(s.Reason))
+		}
+	}
+	if len(p.Warnings) > 0 {
+		md("\n### Warnings\n\n")
+		for _, wn := range p.Warnings {
+			md("- %s\n", wn)
+		}
+	}
+
+	md("\n## Before you start\n\n")
+	md("- Take an etcd backup and record it: `recover apply` wants `--backup-record FILE` (or `--i-have-a-backup`).\n")
+	md("- Review this runbook together with the plan file it was made from; the plan embeds every manifest (digests checked by apply).\n")
+	md("- See every change as a server-side dry run first:\n\n```sh\nrecover apply --plan plan.json --dry-run\n```\n")
+
+	md("\n## Run\n\n```sh\n# step by step, confirming each change\nrecover apply --plan plan.json --backup-record backup.yaml\n\n")
+	md("# scripted: no prompts, JSON events\nrecover apply --plan plan.json --backup-record backup.yaml --yes --events json\n\n")
+	md("# after an interruption (Ctrl-C, a failed gate, a crash): resume from the journal\nrecover apply --resume recover-apply-<time>.journal --yes\n```\n")
+	md("\nTo run a stretch of the plan, add `--from-step ID` and `--until-step ID`; the journal records the rest as skipped.\n")
+
+	md("\n## Steps\n\n")
+	for i := range p.Steps {
+		s := &p.Steps[i]
+		md("- [ ] **%s** `%s` %s", s.ID, s.Action, stepObject(s))
+		if s.RunLevel != "" || s.Component != "" {
+			md(" (run-level %s, %s)", orDash(s.RunLevel), orDash(s.Component))
+		}
+		md("\n  - Why: %s\n", s.Reason)
+		if s.Gate != nil {
+			md("  - Gate `%s`: %s\n", s.Gate.Kind, s.Gate.Description)
+			if c := gateCommand(s.Gate); c != "" {
+				md("  - Check: `%s`\n", c)
+			}
+		}
+		if c := handCommand(p, s); c != "" {
+			md("  - By hand: `%s`\n", c)
+		}
+	}
+
+	md("\n## Roll back the CVO state\n\n")
+	md("If the run is abandoned part-way, `recover apply` prints the exact commands to resume or to restore the CVO. By hand, in this order:\n\n```sh\n")
+	if len(paused) > 0 {
+		md("# 1. Unpause the pools recover paused -- ONLY once kube-apiserver, kube-controller-manager and kube-scheduler\n#    run %s on every master; before that, leave them paused (their kubelets would get ahead of the API server).\n", p.Target.Version)
+		for _, pool := range paused {
+			md("oc patch machineconfigpool/%s --type merge -p '{\"spec\":{\"paused\":false}}'\n", pool)
+		}
+	}
+	if du := p.Cluster.DesiredUpdate; du != nil {
+		md("# 2. Give the CVO a desired update: the target (recommended), or what the cluster had before:\n")
+		md("oc patch clusterversion version --type merge -p '%s'\n", desiredPatch(p.Target.Version, p.Target.Image, p.Target.Force))
+		md("#    before recovery it was (a CVO restored with it resumes %s mode):\n", orDash(p.Cluster.CVOMode))
+		md("#    oc patch clusterversion version --type merge -p '%s'\n", desiredPatch(du.Version, du.Image, du.Force))
+	} else {
+		md("# 2. Give the CVO a desired update: the target\n")
+		md("oc patch clusterversion version --type merge -p '%s'\n", desiredPatch(p.Target.Version, p.Target.Image, p.Target.Force))
+	}
+	replicas := int32(1)
+	if p.Cluster.CVOReplicas != nil && *p.Cluster.CVOReplicas > 0 {
+		replicas = *p.Cluster.CVOReplicas
+	}
+	md("# 3. Scale the CVO back to its replicas before recovery\noc scale --replicas %d -n openshift-cluster-version deployments/cluster-version-operator\n```\n", replicas)
+	return ew.err
+}
+
+// cell makes text safe for a Markdown table cell.
+func cell(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ")
+}
+
+func desiredPatch(version, image string, force bool) string {
+	return fmt.Sprintf(`{"spec":{"desiredUpdate":{"version":"%s","image":"%s","force":%t}}}`, version, image, force)
+}
+
+// gateCommand is an oc command that shows what a gate waits for.
+func gateCommand(g *plan.Gate) string {
+	switch g.Kind {
+	case plan.GateClusterOperator:
+		return "oc get clusteroperator " + g.ClusterOperator + ` -o jsonpath='{.status.versions}{"\n"}{.status.conditions}'`
+	case plan.GateCRDEstablished:
+		if g.Object != nil {
+			return "oc wait --for=condition=Established crd/" + g.Object.Name + " --timeout=2m"
+		}
+	case plan.GateWorkloadRollout:
+		if g.Object != nil {
+			if g.Object.Kind == "Job" {
+				return fmt.Sprintf("oc wait --for=condition=Complete -n %s job/%s --timeout=10m", g.Object.Namespace, g.Object.Name)
+			}
+			return fmt.Sprintf("oc rollout status -n %s %s/%s", g.Object.Namespace, strings.ToLower(g.Object.Kind), g.Object.Name)
+		}
+	case plan.GateStaticPods:
+		if sp := g.StaticPods; sp != nil {
+			return fmt.Sprintf("oc get %s/cluster -o jsonpath='{.status.latestAvailableRevision}{\"\\n\"}' && oc get pods -n %s -L revision | grep '^%s-'", sp.Resource, sp.Namespace, sp.PodPrefix)
+		}
+	case plan.GatePoolUpdated:
+		return "oc get machineconfigpool " + g.Pool
+	case plan.GateCVOScaledDown:
+		return "oc get pods -n openshift-cluster-version"
+	case plan.GateCVORunning:
+		return "oc get clusterversion version && oc get pods -n openshift-cluster-version"
+	case plan.GateDeleted:
+		if g.Object != nil {
+			return fmt.Sprintf("oc get -n %s %s/%s", g.Object.Namespace, strings.ToLower(g.Object.Kind), g.Object.Name)
+		}
+	}
+	return ""
+}
+
+// handCommand is the oc command that does what a step does, where one command
+// does it; apply steps go through recover apply (CVO semantics, digests checked).
+func handCommand(p *plan.Plan, s *plan.Step) string {
+	switch s.Action {
+	case plan.ActionDisableCVO:
+		return "oc scale --replicas 0 -n openshift-cluster-version deployments/cluster-version-operator"
+	case plan.ActionPausePool:
+		return fmt.Sprintf(`oc patch machineconfigpool/%s --type merge -p '{"spec":{"paused":true}}'`, s.Pool)
+	case plan.ActionUnpausePool:
+		return fmt.Sprintf(`oc patch machineconfigpool/%s --type merge -p '{"spec":{"paused":false}}'`, s.Pool)
+	case plan.ActionDelete:
+		if m := s.Manifest; m != nil {
+			ns := ""
+			if m.Namespace != "" {
+				ns = " -n " + m.Namespace
+			}
+			return fmt.Sprintf("oc delete%s %s/%s --ignore-not-found --wait=false", ns, strings.ToLower(m.Kind), m.Name)
+		}
+	case plan.ActionSetDesiredUpdate:
+		if du := s.DesiredUpdate; du != nil {
+			return "oc patch clusterversion version --type merge -p '" + desiredPatch(du.Version, du.Image, du.Force) + "'"
+		}
+	case plan.ActionRestoreCVO:
+		r := int32(1)
+		if p.Cluster.CVOReplicas != nil && *p.Cluster.CVOReplicas > 0 {
+			r = *p.Cluster.CVOReplicas
+		}
+		return fmt.Sprintf("oc scale --replicas %d -n openshift-cluster-version deployments/cluster-version-operator", r)
+	}
+	return ""
+}

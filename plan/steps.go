@@ -1,0 +1,578 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	configv1 "github.com/openshift/api/config/v1"
+
+	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan/payload"
+)
+
+// Well-known names of the objects the steps touch.
+const (
+	cvoNamespace  = "openshift-cluster-version"
+	cvoDeployment = "cluster-version-operator"
+	// cvoComponent is the payload component of the CVO's own manifests.
+	cvoComponent = "cluster-version-operator"
+	// mcoOperator is the machine-config ClusterOperator, which reports its new
+	// version only once the required pools (master) rolled out.
+	mcoOperator = "machine-config"
+)
+
+// controlPlaneOperands are the static-pod operands that must be verified at the
+// target on every master before a pool may roll a newer kubelet.
+var controlPlaneOperands = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"}
+
+// builder assembles a plan's steps from the selection and the target payload.
+type builder struct {
+	f      *facts
+	sel    *Selection
+	pl     *payload.Payload
+	target string
+	image  string
+	force  bool
+
+	comps    map[string]*componentInfo
+	steps    []Step
+	skipped  []SkippedComponent
+	warnings []string
+	// pausedByPlan are the pools the plan pauses, in order.
+	pausedByPlan []string
+	// pauseReasons explain each pause.
+	pauseReasons map[string]string
+}
+
+// componentInfo is what the builder knows of one payload component.
+type componentInfo struct {
+	name      string
+	manifests int
+	// cos are its ClusterOperator manifests.
+	cos []*payload.Manifest
+	// skip is set when the snapshot verifies it at the target; why says how, or
+	// why it cannot be skipped.
+	skip bool
+	why  string
+}
+
+// buildSteps turns the target payload into steps.
+func buildSteps(sel *Selection, pl *payload.Payload, force bool) *builder {
+	b := &builder{f: sel.facts, sel: sel, pl: pl, target: sel.Target.Version, image: sel.Target.Image, force: force,
+		comps: map[string]*componentInfo{}, pauseReasons: map[string]string{}}
+	b.analyzeComponents()
+	b.decidePauses()
+	b.steps = append(b.steps, Step{Action: ActionDisableCVO, Reason: b.disableReason(),
+		Gate: &Gate{Kind: GateCVOScaledDown, Description: "no cluster-version operator pod is left running"}})
+	for _, pool := range b.pausedByPlan {
+		b.steps = append(b.steps, Step{Action: ActionPausePool, Pool: pool, Reason: b.pauseReasons[pool]})
+	}
+	manifestSteps := b.manifestSteps()
+	b.steps = append(b.steps, b.withUnpauses(manifestSteps)...)
+	b.steps = append(b.steps, b.endWaits()...)
+	b.steps = append(b.steps, Step{Action: ActionSetDesiredUpdate,
+		DesiredUpdate: &DesiredUpdate{Version: b.target, Image: b.image, Force: force},
+		Reason:        b.desiredReason()})
+	b.steps = append(b.steps, Step{Action: ActionRestoreCVO, Reason: b.restoreReason(),
+		Gate: &Gate{Kind: GateCVORunning, Description: fmt.Sprintf("the CVO Deployment is available again and ClusterVersion shows it working on %s", b.target)}})
+	numberSteps(b.steps)
+	return b
+}
+
+// analyzeComponents groups the payload's included manifests by component and
+// decides which components are verified at the target already.
+func (b *builder) analyzeComponents() {
+	var order []string
+	for _, m := range b.pl.Included() {
+		ci := b.comps[m.Component]
+		if ci == nil {
+			ci = &componentInfo{name: m.Component}
+			b.comps[m.Component] = ci
+			order = append(order, m.Component)
+		}
+		ci.manifests++
+		if isClusterOperator(m) {
+			ci.cos = append(ci.cos, m)
+		}
+	}
+	for _, name := range order {
+		ci := b.comps[name]
+		switch {
+		case name == "":
+			ci.why = "its file names carry no run-level and component; nothing verifies it, so it is applied"
+		case name == cvoComponent:
+			if cvo := b.f.s.CVO; cvo != nil && len(cvo.Containers) > 0 && cvo.Containers[0].Image == b.image {
+				ci.skip, ci.why = true, "the CVO Deployment already runs the "+b.target+" release image"
+			} else {
+				ci.why = "the CVO's own manifests of " + b.target + ": applied while it is scaled to 0, so the CVO that restore-cvo starts is " + b.target + "'s"
+			}
+		case len(ci.cos) == 0:
+			ci.why = "no ClusterOperator verifies this component: every object is applied, and apply changes only what differs from the cluster"
+		default:
+			ci.skip, ci.why = b.componentAtTarget(ci)
+		}
+		if ci.skip {
+			sc := SkippedComponent{Component: name, Manifests: ci.manifests, Reason: ci.why}
+			for _, co := range ci.cos {
+				sc.ClusterOperators = append(sc.ClusterOperators, co.Name)
+			}
+			b.skipped = append(b.skipped, sc)
+		}
+	}
+}
+
+// isClusterOperator reports whether a manifest is a ClusterOperator.
+func isClusterOperator(m *payload.Manifest) bool {
+	return m.Kind == "ClusterOperator" && m.Group == "config.openshift.io"
+}
+
+// declaredVersions returns a ClusterOperator manifest's status.versions.
+func declaredVersions(m *payload.Manifest) []OperandVersion {
+	var out []OperandVersion
+	if m.Object == nil {
+		return nil
+	}
+	status, _ := m.Object.Object["status"].(map[string]any)
+	list, _ := status["versions"].([]any)
+	for _, item := range list {
+		e, _ := item.(map[string]any)
+		name, _ := e["name"].(string)
+		version, _ := e["version"].(string)
+		if name != "" {
+			out = append(out, OperandVersion{Name: name, Version: version})
+		}
+	}
+	return out
+}
+
+// componentAtTarget reports whether every ClusterOperator of a component is
+// verified at the versions the target declares, Available and not Degraded, and
+// (for static-pod operators) whether every node runs the latest revision with the
+// operator's operand image. why says what was verified or what is not there.
+func (b *builder) componentAtTarget(ci *componentInfo) (bool, string) {
+	s := b.f.s
+	var ok []string
+	for _, m := range ci.cos {
+		co := s.ClusterOperator(m.Name)
+		if co == nil {
+			return false, fmt.Sprintf("clusteroperator/%s does not exist yet", m.Name)
+		}
+		if c := co.Condition(configv1.OperatorAvailable); c == nil || c.Status != configv1.ConditionTrue {
+			return false, fmt.Sprintf("clusteroperator/%s is not Available", m.Name)
+		}
+		if c := co.Condition(configv1.OperatorDegraded); c != nil && c.Status != configv1.ConditionFalse {
+			return false, fmt.Sprintf("clusteroperator/%s is Degraded", m.Name)
+		}
+		declared := declaredVersions(m)
+		if len(declared) == 0 {
+			return false, fmt.Sprintf("the %s manifest of clusteroperator/%s declares no versions", b.target, m.Name)
+		}
+		for _, d := range declared {
+			switch sp := inspect.StaticPodComponentFor(d.Name); {
+			case d.Name == "operator":
+				vf := s.OperatorVersion(m.Name)
+				if vf.Verified != d.Version {
+					return false, fmt.Sprintf("clusteroperator/%s runs %s", m.Name, versionEvidence(vf))
+				}
+			case sp != nil && sp.ClusterOperator == m.Name && sp.Component == d.Name:
+				vf := s.OperandVersion(d.Name)
+				if vf.Verified != d.Version {
+					return false, fmt.Sprintf("its operand %s is %s", d.Name, versionEvidence(vf))
+				}
+			default:
+				if co.Version(d.Name) != d.Version {
+					return false, fmt.Sprintf("clusteroperator/%s reports %s %q, not %s", m.Name, d.Name, co.Version(d.Name), d.Version)
+				}
+			}
+		}
+		if sp := inspect.StaticPodComponentFor(m.Name); sp != nil && sp.ClusterOperator == m.Name {
+			if why := staticPodsBehind(s, sp); why != "" {
+				return false, why
+			}
+		}
+		ok = append(ok, m.Name)
+	}
+	return true, fmt.Sprintf("clusteroperator/%s verified at %s (running operator Deployment%s), Available and not Degraded",
+		strings.Join(ok, ", clusteroperator/"), b.target, staticSuffix(ci))
+}
+
+func staticSuffix(ci *componentInfo) string {
+	for _, m := range ci.cos {
+		if sp := inspect.StaticPodComponentFor(m.Name); sp != nil && sp.ClusterOperator == m.Name {
+			return "; every node's mirror pod at the latest revision with the operand image"
+		}
+	}
+	return ""
+}
+
+// versionEvidence describes a version fact for a reason.
+func versionEvidence(vf inspect.VersionFact) string {
+	if vf.Verified != "" {
+		return vf.Verified + " (verified)"
+	}
+	if vf.Claimed != "" {
+		return "claimed " + vf.Claimed + " but " + vf.Method
+	}
+	return "unknown (" + vf.Method + ")"
+}
+
+// staticPodsBehind says which node of a static-pod operand is not at the latest
+// revision or does not run the operator's operand image ("" when all are).
+func staticPodsBehind(s *inspect.Snapshot, sp *inspect.StaticPodComponent) string {
+	op := s.StaticPodOperator(sp.Component)
+	if op == nil || !op.Present {
+		return ""
+	}
+	for _, t := range op.Truth() {
+		switch {
+		case t.Mirror == nil:
+			return fmt.Sprintf("no %s mirror pod on %s", sp.Component, t.Node)
+		case t.Running != op.LatestAvailableRevision:
+			return fmt.Sprintf("%s on %s runs revision %d, not the latest %d (nodeStatuses claims %d)", sp.Component, t.Node, t.Running, op.LatestAvailableRevision, t.Claimed)
+		}
+	}
+	for _, in := range s.OperandInstances(sp.Component) {
+		if !in.Verified {
+			return fmt.Sprintf("%s on %s does not run the operator's operand image", sp.Component, in.Node)
+		}
+	}
+	return ""
+}
+
+// decidePauses picks the pools to pause right after the CVO is disabled: every
+// unpaused pool that runs, or would roll, a kubelet newer than the oldest running
+// kube-apiserver.
+func (b *builder) decidePauses() {
+	f := b.f
+	for _, p := range f.pools {
+		if p.Paused {
+			msg := fmt.Sprintf("MachineConfigPool %s was paused before recovery (spec.paused=true): recover leaves it paused and never unpauses a pool it did not pause, so its nodes keep their kubelets", p.Name)
+			if p.Required && b.comps["machine-config-operator"] != nil && !b.comps["machine-config-operator"].skip {
+				msg += fmt.Sprintf("; machine-config reports %s only once this pool has rolled out, so its gate waits until you unpause the pool (oc patch machineconfigpool/%s --type merge -p '{\"spec\":{\"paused\":false}}') after kube-apiserver, kube-controller-manager and kube-scheduler are verified at %s", b.target, p.Name, b.target)
+			}
+			b.warnings = append(b.warnings, msg)
+			continue
+		}
+		if !f.kasOK {
+			continue
+		}
+		kas := kubeMinor(f.kas.Version)
+		var ahead []string
+		for _, n := range f.nodes {
+			if n.Pool != p.Name {
+				continue
+			}
+			if k := kubeMinor(n.Kubelet); k > kas {
+				ahead = append(ahead, fmt.Sprintf("%s runs kubelet %s", n.Name, n.Kubelet))
+			} else if n.UpdatingKube != "" && kubeMinor(n.UpdatingKube) > kas {
+				ahead = append(ahead, fmt.Sprintf("%s is already updating to %s (kubelet %s); pausing does not stop a node in flight", n.Name, n.Updating, strings.TrimSuffix(n.UpdatingKube, ".0")))
+			}
+		}
+		rolls := p.Kube != "" && kubeMinor(p.Kube) > kas
+		if len(ahead) == 0 && !rolls {
+			continue
+		}
+		why := fmt.Sprintf("Keep the MCO from rolling kubelets ahead of the kube-apiserver (oldest running %s):", f.kas.Version)
+		if rolls {
+			rel := p.Release
+			if rel == "" {
+				rel = "an unknown release"
+			}
+			why += fmt.Sprintf(" the pool's configuration %s (%s) carries kubelet %s", p.Config, rel, strings.TrimSuffix(p.Kube, ".0"))
+			if p.Rolling {
+				why += " and is rolling out"
+			}
+			why += ";"
+		}
+		if len(ahead) > 0 {
+			why += " " + strings.Join(ahead, "; ") + ";"
+		}
+		why += fmt.Sprintf(" it is unpaused only after kube-apiserver, kube-controller-manager and kube-scheduler are verified at %s on every master.", b.target)
+		b.pausedByPlan = append(b.pausedByPlan, p.Name)
+		b.pauseReasons[p.Name] = why
+	}
+}
+
+// manifestSteps returns the apply and delete steps in the CVO's update order,
+// with a static-pods wait after each static-pod operator's ClusterOperator.
+func (b *builder) manifestSteps() []Step {
+	stageOf := map[*payload.Manifest]int{}
+	for _, st := range b.pl.Order.Stages {
+		for _, g := range st.Groups {
+			for _, m := range g.Manifests {
+				stageOf[m] = st.Index
+			}
+		}
+	}
+	var out []Step
+	for _, m := range b.pl.Order.Linear() {
+		ci := b.comps[m.Component]
+		if ci != nil && ci.skip {
+			continue
+		}
+		st := Step{Action: ActionApply, RunLevel: m.RunLevel, Component: m.Component, Group: stageOf[m], Manifest: embedManifest(m)}
+		if m.Delete {
+			st.Action = ActionDelete
+		}
+		st.Gate, st.Reason = b.manifestGate(m, ci)
+		out = append(out, st)
+		if isClusterOperator(m) {
+			if sp := inspect.StaticPodComponentFor(m.Name); sp != nil && sp.ClusterOperator == m.Name && !m.Delete {
+				out = append(out, b.staticPodsWait(m, sp, stageOf[m]))
+			}
+		}
+	}
+	return out
+}
+
+// manifestGate returns a manifest step's gate and reason.
+func (b *builder) manifestGate(m *payload.Manifest, ci *componentInfo) (*Gate, string) {
+	where := fmt.Sprintf("%s, run-level %s", orDash(m.Component), orDash(m.RunLevel))
+	comp := ""
+	switch {
+	case ci == nil || ci.why == "":
+	case len(ci.cos) > 0:
+		comp = " Now: " + ci.why + "."
+	default:
+		comp = " " + upperFirst(ci.why) + "."
+	}
+	ref := &ObjectRef{APIVersion: m.APIVersion, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name}
+	obj := m.Kind + " " + qualified(m.Namespace, m.Name)
+	if m.Delete {
+		return nil, fmt.Sprintf("The %s payload deletes %s (release.openshift.io/delete=true; %s); the CVO issues the delete in this place of its order and does not wait for it.", b.target, obj, where)
+	}
+	verb := "Apply"
+	if m.CreateOnly {
+		verb = "Create if absent (release.openshift.io/create-only: never updated)"
+	}
+	switch {
+	case isClusterOperator(m):
+		declared := declaredVersions(m)
+		if len(declared) == 0 {
+			b.warnings = append(b.warnings, fmt.Sprintf("the %s manifest of clusteroperator/%s declares no versions: the CVO would fail it (ClusterOperatorNoVersions), and the plan cannot gate on it", b.target, m.Name))
+			return nil, fmt.Sprintf("%s %s (%s). It declares no versions, so nothing can be waited for.%s", verb, obj, where, comp)
+		}
+		for _, d := range declared {
+			if d.Name == "operator" && d.Version != b.target {
+				b.warnings = append(b.warnings, fmt.Sprintf("clusteroperator/%s's manifest declares operator version %q, not %s: the payload's placeholders were not substituted (not built by oc adm release new?); the gate waits for what the manifest declares, as the CVO would", m.Name, d.Version, b.target))
+			}
+		}
+		g := &Gate{Kind: GateClusterOperator, ClusterOperator: m.Name, Versions: declared,
+			Description: fmt.Sprintf("clusteroperator/%s reports %s with Available=True and Degraded=False", m.Name, versionList(declared))}
+		reason := fmt.Sprintf("Precreate %s if absent, as the CVO does (its status belongs to the operator; %s), and wait, as the CVO does before it moves on, until the operator reports %s's versions.%s", obj, where, b.target, comp)
+		if m.Name == mcoOperator {
+			reason += " machine-config reports its new version only once the master pool has rolled out."
+		}
+		return g, reason
+	case m.Kind == "CustomResourceDefinition" && m.Group == "apiextensions.k8s.io":
+		return &Gate{Kind: GateCRDEstablished, Object: ref, Description: "CustomResourceDefinition " + m.Name + " is Established"},
+			fmt.Sprintf("%s %s (%s); later manifests may create its objects.%s", verb, obj, where, comp)
+	case m.Kind == "Deployment" && m.Namespace == cvoNamespace && m.Name == cvoDeployment:
+		return nil, fmt.Sprintf("%s the CVO's own Deployment of %s (%s): apply keeps its replicas at 0 while the CVO is disabled, so restore-cvo starts the %s CVO.", verb, b.target, where, b.target)
+	case (m.Kind == "Deployment" || m.Kind == "DaemonSet") && m.Group == "apps":
+		return &Gate{Kind: GateWorkloadRollout, Object: ref, Description: obj + " has rolled out (observed generation, updated and available replicas)"},
+			fmt.Sprintf("%s %s (%s) and wait for its rollout, as the CVO's resource builder does.%s", verb, obj, where, comp)
+	case m.IsJob():
+		return &Gate{Kind: GateWorkloadRollout, Object: ref, Description: obj + " has completed"},
+			fmt.Sprintf("%s %s (%s): a Job is a barrier in the CVO's order and must succeed before anything after it.%s", verb, obj, where, comp)
+	}
+	return nil, fmt.Sprintf("%s %s (%s).%s", verb, obj, where, comp)
+}
+
+// staticPodsWait is the wait step after a static-pod operator's ClusterOperator:
+// the operator's claims are checked against the mirror pods on every node.
+func (b *builder) staticPodsWait(m *payload.Manifest, sp *inspect.StaticPodComponent, stage int) Step {
+	reason := fmt.Sprintf("Verify reality, not the operator's claim: every control-plane node must run the %s static pod at %s/cluster's latest revision (mirror pod label), Ready, with nodeStatuses agreeing.", sp.Component, sp.Resource.Resource)
+	if why := staticPodsBehind(b.f.s, sp); why != "" {
+		reason += " Now: " + why + "."
+	}
+	for _, fd := range b.f.s.Findings {
+		if (fd.Code == inspect.CodeInstallerSucceededWithoutRevision || fd.Code == inspect.CodeStaticPodRevisionMismatch) && strings.HasPrefix(fd.Message, sp.Component+":") {
+			reason += fmt.Sprintf(" The snapshot found %s on %s: if the operator believes the node is current it will not roll it again; then set a new spec.forceRedeploymentReason on %s/cluster (oc patch %s/cluster --type merge -p '{\"spec\":{\"forceRedeploymentReason\":\"recover-%s\"}}') and let the gate keep waiting.",
+				fd.Code, strings.TrimPrefix(fd.Subject, "node/"), sp.Resource.Resource, strings.TrimSuffix(sp.Resource.Resource, "s"), b.target)
+			break
+		}
+	}
+	var masters []string
+	for _, n := range b.f.nodes {
+		if n.ControlPlane {
+			masters = append(masters, n.Name)
+		}
+	}
+	desc := fmt.Sprintf("every control-plane node runs %s at the latest revision (mirror pod label, Ready), and nodeStatuses agree", sp.Component)
+	if len(masters) > 0 {
+		desc = fmt.Sprintf("%s (%s) run %s at the latest revision (mirror pod label, Ready), and nodeStatuses agree", strings.Join(masters, ", "), pluralNodes(len(masters)), sp.Component)
+	}
+	return Step{Action: ActionWait, RunLevel: m.RunLevel, Component: m.Component, Group: stage, Reason: reason,
+		Gate: &Gate{Kind: GateStaticPods, Description: desc,
+			StaticPods: &StaticPodsGate{Resource: sp.Resource.Resource, Namespace: sp.Namespace, PodPrefix: sp.PodPrefix}}}
+}
+
+func pluralNodes(n int) string {
+	if n == 1 {
+		return "the control-plane node"
+	}
+	return "control-plane nodes"
+}
+
+// withUnpauses inserts the unpause steps of the pools the plan paused: after the
+// last static-pods gate of kube-apiserver, kube-controller-manager and
+// kube-scheduler, and, when the plan updates the MCO, not before its Deployment
+// has rolled out (so the pool rolls the target's configuration once), but before
+// the machine-config gate (which waits for the master pool).
+func (b *builder) withUnpauses(ms []Step) []Step {
+	if len(b.pausedByPlan) == 0 {
+		return ms
+	}
+	lastCP, mcoCO := -1, -1
+	for i, st := range ms {
+		if st.Action == ActionWait && st.Gate != nil && st.Gate.StaticPods != nil {
+			if sp := inspect.StaticPodComponentFor(st.Gate.StaticPods.Resource); sp != nil && slices.Contains(controlPlaneOperands, sp.Component) {
+				lastCP = i
+			}
+		}
+		if st.Manifest != nil && st.Manifest.Kind == "ClusterOperator" && st.Manifest.Name == mcoOperator {
+			mcoCO = i
+		}
+	}
+	at := lastCP + 1
+	if mcoCO > lastCP {
+		at = mcoCO
+	}
+	var unpause []Step
+	for _, pool := range b.pausedByPlan {
+		why := fmt.Sprintf("kube-apiserver, kube-controller-manager and kube-scheduler are verified at %s on every master (their static-pods gates above), so the MCO may now roll this pool's kubelets: no kubelet can be newer than the kube-apiserver. recover paused this pool itself; it never unpauses a pool the user paused.", b.target)
+		if mcoCO > lastCP {
+			why += fmt.Sprintf(" Unpaused after the %s MCO has rolled out, so the pool rolls %s's configuration, and before the machine-config gate, which waits for the master pool.", b.target, b.target)
+		}
+		unpause = append(unpause, Step{Action: ActionUnpausePool, Pool: pool, Reason: why})
+	}
+	out := make([]Step, 0, len(ms)+len(unpause))
+	out = append(out, ms[:at]...)
+	out = append(out, unpause...)
+	return append(out, ms[at:]...)
+}
+
+// endWaits are the waits the end state needs before the CVO takes over: a
+// required pool the plan unpaused whose rollout no machine-config gate covers.
+func (b *builder) endWaits() []Step {
+	mcoGated := false
+	for _, st := range b.steps {
+		if st.Gate != nil && st.Gate.Kind == GateClusterOperator && st.Gate.ClusterOperator == mcoOperator {
+			mcoGated = true
+		}
+	}
+	var out []Step
+	for _, pool := range b.pausedByPlan {
+		p := b.f.pool(pool)
+		if p == nil || !p.Required || mcoGated {
+			continue
+		}
+		out = append(out, Step{Action: ActionWait, Pool: pool,
+			Reason: fmt.Sprintf("The plan unpaused pool %s and no machine-config gate waits for it: let it roll out before the CVO takes over, so the update it resumes starts from a settled control plane.", pool),
+			Gate:   &Gate{Kind: GatePoolUpdated, Pool: pool, Description: "MachineConfigPool " + pool + " has every machine updated"}})
+	}
+	return out
+}
+
+func (b *builder) disableReason() string {
+	s := b.f.s
+	mode := s.CVOMode()
+	r := "Stop the cluster-version operator so it cannot push manifests behind the plan's back"
+	switch mode {
+	case inspect.ModeReconciling:
+		r += fmt.Sprintf(": left running it stays in Reconciling mode and re-applies %s's manifests flat and shuffled over the mixed state", s.DesiredRelease().Version)
+	case inspect.ModeUpdating:
+		r += fmt.Sprintf(": left running it keeps updating toward %s", s.DesiredRelease().Version)
+	}
+	if s.CVO != nil {
+		r += fmt.Sprintf(". Its %d replica(s) are journaled and restored by restore-cvo.", s.CVO.EffectiveReplicas())
+	} else {
+		r += "."
+	}
+	return r
+}
+
+func (b *builder) desiredReason() string {
+	r := fmt.Sprintf("Hand the update back to the CVO: spec.desiredUpdate %s by digest, so the CVO that restore-cvo starts runs in Updating mode (run-level order) toward %s instead of resuming what it was doing.", b.target, b.target)
+	if b.force {
+		r += " force is set: " + b.sel.Target.ForceReason + "."
+	}
+	return r
+}
+
+func (b *builder) restoreReason() string {
+	return fmt.Sprintf("Scale the CVO back to its journaled replicas: it re-applies %s in run-level order, finds the plan's work done, and finishes what remains (the worker pools roll; ClusterVersion history records %s).", b.target, b.target)
+}
+
+// numberSteps gives every step its stable ID: a zero-padded position and a slug
+// of the action and object ("014-apply-deployment-kube-apiserver-operator").
+func numberSteps(steps []Step) {
+	width := max(3, len(strconv.Itoa(len(steps))))
+	for i := range steps {
+		steps[i].ID = fmt.Sprintf("%0*d-%s", width, i+1, slug(&steps[i]))
+	}
+}
+
+var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
+
+func slug(s *Step) string {
+	var parts []string
+	parts = append(parts, string(s.Action))
+	switch {
+	case s.Manifest != nil:
+		parts = append(parts, s.Manifest.Kind, s.Manifest.Name)
+	case s.Gate != nil && s.Gate.StaticPods != nil:
+		name := s.Gate.StaticPods.PodPrefix
+		if sp := inspect.StaticPodComponentFor(s.Gate.StaticPods.Resource); sp != nil {
+			name = sp.Component
+		}
+		parts = append(parts, "static-pods", name)
+	case s.Pool != "":
+		parts = append(parts, s.Pool)
+	}
+	out := strings.Trim(slugRE.ReplaceAllString(strings.ToLower(strings.Join(parts, "-")), "-"), "-")
+	if len(out) > 64 {
+		out = strings.TrimRight(out[:64], "-")
+	}
+	return out
+}
+
+func versionList(vs []OperandVersion) string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, v.Name+" "+v.Version)
+	}
+	return strings.Join(out, ", ")
+}
+
+func qualified(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// sortedSkipped orders skipped components by name.
+func sortedSkipped(sc []SkippedComponent) []SkippedComponent {
+	sort.Slice(sc, func(i, j int) bool { return sc[i].Component < sc[j].Component })
+	return sc
+}
