@@ -229,7 +229,7 @@ func CheckControlPlane(oldestKubeAPIServer, target string, others map[string]str
 	}
 	var vs []Violation
 	if o, err := inspect.ParseVersion(oldestKubeAPIServer); err == nil && (t.Major != o.Major || int(t.Minor)-int(o.Minor) > 1) {
-		vs = append(vs, violation(RuleControlPlaneSkew, "the kube-apiserver would move from %s to %s, skipping a minor", oldestKubeAPIServer, target))
+		vs = append(vs, violation(RuleControlPlaneSkew, "the kube-apiserver would move from %s to %d.%d, skipping a minor", oldestKubeAPIServer, t.Major, t.Minor))
 	}
 	var newer []string
 	for name, v := range others {
@@ -239,7 +239,7 @@ func CheckControlPlane(oldestKubeAPIServer, target string, others map[string]str
 	}
 	if len(newer) > 0 {
 		sort.Strings(newer)
-		vs = append(vs, violation(RuleControlPlaneSkew, "%s would be newer than the target kube-apiserver %s", strings.Join(newer, ", "), target))
+		vs = append(vs, violation(RuleControlPlaneSkew, "%s would be newer than the target kube-apiserver %d.%d", strings.Join(newer, ", "), t.Major, t.Minor))
 	}
 	return vs
 }
