@@ -66,10 +66,10 @@ func TestCheckCatchesBrokenPlans(t *testing.T) {
 		t.Fatalf("the good plan fails its check: %v", err)
 	}
 	for _, tc := range []struct {
-		name  string
-		snap  func() *inspect.Snapshot
+		name   string
+		snap   func() *inspect.Snapshot
 		break_ func(t *testing.T, p *Plan)
-		rule  string
+		rule   string
 		// step is a prefix of the failing step's ID ("" for the plan as a whole).
 		step string
 		text string
@@ -83,7 +83,9 @@ func TestCheckCatchesBrokenPlans(t *testing.T) {
 			break_: func(t *testing.T, p *Plan) {
 				p.Steps = remove(p.Steps, func(s *Step) bool { return s.Action == ActionPausePool || s.Action == ActionUnpausePool })
 				// Start the machine-config operator before the control plane.
-				i := stepIndex(p, func(s *Step) bool { return s.Manifest != nil && s.Manifest.Name == "machine-config-operator" && s.Manifest.Kind == "Deployment" })
+				i := stepIndex(p, func(s *Step) bool {
+					return s.Manifest != nil && s.Manifest.Name == "machine-config-operator" && s.Manifest.Kind == "Deployment"
+				})
 				p.Steps = move(p.Steps, i, stepIndex(p, isCOStep("etcd")))
 				for j := range p.Steps {
 					p.Steps[j].Group = 0 // keep the stage order check out of the way
@@ -97,7 +99,9 @@ func TestCheckCatchesBrokenPlans(t *testing.T) {
 			}},
 		{name: "manifest edited after planning", rule: InvariantManifestDigest, step: "apply-deployment-kube-apiserver-operator", text: "does not match its digest",
 			break_: func(t *testing.T, p *Plan) {
-				i := stepIndex(p, func(s *Step) bool { return s.Manifest != nil && s.Manifest.Name == "kube-apiserver-operator" && s.Manifest.Kind == "Deployment" })
+				i := stepIndex(p, func(s *Step) bool {
+					return s.Manifest != nil && s.Manifest.Name == "kube-apiserver-operator" && s.Manifest.Kind == "Deployment"
+				})
 				p.Steps[i].Manifest.Object = json.RawMessage(strings.Replace(string(p.Steps[i].Manifest.Object), `"replicas":1`, `"replicas":3`, 1))
 			}},
 		{name: "a delete-annotated manifest applied", rule: InvariantManifestDigest, step: "configmap-v4-0-config-system-legacy", text: "annotated release.openshift.io/delete=true",
@@ -116,7 +120,9 @@ func TestCheckCatchesBrokenPlans(t *testing.T) {
 			}},
 		{name: "CRD without its gate", rule: InvariantGates, step: "apply-customresourcedefinition-kubeapiservers", text: "needs a crd-established gate",
 			break_: func(t *testing.T, p *Plan) {
-				p.Steps[stepIndex(p, func(s *Step) bool { return s.Manifest != nil && s.Manifest.Name == "kubeapiservers.operator.openshift.io" })].Gate = nil
+				p.Steps[stepIndex(p, func(s *Step) bool {
+					return s.Manifest != nil && s.Manifest.Name == "kubeapiservers.operator.openshift.io"
+				})].Gate = nil
 			}},
 		{name: "ClusterOperator gate on other versions", rule: InvariantGates, step: "apply-clusteroperator-dns", text: "declares",
 			break_: func(t *testing.T, p *Plan) {
@@ -135,7 +141,9 @@ func TestCheckCatchesBrokenPlans(t *testing.T) {
 		{name: "no restore-cvo", rule: InvariantCVOBracketing, text: "leave the CVO disabled",
 			break_: func(t *testing.T, p *Plan) { p.Steps = p.Steps[:len(p.Steps)-1] }},
 		{name: "restore before the desired update", rule: InvariantDesiredUpdate, step: "restore-cvo", text: "before set-desired-update",
-			break_: func(t *testing.T, p *Plan) { p.Steps = remove(p.Steps, func(s *Step) bool { return s.Action == ActionSetDesiredUpdate }) }},
+			break_: func(t *testing.T, p *Plan) {
+				p.Steps = remove(p.Steps, func(s *Step) bool { return s.Action == ActionSetDesiredUpdate })
+			}},
 		{name: "desired update by tag", rule: InvariantDesiredUpdate, step: "set-desired-update", text: "not by digest",
 			break_: func(t *testing.T, p *Plan) {
 				i := stepIndex(p, func(s *Step) bool { return s.Action == ActionSetDesiredUpdate })

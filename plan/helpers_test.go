@@ -198,7 +198,9 @@ func isStaticWait(component string) func(*Step) bool {
 }
 
 func isCOStep(name string) func(*Step) bool {
-	return func(s *Step) bool { return s.Manifest != nil && s.Manifest.Kind == "ClusterOperator" && s.Manifest.Name == name }
+	return func(s *Step) bool {
+		return s.Manifest != nil && s.Manifest.Kind == "ClusterOperator" && s.Manifest.Name == name
+	}
 }
 
 func isAction(a Action, pool string) func(*Step) bool {

@@ -116,7 +116,9 @@ func TestIncident1Plan(t *testing.T) {
 	}
 }
 
-func pad3(n int) string { return string(rune('0'+n/100%10)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10)) }
+func pad3(n int) string {
+	return string(rune('0'+n/100%10)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10))
+}
 
 // TestIncident2Plan: the installer lie. kube-apiserver claims 4.4.4 and its
 // nodeStatuses claim revision 9 everywhere, but master-2's mirror pod runs 8: the
