@@ -99,6 +99,13 @@ func (c *cvo) active() bool {
 	return d.Spec.Replicas == nil || *d.Spec.Replicas >= 1
 }
 
+// scaledDown reads the CVO Deployment from the API server (not the cache) and
+// reports whether it asks for no replica.
+func (c *cvo) scaledDown(ctx context.Context) bool {
+	d, err := c.s.kube.AppsV1().Deployments(cvoNamespace).Get(ctx, cvoDeployment, metav1.GetOptions{})
+	return err == nil && d.Spec.Replicas != nil && *d.Spec.Replicas == 0
+}
+
 // run starts and stops the sync loop as the Deployment is scaled.
 func (c *cvo) run(ctx context.Context) {
 	defer c.stop("the simulator stopped")
@@ -515,6 +522,11 @@ func (c *cvo) applyTask(ctx context.Context, rel *Release, cvUID types.UID, m *p
 		}
 		c.s.rec.record("cvo", "Applied", manifestName(m), "waiting for it to report the release", ref)
 		return c.check(ctx, wait, report, func() error { return c.clusterOperatorReady(ctx, m) })
+	}
+	if m.Kind == "Deployment" && m.Namespace == cvoNamespace && m.Name == cvoDeployment && c.scaledDown(ctx) {
+		// A CVO being scaled down is a terminating pod: it does not get to
+		// apply its own Deployment (replicas 1) again.
+		return context.Canceled
 	}
 	result, err := c.s.applyManifest(ctx, m, cvUID)
 	if err != nil {

@@ -20,9 +20,15 @@ func flattenedOrder(o payload.Order, shuffle bool, seed uint64, pass int) []payl
 	epoch := uint64(max(pass-1, 0) / 8)
 	r := rand.New(rand.NewPCG(seed, epoch))
 	flush := func() {
-		if shuffle && len(bucket) > 0 {
-			r.Shuffle(len(bucket), func(i, j int) { bucket[i], bucket[j] = bucket[j], bucket[i] })
-			shift := (max(pass-1, 0) % 8) * len(bucket) / 8
+		if n := len(bucket); shuffle && n > 0 {
+			r.Shuffle(n, func(i, j int) { bucket[i], bucket[j] = bucket[j], bucket[i] })
+			// ShiftOrder: rotate by step when the bucket is shorter than the
+			// stride, else by step*len/stride.
+			step, stride := max(pass-1, 0)%8, 8
+			shift := step % n
+			if n >= stride {
+				shift = step * n / stride % n
+			}
 			bucket = append(bucket[shift:], bucket[:shift]...)
 		}
 		out = append(out, bucket...)

@@ -49,10 +49,14 @@ type testOperator struct {
 	operand   string // extra operand version name (kube-apiserver), "" for none
 }
 
+// testOperators are the fixture's operators, at the run levels the 4.4 payload
+// puts them: levels 50 and 70 hold two components each, so that the CVO's order
+// has parallel groups (single-component levels merge into one serial group).
 var testOperators = []testOperator{
-	{7, "cluster-network-operator", "openshift-network-operator", "network-operator", "network", ""},
 	{20, "kube-apiserver-operator", "openshift-kube-apiserver-operator", "kube-apiserver-operator", "kube-apiserver", "kube-apiserver"},
+	{50, "cluster-authentication-operator", "openshift-authentication-operator", "authentication-operator", "authentication", ""},
 	{50, "cluster-monitoring-operator", "openshift-monitoring", "cluster-monitoring-operator", "monitoring", ""},
+	{70, "cluster-network-operator", "openshift-network-operator", "network-operator", "network", ""},
 	{70, "dns-operator", "openshift-dns-operator", "dns-operator", "dns", ""},
 	{80, "machine-config-operator", "openshift-machine-config-operator", "machine-config-operator", "machine-config", ""},
 }
