@@ -227,7 +227,9 @@ func TestCVOUpdatesByRunLevelAndCompletes(t *testing.T) {
 	if cv.Status.Desired.Version != newVersion || cv.Status.Desired.Image != releaseImage(newVersion) {
 		t.Fatalf("status.desired %+v, want %s", cv.Status.Desired, newVersion)
 	}
-	h.waitEvent("the update completes", func(e Event) bool { return e.Reason == "Completed" && e.Message == "history[0] Completed for "+newVersion })
+	h.waitEvent("the update completes", func(e Event) bool {
+		return e.Reason == "Completed" && e.Message == "history[0] Completed for "+newVersion
+	})
 	cv = h.clusterVersion()
 	if cv.Status.History[0].State != configv1.CompletedUpdate || cv.Status.History[0].CompletionTime == nil {
 		t.Errorf("history[0] after the update: %+v", cv.Status.History[0])
@@ -285,7 +287,6 @@ func TestCVOUpdatesByRunLevelAndCompletes(t *testing.T) {
 		return e.Reason == "ModeChanged" && e.Message == ModeReconciling+" "+newVersion
 	})
 }
-
 
 func TestCVORejectsAReleaseWithoutPayload(t *testing.T) {
 	f := newFixture()
