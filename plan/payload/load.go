@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/template"
+	"text/template/parse"
 
 	"github.com/blang/semver/v4"
 	"sigs.k8s.io/yaml"
@@ -195,11 +196,104 @@ func renderTemplate(path string, raw []byte, data renderData) ([]byte, error) {
 	if err != nil {
 		return nil, &InputError{Path: path, Msg: "the CVO cannot render this template: " + err.Error(), Err: err}
 	}
-	var b bytes.Buffer
-	if err := t.Execute(&b, data); err != nil {
+	// A template could loop or print without end; what it may do is bounded so a
+	// hostile payload cannot hang recover or fill its memory.
+	if err := checkTemplate(t); err != nil {
+		return nil, &InputError{Path: path, Msg: "the CVO cannot render this template safely: " + err.Error(), Hint: "the CVO's own manifests use .ReleaseImage, .ClusterProfile and .Images", Err: err}
+	}
+	w := &boundedWriter{max: maxRenderedBytes}
+	if err := t.Execute(w, data); err != nil {
 		return nil, &InputError{Path: path, Msg: "the CVO cannot render this template: " + err.Error(), Hint: "templates may use .ReleaseImage, .ClusterProfile and .Images", Err: err}
 	}
-	return b.Bytes(), nil
+	return w.b.Bytes(), nil
+}
+
+// maxRenderedBytes bounds one rendered template: the CVO's own manifests render
+// to a few KiB.
+const maxRenderedBytes = 16 << 20
+
+// boundedWriter stops a template's execution (text/template aborts on a write
+// error) once it has written max bytes.
+type boundedWriter struct {
+	b   bytes.Buffer
+	max int
+}
+
+func (w *boundedWriter) Write(p []byte) (int, error) {
+	if w.b.Len()+len(p) > w.max {
+		return 0, fmt.Errorf("it renders to more than %d bytes", w.max)
+	}
+	return w.b.Write(p)
+}
+
+// checkTemplate bounds what a template can execute: {{template}} calls (which can
+// fan out exponentially) are refused, and {{range}} may only iterate over the
+// render data's fields (such as .Images), at most two deep, so the work is bounded
+// by the size of the data. The CVO's manifests need nothing more.
+func checkTemplate(t *template.Template) error {
+	for _, tt := range t.Templates() {
+		if tt.Tree == nil {
+			continue
+		}
+		if err := checkNode(tt.Tree.Root, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkNode(n parse.Node, ranges int) error {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return nil
+		}
+		for _, c := range n.Nodes {
+			if err := checkNode(c, ranges); err != nil {
+				return err
+			}
+		}
+	case *parse.TemplateNode:
+		return fmt.Errorf("line %d: {{template %q}} is not allowed", n.Line, n.Name)
+	case *parse.IfNode:
+		return checkBranches(n.List, n.ElseList, ranges)
+	case *parse.WithNode:
+		return checkBranches(n.List, n.ElseList, ranges)
+	case *parse.RangeNode:
+		if ranges >= 2 {
+			return fmt.Errorf("line %d: {{range}} nested more than two deep", n.Line)
+		}
+		if !rangesOverData(n.Pipe) {
+			return fmt.Errorf("line %d: {{range %s}} may only iterate over a field of the data, such as .Images", n.Line, n.Pipe)
+		}
+		if err := checkNode(n.List, ranges+1); err != nil {
+			return err
+		}
+		return checkNode(n.ElseList, ranges)
+	}
+	return nil
+}
+
+func checkBranches(list, elseList *parse.ListNode, ranges int) error {
+	if err := checkNode(list, ranges); err != nil {
+		return err
+	}
+	return checkNode(elseList, ranges)
+}
+
+// rangesOverData reports whether a range pipeline is a plain field reference
+// (.Images, $.Images, $x.Images).
+func rangesOverData(p *parse.PipeNode) bool {
+	if p == nil || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
+		return false
+	}
+	switch a := p.Cmds[0].Args[0].(type) {
+	case *parse.FieldNode:
+		return true
+	case *parse.VariableNode:
+		return len(a.Ident) > 1
+	}
+	return false
 }
 
 // releaseMetadataFile is the JSON shape of release-metadata.
