@@ -402,8 +402,15 @@ func targetFor(sel *Selection) Target {
 			hi = maxKube(hi, v)
 		}
 		if lo != "" {
-			t.Reasons = append(t.Reasons, fmt.Sprintf("Kubernetes skew holds: the kube-apiserver goes from %s to %s (one minor at most); no kubelet (%s to %s) is newer, none is further behind than %s.",
-				f.kas.Version, strings.TrimSuffix(kas, ".0"), lo, hi, lagText(sel, kas, lo)))
+			move := fmt.Sprintf("the kube-apiserver goes from %s to %s, one minor", f.kas.Version, strings.TrimSuffix(kas, ".0"))
+			if kubeMinor(f.kas.Version) == kubeMinor(kas) {
+				move = fmt.Sprintf("the kube-apiserver stays on %s", strings.TrimSuffix(kas, ".0"))
+			}
+			kubelets := fmt.Sprintf("no kubelet (%s to %s) is newer", lo, hi)
+			if lo == hi {
+				kubelets = fmt.Sprintf("every kubelet runs %s: none is newer", lo)
+			}
+			t.Reasons = append(t.Reasons, fmt.Sprintf("Kubernetes skew holds: %s; %s, none is further behind than %s.", move, kubelets, lagText(sel, kas, lo)))
 		}
 	}
 	var nearer []string

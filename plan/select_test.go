@@ -250,7 +250,7 @@ func TestSelectRanksSafeByDistanceAndExplainsTheTarget(t *testing.T) {
 	for _, want := range []string{
 		"6 from 4.3.19 (authentication, etcd, kube-apiserver, kube-controller-manager, kube-scheduler, openshift-apiserver); 5 from 4.4.3",
 		"4.3.19 -> 4.4.4 supported; 4.4.3 -> 4.4.4 supported",
-		"the kube-apiserver goes from 1.16.2 to 1.17",
+		"the kube-apiserver goes from 1.16.2 to 1.17, one minor; no kubelet (v1.16.2 to v1.17.1) is newer",
 		"4.4.3 (blocked-edge)",
 		"verified against its running operator Deployment",
 	} {

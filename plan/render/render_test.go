@@ -1,0 +1,171 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/openshift-recover/recover/inspect/mustgather"
+	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/policy"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+const example = "../../examples/reconciled-4.3-to-4.4"
+
+// examplePlan makes the plan of an example must-gather with the bundled graph and
+// the 4.4.4 payload, at a fixed time, by a fixed generator.
+func examplePlan(t *testing.T, mustGather string, pol *policy.Policy) (*plan.Plan, error) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := mustgather.New(mustGather).Collect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.Load(ctx, graph.Options{Graph: example + "/graph.json", GraphData: example + "/graph-data", Channel: "stable-4.4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan.Make(ctx, plan.Options{
+		Snapshot: s, Graph: g, Policy: pol, Payload: plan.PayloadDir{Dir: example + "/releases/4.4.4"},
+		Now: func() time.Time { return time.Date(2020, 5, 25, 9, 0, 0, 0, time.UTC) }, Generator: "recover (golden)",
+	})
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./plan/... -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Fatalf("%s differs (-want +got; go test ./plan/... -update refreshes it):\n%s", path, diff)
+	}
+}
+
+func TestGoldenPlans(t *testing.T) {
+	for _, tc := range []struct {
+		name, mustGather string
+	}{
+		{"incident1", example + "/must-gather"},
+		{"incident2", "../../examples/false-success-revision/must-gather"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := examplePlan(t, tc.mustGather, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var js bytes.Buffer
+			enc := json.NewEncoder(&js)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(p); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name+".plan.json.golden", js.Bytes())
+			var md bytes.Buffer
+			if err := Markdown(&md, p); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name+".plan.md.golden", md.Bytes())
+			var tb bytes.Buffer
+			if err := Table(&tb, p); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name+".table.golden", tb.Bytes())
+		})
+	}
+}
+
+func TestGoldenNoTarget(t *testing.T) {
+	pol, err := policy.Parse("p.yaml", []byte("apiVersion: recover.openshift.io/v1alpha1\nkind: TransitionPolicy\nmaxMinorHop: 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = examplePlan(t, example+"/must-gather", pol)
+	var nte *plan.NoTargetError
+	if !errors.As(err, &nte) || nte.ExitCode() != 6 {
+		t.Fatalf("%v", err)
+	}
+	var b bytes.Buffer
+	if err := Candidates(&b, nte.Selection.Candidates); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "no-target.candidates.golden", b.Bytes())
+}
+
+func TestMarkdownRunbookContents(t *testing.T) {
+	p, err := examplePlan(t, example+"/must-gather", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Markdown(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"# Recovery plan: 4.3.19 + 4.4.3 to 4.4.4",
+		"- [ ] **001-disable-cvo** `disable-cvo`",
+		"By hand: `oc scale --replicas 0 -n openshift-cluster-version deployments/cluster-version-operator`",
+		"By hand: `oc patch machineconfigpool/master --type merge -p '{\"spec\":{\"paused\":true}}'`",
+		"Gate `static-pods`: master-0, master-1, master-2 (control-plane nodes) run kube-apiserver at the latest revision",
+		"Check: `oc get kubeapiservers/cluster",
+		"recover apply --plan plan.json --dry-run",
+		"recover apply --resume recover-apply-<time>.journal --yes",
+		"## Roll back the CVO state",
+		// the desired update the cluster had, for rolling back
+		`"version":"4.4.3","image":"quay.io/openshift-release-dev/ocp-release@sha256:039a4ef7c128a049ccf916a1d68ce93e8f5494b44d5a75df60c85e9e7191dacc","force":true`,
+		"oc scale --replicas 1 -n openshift-cluster-version deployments/cluster-version-operator",
+		"| 4 | 4.4.3 | rejected | 6 (6 minor, 18 patch) | blocked-edge |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("runbook lacks %q", want)
+		}
+	}
+	// Every step is a checklist item, in plan order.
+	last := -1
+	for _, s := range p.Steps {
+		i := strings.Index(md, "- [ ] **"+s.ID+"**")
+		if i <= last {
+			t.Fatalf("step %s missing or out of order in the runbook", s.ID)
+		}
+		last = i
+	}
+}
+
+func TestCellEscapesTableSyntax(t *testing.T) {
+	if got := cell("a|b\nc"); got != `a\|b c` {
+		t.Fatalf("%q", got)
+	}
+}
+
+func TestCandidatesListsRisksToAccept(t *testing.T) {
+	var b bytes.Buffer
+	err := Candidates(&b, []plan.Candidate{{Version: "4.4.4", Rank: 1, Verdict: "demoted", Rule: "unaccepted-risk", Reason: "4.3.19 -> 4.4.4 is conditional",
+		Risks: []plan.Risk{{Name: "EtcdSlow", URL: "https://issues.example/1", Message: "etcd may be slow"}}}})
+	if err != nil || !strings.Contains(b.String(), "RISKS (name them with --accept once reviewed)\n  - EtcdSlow: etcd may be slow (https://issues.example/1)") {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+}
