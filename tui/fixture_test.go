@@ -14,6 +14,7 @@ import (
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/applytest"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/styles"
 )
 
@@ -175,3 +176,7 @@ func press(m *Model, ks ...string) {
 		}
 	}
 }
+
+func teaSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+func stepStatus(s string) common.StepStatus { return common.StepStatus(s) }

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -596,7 +597,12 @@ func (m *Model) handleAnswer(a dialog.AnswerMsg) tea.Cmd {
 		return nil
 	case dialog.AcceptRisk:
 		names, _ := a.Data.([]string)
-		accept := append(append([]string(nil), m.session.Accepted...), names...)
+		accept := append([]string(nil), m.session.Accepted...)
+		for _, n := range names {
+			if !slices.Contains(accept, n) {
+				accept = append(accept, n)
+			}
+		}
 		m.target.SetBusy("accepting " + strings.Join(names, ", "))
 		return replan(m.ctx, m.session.Replan, accept)
 	}
@@ -629,7 +635,9 @@ func (m *Model) start() tea.Cmd {
 func (m *Model) handleReplan(msg replanMsg) tea.Cmd {
 	m.target.SetBusy("")
 	if msg.err != nil {
-		m.target.SetPlan(m.session.Plan, fmt.Errorf("re-planning with --accept %s failed: %w", strings.Join(msg.accepted, ","), msg.err))
+		err := fmt.Errorf("re-planning with --accept %s failed: %w", strings.Join(msg.accepted, ","), msg.err)
+		m.target.SetPlan(m.session.Plan, err)
+		m.flash = err.Error()
 		return nil
 	}
 	s := m.session

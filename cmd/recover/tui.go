@@ -347,4 +347,3 @@ func printRunSummary(w io.Writer, r *apply.Result) {
 func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
 	return usageError{msg: "computing a plan in the TUI needs the planner, which this build does not have yet: run 'recover plan -o json > plan.json' and 'recover tui --plan plan.json'"}
 }
-

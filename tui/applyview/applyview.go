@@ -329,6 +329,9 @@ func (m *Model) topView() string {
 	w := m.Width
 	// The step pane gets at most this many lines, so the log keeps some room.
 	budget := max(6, (m.Height-4)*3/5)
+	if m.phase == Finished {
+		budget = max(6, m.Height-5)
+	}
 	var b strings.Builder
 	b.WriteString(m.runLine())
 	switch m.phase {
@@ -384,7 +387,7 @@ func (m *Model) runLine() string {
 	if m.Info.Journal != "" {
 		line += st.Dim.Render(" · journal " + m.Info.Journal)
 	}
-	return common.WrapIndent(line, m.Width, 4)
+	return common.Truncate(line, m.Width)
 }
 
 func (m *Model) readyView() string {
@@ -425,7 +428,7 @@ func (m *Model) stepView(budget int) string {
 	}
 	s := m.step
 	b.WriteString(st.Section.Render(fmt.Sprintf("STEP %d/%d ", s.Index, s.Total)) + st.Bold.Render(s.ID) + " " + string(s.Action))
-	if s.Object != "" {
+	if s.Object != "" && m.change == nil && m.applied == "" {
 		b.WriteString("\n" + st.Label.Render("  object ") + s.Object)
 	}
 	if s.Reason != "" {
@@ -439,7 +442,10 @@ func (m *Model) stepView(budget int) string {
 	used := common.Lines(b.String())
 	reserve := 0
 	if m.request != nil {
-		reserve += 3
+		reserve++
+		if m.request.Kind != apply.RequestStep {
+			reserve += 2
+		}
 	}
 	if m.gate != nil {
 		reserve += 3
@@ -447,7 +453,7 @@ func (m *Model) stepView(budget int) string {
 	if c := m.change; c != nil && c.Diff != "" && m.applied == "" {
 		n := budget - used - reserve
 		if n >= 2 {
-			b.WriteString("\n" + indent(common.RenderDiff(st, c.Diff, w-4, n-1), "    "))
+			b.WriteString("\n" + indent(common.RenderDiff(st, hunks(c.Diff), w-4, n-1), "    "))
 		}
 	}
 	if r := m.request; r != nil {
@@ -459,6 +465,19 @@ func (m *Model) stepView(budget int) string {
 	return b.String()
 }
 
+// hunks drops a unified diff's file header lines, which say nothing on this
+// screen.
+func hunks(diff string) string {
+	var out []string
+	for _, l := range strings.Split(diff, "\n") {
+		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
 func indent(s, pad string) string {
 	return pad + strings.ReplaceAll(s, "\n", "\n"+pad)
 }
@@ -467,7 +486,10 @@ func indent(s, pad string) string {
 func (m *Model) answers(r *apply.Request) string {
 	st := m.Styles
 	var parts []string
-	for _, d := range r.Options {
+	for _, d := range []apply.Decision{apply.Proceed, apply.Skip, apply.Retry, apply.Abort} {
+		if !r.Allows(d) {
+			continue
+		}
 		switch d {
 		case apply.Proceed:
 			parts = append(parts, st.Bold.Render("y")+" apply")
@@ -492,6 +514,10 @@ func (m *Model) requestView(r *apply.Request) string {
 		q = "the step failed: retry, skip or abort?"
 	}
 	head := st.Badge.Render(" DECIDE ") + " " + st.Bold.Render(q) + "  " + m.answers(r)
+	if r.Kind == apply.RequestStep {
+		// The step pane above already shows the change and its reason.
+		return head
+	}
 	return head + "\n  " + common.WrapIndent(r.Message, m.Width, 2)
 }
 
@@ -547,16 +573,17 @@ func (m *Model) resultView() string {
 	}
 	var b strings.Builder
 	b.WriteString(st.Section.Render("RESULT ") + common.WrapIndent(r.Message, m.Width, 7))
-	b.WriteString(fmt.Sprintf("\n%s%d done, %d skipped of %d", st.Label.Render("steps   "), r.StepsDone, r.StepsSkipped, r.StepsTotal))
+	steps := fmt.Sprintf("%d done, %d skipped of %d", r.StepsDone, r.StepsSkipped, r.StepsTotal)
 	if r.StoppedAt != "" {
-		b.WriteString(", stopped at " + r.StoppedAt)
+		steps += ", stopped at " + r.StoppedAt
 	}
+	b.WriteString("\n" + st.Label.Render("steps   ") + common.WrapIndent(steps, m.Width, 8))
 	if r.CVODisabled {
 		orig := "its earlier replicas"
 		if r.CVOReplicas != nil {
 			orig = fmt.Sprintf("%d replica(s)", *r.CVOReplicas)
 		}
-		b.WriteString("\n" + st.Label.Render("CVO     ") + st.Danger.Render(" DISABLED ") + " scaled to 0 by recover; it ran " + orig + " before. Nothing reconciles the cluster until it is restored.")
+		b.WriteString("\n" + st.Label.Render("CVO     ") + common.WrapIndent(st.Danger.Render(" DISABLED ")+" scaled to 0 by recover; it ran "+orig+" before. Nothing reconciles the cluster until it is restored.", m.Width, 8))
 	}
 	if len(r.Next) > 0 {
 		b.WriteString("\n" + st.Section.Render("NEXT"))
@@ -573,7 +600,7 @@ func (m *Model) resultView() string {
 // ShortHelp are the screen's keys for the footer.
 func (m *Model) ShortHelp() []key.Binding {
 	k := m.Keys
-	return []key.Binding{k.Start, k.Confirm, k.Skip, k.Retry, k.ScrollUp}
+	return []key.Binding{k.Start, k.Confirm, k.Skip, k.Retry}
 }
 
 // FullHelp are the screen's keys for the ? overlay.

@@ -130,7 +130,7 @@ func (k *KeyMap) Enable(b *key.Binding, on bool) {
 
 // Global are the bindings every screen shows in the footer, after its own.
 func (k *KeyMap) Global() []key.Binding {
-	return []key.Binding{k.NextScreen, k.Help, k.Quit, k.Abort}
+	return []key.Binding{k.Abort, k.Quit, k.Help, k.NextScreen}
 }
 
 // Screens are the screen-switching bindings, for the full help.

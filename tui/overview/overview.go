@@ -102,14 +102,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		default:
 			m.filter.Update(k)
 		}
-		m.sel.Index = 0
+		m.sel.Index, m.moved = 0, true
 		m.applyFilter()
 		m.refresh()
 		return nil
 	}
 	switch {
 	case key.Matches(k, m.Keys.Filter):
-		m.filtering = true
+		m.filtering, m.moved = true, true
 		m.refresh()
 		return nil
 	case key.Matches(k, m.Keys.Back):

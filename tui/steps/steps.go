@@ -55,6 +55,8 @@ type Model struct {
 	first    int
 	detail   viewport.Model
 	detailOf string
+	// diffLine is the line of the diff section in the detail pane.
+	diffLine int
 }
 
 // New returns an empty Plan screen.
@@ -90,6 +92,9 @@ func (m *Model) SetStatus(id string, s common.StepStatus) {
 func (m *Model) SetDiff(id string, d *Diff) {
 	m.diffs[id] = d
 	m.refresh()
+	if s := m.Selected(); s != nil && s.ID == id && !d.Loading {
+		m.detail.SetYOffset(m.diffLine)
+	}
 }
 
 // Select moves the cursor to the step with the given ID (when shown).
@@ -381,7 +386,9 @@ func (m *Model) detailView(s *plan.Step, width int) string {
 	b.WriteString("\n" + label("status") + m.status[s.ID].Word())
 
 	if hasDiff(s) {
-		b.WriteString("\n\n" + st.Section.Render("DIFF AGAINST THE LIVE OBJECT"))
+		b.WriteString("\n\n")
+		m.diffLine = common.Lines(b.String()) - 1
+		b.WriteString(st.Section.Render("DIFF AGAINST THE LIVE OBJECT"))
 		d := m.diffs[s.ID]
 		switch {
 		case d != nil && d.Loading:
@@ -389,7 +396,7 @@ func (m *Model) detailView(s *plan.Step, width int) string {
 		case d != nil && d.Err != "":
 			b.WriteString("\n" + st.Failed.Render(common.Wrap(d.Err, width)))
 		case d != nil && d.Change != nil:
-			b.WriteString("\n" + d.Change.Operation + " " + d.Change.Object + st.Dim.Render(" (server-side dry run; nothing was changed)"))
+			b.WriteString("\n" + common.Wrap(d.Change.Operation+" "+d.Change.Object+st.Dim.Render(" (server-side dry run; nothing was changed)"), width))
 			if d.Change.Diff == "" {
 				b.WriteString("\n" + st.Dim.Render("no difference: the live object already matches"))
 			} else {
@@ -433,3 +440,6 @@ func (m *Model) FullHelp() [][]key.Binding {
 
 // Status returns a step's status.
 func (m *Model) Status(id string) common.StepStatus { return m.status[id] }
+
+// Diff returns a step's preview, nil when none was asked for.
+func (m *Model) Diff(id string) *Diff { return m.diffs[id] }

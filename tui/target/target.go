@@ -183,7 +183,7 @@ func (m *Model) render(width int) (string, int, int) {
 		b.WriteString(st.Dim.Render(" none"))
 	}
 	for _, r := range t.AcceptedRisks {
-		b.WriteString("\n  " + st.Warning.Render(r.Name) + " " + common.WrapIndent(r.Message, width, 4))
+		b.WriteString("\n" + common.WrapIndent("  "+st.Warning.Render(r.Name)+" "+r.Message, width, 4))
 		if r.URL != "" {
 			b.WriteString("\n    " + st.Dim.Render(r.URL))
 		}

@@ -1,0 +1,253 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/plan"
+)
+
+// fakeRunner stands in for the engine in the pure tests: it emits the engine's
+// events in the engine's order for each step, asks its Decider where the engine
+// would, and records every run's options and every answer. The real engine on a
+// real API server is driven by the teatest program test.
+type fakeRunner struct {
+	mu      sync.Mutex
+	runs    []apply.Options
+	answers []apply.Decision
+	// failGate makes this step's gate fail once; blockGate makes it wait until the
+	// run's context ends.
+	failGate  string
+	blockGate string
+}
+
+func (f *fakeRunner) record(o apply.Options) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.runs = append(f.runs, o)
+}
+
+func (f *fakeRunner) answered() []apply.Decision {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]apply.Decision(nil), f.answers...)
+}
+
+func (f *fakeRunner) options() []apply.Options {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]apply.Options(nil), f.runs...)
+}
+
+var t0 = fixedNow.Add(-10 * time.Minute)
+
+// Run plays the plan.
+func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) <-chan apply.Event {
+	f.record(opts)
+	ch := make(chan apply.Event, 64)
+	go func() {
+		defer close(ch)
+		tick := t0
+		emit := func(ev apply.Event) {
+			tick = tick.Add(time.Second)
+			ev.Time = tick
+			ch <- ev
+		}
+		one := int32(1)
+		res := &apply.Result{StepsTotal: len(p.Steps), Journal: opts.JournalPath, DryRun: opts.DryRun}
+		disabled := false
+		finish := func(o apply.Outcome, msg string, at string) {
+			res.Outcome, res.Message, res.StoppedAt = o, msg, at
+			if o != apply.OutcomeCompleted {
+				res.Err = fmt.Errorf("%s", msg)
+				res.Error = msg
+			}
+			if disabled {
+				res.CVODisabled, res.CVOReplicas = true, &one
+				res.Message += "; the cluster-version operator is left DISABLED (scaled to 0; it ran 1 replica(s) before)"
+				res.Next = []string{"recover apply --resume " + opts.JournalPath + " --yes   # continue the plan where it stopped",
+					"oc scale --namespace openshift-cluster-version deployment/cluster-version-operator --replicas=1   # give control back to the CVO without finishing the plan"}
+			}
+			emit(apply.Event{Type: apply.EventDone, Message: res.Message, Result: res})
+		}
+		decide := func(req apply.Request) apply.Decision {
+			emit(apply.Event{Type: apply.EventAwaitingConfirmation, Step: &req.Step, Message: req.Message, Request: &req})
+			d, err := opts.Decider.Decide(ctx, req)
+			if err != nil {
+				d = apply.Abort
+			}
+			f.mu.Lock()
+			f.answers = append(f.answers, d)
+			f.mu.Unlock()
+			return d
+		}
+		emit(apply.Event{Type: apply.EventRunStarted, Message: fmt.Sprintf("applying plan to %s (%d steps)", p.Target.Version, len(p.Steps)),
+			Run: &apply.RunInfo{TargetVersion: p.Target.Version, Steps: len(p.Steps), Journal: opts.JournalPath, DryRun: opts.DryRun, Resume: opts.Resume}})
+		emit(apply.Event{Type: apply.EventPreflight, Preflight: &apply.PreflightCheck{Name: "rbac", OK: true, Message: "all 12 permissions the plan needs are granted"}})
+		for i := range p.Steps {
+			s := &p.Steps[i]
+			info := apply.StepInfo{ID: s.ID, Index: i + 1, Total: len(p.Steps), Action: s.Action, Component: s.Component, Reason: s.Reason, Object: object(s)}
+			if opts.DryRun && (opts.FromStep != s.ID) {
+				continue
+			}
+			emit(apply.Event{Type: apply.EventStepStarted, Step: &info, Message: s.Reason})
+			if s.Action != plan.ActionWait {
+				change := &apply.ChangeInfo{Operation: "update", Object: info.Object,
+					Diff: "--- live\n+++ plan\n@@ -1,3 +1,3 @@\n spec:\n-  version: 4.4.3\n+  version: 4.4.4\n", DryRun: opts.DryRun}
+				emit(apply.Event{Type: apply.EventDiff, Step: &info, Change: change, Message: "update " + info.Object})
+				if opts.DryRun {
+					emit(apply.Event{Type: apply.EventApplied, Step: &info, Change: change, Message: "dry-run: would update"})
+					finish(apply.OutcomeCompleted, "dry run: 1 steps checked", "")
+					return
+				}
+				options := []apply.Decision{apply.Abort, apply.Proceed, apply.Skip}
+				if s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO {
+					options = []apply.Decision{apply.Abort, apply.Proceed}
+				}
+				switch decide(apply.Request{Kind: apply.RequestStep, Step: info, Message: "update " + info.Object + " (" + s.Reason + ")", Change: change, Options: options}) {
+				case apply.Skip:
+					res.StepsSkipped++
+					emit(apply.Event{Type: apply.EventSkipped, Step: &info, Message: "skipped by the user"})
+					continue
+				case apply.Abort:
+					finish(apply.OutcomeAborted, "aborted by the user before step "+s.ID, s.ID)
+					return
+				}
+				if s.Action == plan.ActionDisableCVO {
+					disabled = true
+					emit(apply.Event{Type: apply.EventCVO, Message: "scaling the cluster-version operator to 0", CVO: &apply.CVOInfo{State: apply.CVOScalingDown, OriginalReplicas: &one}})
+					emit(apply.Event{Type: apply.EventCVO, Message: "the cluster-version operator is disabled", CVO: &apply.CVOInfo{State: apply.CVODisabled, OriginalReplicas: &one}})
+				}
+				if s.Action == plan.ActionRestoreCVO {
+					disabled = false
+					emit(apply.Event{Type: apply.EventCVO, Message: "scaled the cluster-version operator back to 1", CVO: &apply.CVOInfo{State: apply.CVORestoring, Replicas: 1, OriginalReplicas: &one}})
+				}
+				emit(apply.Event{Type: apply.EventApplied, Step: &info, Change: &apply.ChangeInfo{Operation: "update", Object: info.Object, Result: "updated"}, Message: "updated " + info.Object})
+			}
+			if g := s.Gate; g != nil {
+				gi := &apply.GateInfo{Kind: g.Kind, Subject: string(g.Kind), Description: g.Description, TimeoutSeconds: 1800}
+				gi.Message, gi.Pending, gi.ElapsedSeconds = "2 of 3 masters at revision 8", []string{"master-2: revision 7, want 8"}, 65
+				emit(apply.Event{Type: apply.EventWaiting, Step: &info, Gate: gi, Message: gi.Message})
+				if s.ID == f.blockGate {
+					<-ctx.Done()
+					finish(apply.OutcomeAborted, "interrupted: context canceled", s.ID)
+					return
+				}
+				if s.ID == f.failGate {
+					emit(apply.Event{Type: apply.EventGateFailed, Step: &info, Gate: gi, Error: "timed out after 30m", Message: "timed out after 30m"})
+					switch decide(apply.Request{Kind: apply.RequestGate, Step: info, Message: "timed out after 30m", Gate: gi, Options: []apply.Decision{apply.Abort, apply.Retry, apply.Skip}}) {
+					case apply.Abort:
+						finish(apply.OutcomeGateFailed, "step "+s.ID+": timed out after 30m", s.ID)
+						return
+					case apply.Skip:
+						emit(apply.Event{Type: apply.EventSkipped, Step: &info, Gate: gi, Message: "gate skipped by the user"})
+					}
+				}
+				passed := *gi
+				passed.Met, passed.Pending, passed.Message = true, nil, "all masters at revision 8"
+				emit(apply.Event{Type: apply.EventGatePassed, Step: &info, Gate: &passed, Message: passed.Message})
+				if s.Action == plan.ActionRestoreCVO {
+					emit(apply.Event{Type: apply.EventCVO, Step: &info, Message: "the cluster-version operator is running again", CVO: &apply.CVOInfo{State: apply.CVORunning, Replicas: 1, OriginalReplicas: &one}})
+				}
+			}
+			res.StepsDone++
+			emit(apply.Event{Type: apply.EventStepDone, Step: &info, Message: "done"})
+		}
+		finish(apply.OutcomeCompleted, fmt.Sprintf("plan applied: %d steps done, %d skipped; target %s", res.StepsDone, res.StepsSkipped, p.Target.Version), "")
+	}()
+	return ch
+}
+
+// object names a step's object as the engine's events do.
+func object(s *plan.Step) string {
+	switch {
+	case s.Manifest != nil && s.Manifest.Namespace != "":
+		return s.Manifest.Kind + " " + s.Manifest.Namespace + "/" + s.Manifest.Name
+	case s.Manifest != nil:
+		return s.Manifest.Kind + " " + s.Manifest.Name
+	case s.Pool != "":
+		return "MachineConfigPool " + s.Pool
+	case s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO:
+		return "Deployment openshift-cluster-version/cluster-version-operator"
+	case s.Action == plan.ActionSetDesiredUpdate:
+		return "ClusterVersion version"
+	}
+	return ""
+}
+
+// driver runs a model as the program would: commands run in goroutines and their
+// messages come back to Update on the test's goroutine. Tests wait for a state
+// (until), never for a time: an engine read that blocks while the engine waits
+// for the user simply stays pending until the answer.
+type driver struct {
+	t    testing.TB
+	m    *Model
+	msgs chan tea.Msg
+}
+
+func newDriver(t testing.TB, m *Model) *driver {
+	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 64)}
+	t.Cleanup(func() { m.Close() })
+	return d
+}
+
+func (d *driver) run(cmds ...tea.Cmd) {
+	for _, c := range cmds {
+		if c == nil {
+			continue
+		}
+		go func() { d.msgs <- c() }()
+	}
+}
+
+// press sends a key and starts the commands it returned.
+func (d *driver) press(keys ...string) *driver {
+	for _, k := range keys {
+		d.run(send(d.m, keyMsg(k))...)
+	}
+	return d
+}
+
+// until processes messages until cond holds (checked before each one).
+func (d *driver) until(what string, cond func() bool) {
+	d.t.Helper()
+	for !cond() {
+		select {
+		case msg := <-d.msgs:
+			switch msg := msg.(type) {
+			case nil:
+			case tea.BatchMsg:
+				d.run(msg...)
+			default:
+				d.run(send(d.m, msg)...)
+			}
+		case <-time.After(time.Minute):
+			d.t.Fatalf("waiting for %s: nothing happened for a minute\n%s", what, d.m.View())
+		}
+	}
+}
+
+// answer answers the open dialog with key k and waits until it is closed.
+func (d *driver) answer(k string) {
+	d.t.Helper()
+	d.press(k)
+	d.until("the dialog to close", func() bool { return d.m.dialog == nil })
+}
+
+// asked waits until the engine asks about step id.
+func (d *driver) asked(id string) {
+	d.t.Helper()
+	d.until("a question about "+id, func() bool { r := d.m.apply.Request(); return r != nil && r.Step.ID == id })
+}
+
+// finished waits until the run ended and its channel is closed.
+func (d *driver) finished() {
+	d.t.Helper()
+	d.until("the end of the run", func() bool { return d.m.run != nil && d.m.run.done })
+}
