@@ -435,7 +435,7 @@ func (b *builder) withUnpauses(ms []Step) []Step {
 				lastCP = i
 			}
 		}
-		if st.Manifest != nil && st.Manifest.Kind == "ClusterOperator" && st.Manifest.Name == mcoOperator {
+		if st.Manifest != nil && st.Manifest.Kind == "ClusterOperator" && st.Manifest.Name == mcoOperator && mcoCO < 0 {
 			mcoCO = i
 		}
 	}

@@ -1,0 +1,219 @@
+package plan
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/payload"
+)
+
+// Benchmarks (go test -bench . -benchmem ./plan/). Figures are in docs/plan-format.md.
+
+// BenchmarkRealPlanEndToEnd plans the modeled 4.3.19 -> 4.4.3 wedge from files, as
+// recover plan does after reading the cluster: load the real 1,085-node graph with
+// its graph-data (stable-4.4), load the real 383-file 4.4 payload, choose the target,
+// order the steps and check the plan.
+func BenchmarkRealPlanEndToEnd(b *testing.B) {
+	dir := realData(b, realCapture)
+	pdir := realData(b, realPayload)
+	pl, err := payload.LoadDir(pdir, payload.Options{Version: "4.4.4"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := realWedge(b, pl)
+	for b.Loop() {
+		g, err := graph.Load(context.Background(), graph.Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: "stable-4.4"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: pdir, Version: "4.4.4"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRealPlanner is the planner's own share of the above: the graph and the
+// payload are loaded once; each iteration chooses the target, orders, checks.
+func BenchmarkRealPlanner(b *testing.B) {
+	pdir := realData(b, realPayload)
+	pl, err := payload.LoadDir(pdir, payload.Options{Version: "4.4.4"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := realWedge(b, pl)
+	g := realGraph(b, "stable-4.4")
+	src := reloadFor(pdir, "4.4.4")
+	for b.Loop() {
+		if _, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: src}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// reloadFor loads a payload directory once per inclusion and release image and
+// returns it from then on, so the planner is measured without YAML parsing.
+func reloadFor(dir, version string) PayloadFunc {
+	var cached *payload.Payload
+	return func(_ context.Context, t Target, in payload.Inclusion) (*payload.Payload, InputRef, error) {
+		if cached == nil {
+			p, err := payload.LoadDir(dir, payload.Options{Inclusion: in, ReleaseImage: t.Image, Version: version})
+			if err != nil {
+				return nil, InputRef{}, err
+			}
+			cached = p
+		}
+		return cached, InputRef{Source: dir, Digest: "sha256:bench"}, nil
+	}
+}
+
+// BenchmarkScaleGraph shows target selection and planning grow linearly with the
+// graph: a synthetic graph of the real graph's size (1,085 releases, 18 edges
+// each) and ten times that, with the example payload.
+func BenchmarkScaleGraph(b *testing.B) {
+	s := snapshot(b, incident1)
+	src := reloadFor(payload444, "")
+	for _, n := range []int{1085, 10850} {
+		g := syntheticGraph(b, n, 18)
+		b.Run(fmt.Sprintf("releases=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				p, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: src})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if p.Target.Version != "4.4.4" {
+					b.Fatalf("target %s", p.Target.Version)
+				}
+			}
+		})
+	}
+}
+
+// syntheticGraph builds a graph with n releases: 4.3.19, 4.4.3 and 4.4.4 upward,
+// each with edges to the next `out` releases (4.3.19 and 4.4.3 too).
+func syntheticGraph(b testing.TB, n, out int) *graph.Result {
+	versions := []string{"4.3.19", "4.4.3"}
+	for i := 0; len(versions) < n; i++ {
+		versions = append(versions, fmt.Sprintf("4.4.%d", 4+i))
+	}
+	var buf bytes.Buffer
+	buf.WriteString(`{"version":1,"nodes":[`)
+	for i, v := range versions {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, `{"version":%q,"payload":"quay.io/openshift-release-dev/ocp-release@sha256:%064x","metadata":{"io.openshift.upgrades.graph.release.channels":"stable-4.4"}}`, v, i+1)
+	}
+	buf.WriteString(`],"edges":[`)
+	first := true
+	for i := range versions {
+		from := i
+		lo := i + 1
+		if i < 2 {
+			lo = 2 // 4.3.19 and 4.4.3 both lead to 4.4.4 and up
+		}
+		for j := lo; j < lo+out && j < len(versions); j++ {
+			if !first {
+				buf.WriteByte(',')
+			}
+			first = false
+			fmt.Fprintf(&buf, "[%d,%d]", from, j)
+		}
+	}
+	buf.WriteString(`],"conditionalEdges":[]}`)
+	g, err := graph.Parse("synthetic.json", buf.Bytes())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &graph.Result{Graph: g, Digest: digestBytes(buf.Bytes())}
+}
+
+// BenchmarkScalePayload shows planning grows linearly with the payload: the real
+// 383-file 4.4 payload and a synthetic one ten times its size (every manifest that
+// is not a ClusterOperator copied nine more times into components of its own),
+// end to end (loading included) and the planner alone.
+func BenchmarkScalePayload(b *testing.B) {
+	real := realData(b, realPayload)
+	g := exampleGraphResult(b)
+	s := snapshot(b, incident1)
+	for _, copies := range []int{1, 10} {
+		dir := syntheticPayload(b, real, copies)
+		b.Run(fmt.Sprintf("files=%dx/end-to-end", copies), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: dir, Version: "4.4.4"}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("files=%dx/planner", copies), func(b *testing.B) {
+			src := reloadFor(dir, "4.4.4")
+			for b.Loop() {
+				if _, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: src}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// syntheticPayload writes the real payload with every non-ClusterOperator file of
+// release-manifests/ present `copies` times (the copies in components
+// "<component>-copy<k>"), and returns its directory.
+func syntheticPayload(b testing.TB, real string, copies int) string {
+	dir := b.TempDir()
+	for _, sub := range []string{payload.ManifestDir, payload.ReleaseManifestDir} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		entries, err := os.ReadDir(filepath.Join(real, sub))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(real, sub, e.Name()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			write := func(name string) {
+				if err := os.WriteFile(filepath.Join(dir, sub, name), data, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			write(e.Name())
+			level, comp, ok := payload.ParseFileName(e.Name())
+			if sub != payload.ReleaseManifestDir || !ok || bytes.Contains(data, []byte("kind: ClusterOperator")) {
+				continue
+			}
+			rest := strings.TrimPrefix(e.Name(), "0000_"+level+"_"+comp+"_")
+			for k := 1; k < copies; k++ {
+				write(fmt.Sprintf("0000_%s_%s-copy%d_%s", level, comp, k, rest))
+			}
+		}
+	}
+	return dir
+}
+
+// TestSyntheticInputsPlan keeps the benchmark inputs honest: the synthetic graph
+// and a 3x payload make checked plans with the expected target.
+func TestSyntheticInputsPlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 3x payload")
+	}
+	dir := syntheticPayload(t, realData(t, realPayload), 3)
+	p, err := Make(context.Background(), Options{Snapshot: snapshot(t, incident1), Graph: syntheticGraph(t, 200, 18), Payload: PayloadDir{Dir: dir, Version: "4.4.4"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Target.Version != "4.4.4" || countAction(p, ActionApply) < 3*300 {
+		t.Fatalf("target %s, %d apply steps", p.Target.Version, countAction(p, ActionApply))
+	}
+	if _, err := json.Marshal(p); err != nil {
+		t.Fatal(err)
+	}
+}
