@@ -32,3 +32,9 @@ test-short: ## unit tests only, no control plane
 
 bench: kube-binaries ## benchmarks (figures for the notes)
 	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test -run '^$$' -bench . -benchmem ./...
+
+.PHONY: lab
+SCENARIO ?= examples/reconciled-4.3-to-4.4
+LAB_FLAGS ?=
+lab: kube-binaries ## a simulated wedged cluster to try recover on: make lab [SCENARIO=examples/false-success-revision] [LAB_FLAGS=--fast]
+	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) run ./internal/sim/cmd/recover-lab --scenario $(SCENARIO) $(LAB_FLAGS)

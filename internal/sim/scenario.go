@@ -43,6 +43,9 @@ type Scenario struct {
 	Operators []OperatorSpec `json:"operators,omitempty"`
 	// Faults are active from the start.
 	Faults []Fault `json:"faults,omitempty"`
+	// Try are the commands the lab suggests once the cluster is up, relative to
+	// the repository root ("recover inspect", "recover plan --graph ...").
+	Try []string `json:"try,omitempty"`
 
 	// Dir is the scenario directory, set by LoadScenario.
 	Dir string `json:"-"`

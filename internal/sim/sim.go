@@ -123,6 +123,27 @@ func New(cfg *rest.Config, scn *Scenario, opts Options) (*Sim, error) {
 
 func (s *Sim) restConfig() *rest.Config { return rest.CopyConfig(s.cfg) }
 
+// Run loads the scenario in dir into the API server of cfg and starts the fake
+// controllers: LoadScenario, New, Load and Start in one call. Stop the returned
+// simulator when done.
+func Run(ctx context.Context, cfg *rest.Config, dir string, opts Options) (*Sim, error) {
+	scn, err := LoadScenario(dir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := New(cfg, scn, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Load(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.Start(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // Scenario returns the simulator's scenario.
 func (s *Sim) Scenario() *Scenario { return s.scn }
 
