@@ -3,9 +3,33 @@
 //
 // The result is a Plan: a self-contained, versioned document (see document.go and
 // docs/plan-format.md) that `recover apply --plan` executes as it is, and that
-// renders as a Markdown runbook for change review.
+// renders as a Markdown runbook for change review (plan/render).
 //
-// Inputs come from inspect (the Snapshot), plan/graph (the update graph) and
-// plan/payload (the target release's manifests). This package imports neither
-// apply nor tui.
+// Make is the entry point: Options carry the Snapshot (inspect), the update graph
+// (plan/graph), the transition policy (plan/policy), the risks accepted with
+// --accept, an optional force reason, and a PayloadSource that loads the chosen
+// target's payload (plan/payload) with the cluster's inclusion inputs (Inclusion).
+// Make runs in four stages:
+//
+//  1. Select evaluates every candidate (the graph's releases and ClusterVersion
+//     history's) against the policy, from the versions that really run (operator
+//     Deployments, mirror pods, kubelets; claims only where nothing verifies them),
+//     and ranks them: the nearest safe one is the Target, every other one is a
+//     Candidate with the rule that rejected or demoted it. Without a safe one the
+//     error is a *NoTargetError (exit 3 or 6) that carries the ranked candidates.
+//  2. The target payload is loaded; a payload of another release is a
+//     *PayloadMismatchError that says what to pass instead.
+//  3. The steps follow the CVO's update order (payload Order.Linear): disable-cvo,
+//     pool pauses where a kubelet would get ahead of the kube-apiserver, the apply
+//     and delete steps with their gates (and a static-pods gate after every
+//     static-pod operator), the pool unpauses once kube-apiserver,
+//     kube-controller-manager and kube-scheduler are verified at the target on every
+//     master, set-desired-update and restore-cvo. Components verified at the target
+//     are skipped and listed as such.
+//  4. Check steps a model of the cluster through the plan and asserts the
+//     invariants (skew, no forbidden downgrade, run-level order, gates, pools, CVO
+//     bracketing, digests) after every step; a plan that breaks one is never
+//     returned (*CheckError names the step and the rule).
+//
+// This package imports neither apply nor tui.
 package plan

@@ -391,9 +391,9 @@ func (b *builder) staticPodsWait(m *payload.Manifest, sp *inspect.StaticPodCompo
 		reason += " Now: " + why + "."
 	}
 	for _, fd := range b.f.s.Findings {
-		if (fd.Code == inspect.CodeInstallerSucceededWithoutRevision || fd.Code == inspect.CodeStaticPodRevisionMismatch) && strings.HasPrefix(fd.Message, sp.Component+":") {
+		if (fd.Code == inspect.CodeInstallerSucceededWithoutRevision || fd.Code == inspect.CodeStaticPodRevisionMismatch) && fd.Details["component"] == sp.Component {
 			reason += fmt.Sprintf(" The snapshot found %s on %s: if the operator believes the node is current it will not roll it again; then set a new spec.forceRedeploymentReason on %s/cluster (oc patch %s/cluster --type merge -p '{\"spec\":{\"forceRedeploymentReason\":\"recover-%s\"}}') and let the gate keep waiting.",
-				fd.Code, strings.TrimPrefix(fd.Subject, "node/"), sp.Resource.Resource, strings.TrimSuffix(sp.Resource.Resource, "s"), b.target)
+				fd.Code, fd.Details["node"], sp.Resource.Resource, strings.TrimSuffix(sp.Resource.Resource, "s"), b.target)
 			break
 		}
 	}

@@ -87,3 +87,19 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("missing file: %v", err)
 	}
 }
+
+// TestDocumentedDefault keeps docs/policy.md showing the built-in policy verbatim.
+func TestDocumentedDefault(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "policy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```yaml\n"+DefaultYAML+"```") {
+		t.Fatal("docs/policy.md does not show the built-in policy (DefaultYAML) verbatim")
+	}
+	for _, r := range Rules {
+		if !strings.Contains(string(doc), "| `"+string(r.Rule)+"` | "+string(r.Class)) {
+			t.Errorf("docs/policy.md does not document rule %s as %s", r.Rule, r.Class)
+		}
+	}
+}
