@@ -55,12 +55,14 @@ type cvo struct {
 	deployments appslisters.DeploymentLister
 	wake        chan struct{}
 
-	mu      sync.Mutex
-	cancel  context.CancelFunc
-	stopped chan struct{}
-	mode    string
-	release string
-	pass    int
+	mu          sync.Mutex
+	cancel      context.CancelFunc
+	stopped     chan struct{}
+	release     string // the desired release being synced, for retarget checks
+	mode        string // the mode and release of the current pass count
+	passRelease string
+	pass        int
+	loaded      map[string]bool // payloads retrieved since this CVO started
 }
 
 func newCVO(s *Sim) *cvo { return &cvo{s: s, wake: make(chan struct{}, 1)} }
@@ -131,7 +133,7 @@ func (c *cvo) start(ctx context.Context) {
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	c.cancel, c.stopped = cancel, make(chan struct{})
-	c.mode, c.release, c.pass = "", "", 0
+	c.mode, c.release, c.passRelease, c.pass, c.loaded = "", "", "", 0, map[string]bool{}
 	stopped := c.stopped
 	c.s.rec.record("cvo", "Started", "Deployment "+cvoNamespace+"/"+cvoDeployment, "replicas >= 1: the CVO is running", nil)
 	go func() {
@@ -166,9 +168,9 @@ func (c *cvo) loop(ctx context.Context) {
 
 // waitInterval waits for the next sync: the interval, or a retarget.
 func (c *cvo) waitInterval(ctx context.Context) {
-	deadline := time.Now().Add(c.s.timing.CVOInterval.Duration)
+	deadline := time.Now().Add(c.s.timings().CVOInterval.Duration)
 	for time.Now().Before(deadline) {
-		if !pause(ctx, c.s.timing.CVOPoll.Duration, nil) {
+		if !pause(ctx, c.s.timings().CVOPoll.Duration, nil) {
 			return
 		}
 		if c.retargeted(ctx) {
@@ -245,6 +247,9 @@ func (c *cvo) sync(ctx context.Context) bool {
 		c.mu.Unlock()
 		return false
 	}
+	if !c.retrieve(ctx, rel) {
+		return false
+	}
 	if cv.Status.Desired.Image != rel.Image {
 		if cv, err = c.beginUpdate(ctx, rel); err != nil {
 			return false
@@ -252,11 +257,11 @@ func (c *cvo) sync(ctx context.Context) bool {
 	}
 	mode := modeOf(cv, rel.Image)
 	c.mu.Lock()
-	if c.release != rel.Image || c.mode != mode {
+	changed := c.mode != mode || c.passRelease != rel.Image
+	if changed {
 		c.pass = 0
 	}
-	changed := c.mode != mode || c.release != rel.Image
-	c.mode, c.release = mode, rel.Image
+	c.mode, c.passRelease = mode, rel.Image
 	c.pass++
 	pass := c.pass
 	c.mu.Unlock()
@@ -277,6 +282,39 @@ func (c *cvo) sync(ctx context.Context) bool {
 	}
 	c.complete(ctx, rel)
 	return false
+}
+
+// retrieve is the CVO retrieving and verifying rel's payload, which takes
+// Timing.PayloadLoad the first time after each start. It reports false when the
+// CVO stopped or the desired release changed meanwhile.
+func (c *cvo) retrieve(ctx context.Context, rel *Release) bool {
+	c.mu.Lock()
+	done := c.loaded[rel.Image]
+	c.release = rel.Image
+	c.mu.Unlock()
+	if done {
+		return true
+	}
+	d := c.s.timings().PayloadLoad.Duration
+	if d > 0 {
+		c.s.rec.record("cvo", "PayloadLoading", "ClusterVersion "+clusterVersionName, fmt.Sprintf("retrieving the payload of %s (%s)", rel.Version, d), nil)
+		deadline := time.Now().Add(d)
+		for time.Now().Before(deadline) {
+			if !pause(ctx, min(c.s.timings().CVOPoll.Duration, time.Until(deadline)), nil) || c.retargeted(ctx) {
+				return false
+			}
+			// A shortened PayloadLoad (SetTiming) ends the wait early.
+			if nd := c.s.timings().PayloadLoad.Duration; nd < d {
+				deadline = deadline.Add(nd - d)
+				d = nd
+			}
+		}
+	}
+	c.mu.Lock()
+	c.loaded[rel.Image] = true
+	c.mu.Unlock()
+	c.s.rec.record("cvo", "PayloadLoaded", "ClusterVersion "+clusterVersionName, fmt.Sprintf("payload of %s loaded", rel.Version), nil)
+	return true
 }
 
 // modeOf is the CVO's choice of mode (pkg/cvo/cvo.go): no Completed entry at all is
@@ -577,7 +615,7 @@ func (c *cvo) check(ctx context.Context, wait bool, report func(string, error), 
 			}
 			report(err.Error(), failing)
 		}
-		if !pause(ctx, c.s.timing.CVOPoll.Duration, nil) {
+		if !pause(ctx, c.s.timings().CVOPoll.Duration, nil) {
 			return ctx.Err()
 		}
 		if c.retargeted(ctx) {

@@ -181,7 +181,7 @@ func TestCVOStopsAtZeroReplicasAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Give a wrongly running CVO several passes' worth of chances to act.
-	time.Sleep(4 * (h.sim.timing.CVOInterval.Duration + time.Second))
+	time.Sleep(4 * (h.sim.timings().CVOInterval.Duration + time.Second))
 	for _, e := range h.sim.Events() {
 		if e.Seq > stopped.Seq && e.Actor == "cvo" {
 			t.Fatalf("the CVO acted at 0 replicas: %s", e)
@@ -312,4 +312,23 @@ func TestCVORejectsAReleaseWithoutPayload(t *testing.T) {
 	if len(cv.Status.History) != 1 {
 		t.Errorf("an unloadable release must not start an update: %+v", cv.Status.History)
 	}
+}
+
+func TestCVORetrievesThePayloadBeforeActing(t *testing.T) {
+	f := newFixture()
+	f.cvoReplicas = 1
+	f.timing.PayloadLoad = metav1.Duration{Duration: time.Hour}
+	h := newHarness(t, f, Options{}, false)
+	loading := h.waitEvent("the CVO retrieves the payload", func(e Event) bool { return e.Reason == "PayloadLoading" })
+	for _, e := range h.sim.Events() {
+		if e.Actor == "cvo" && (e.Reason == "Applied" || e.Reason == "ModeChanged") {
+			t.Fatalf("the CVO acted before its payload was loaded: %s", e)
+		}
+	}
+	// A test shortens the retrieval once it is ready for the CVO to act.
+	timing := f.timing
+	timing.PayloadLoad = metav1.Duration{}
+	h.sim.SetTiming(timing)
+	h.waitEvent("the payload loads", func(e Event) bool { return e.Seq > loading.Seq && e.Reason == "PayloadLoaded" })
+	h.waitEvent("the CVO reconciles", func(e Event) bool { return e.Reason == "ModeChanged" && e.Message == ModeReconciling+" "+oldVersion })
 }

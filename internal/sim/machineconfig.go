@@ -70,7 +70,7 @@ func (op *operator) reconcileMachineConfig(ctx context.Context, version, reporte
 			op.s.rec.record(op.actor, "WaitingForPools", "ClusterOperator "+machineConfigOperator, "waiting for required pools: "+waiting, nil)
 			last = waiting
 		}
-		if !op.pauseFor(ctx, op.s.timing.CVOPoll.Duration, version) {
+		if !op.pauseFor(ctx, op.s.timings().CVOPoll.Duration, version) {
 			return false
 		}
 	}
@@ -273,7 +273,7 @@ func (p *pools) step(ctx context.Context, name string) bool {
 	if !p.waitWhileStuck(ctx, updating.Name) {
 		return false
 	}
-	if !pause(ctx, p.s.timing.MachineConfigNode.Duration, nil) {
+	if !pause(ctx, p.s.timings().MachineConfigNode.Duration, nil) {
 		return false
 	}
 	kubelet, err := p.finishNode(ctx, updating.Name, target)

@@ -253,7 +253,7 @@ func (op *operator) reconcile(ctx context.Context) {
 
 func (op *operator) retryLater(ctx context.Context) {
 	go func() {
-		if pause(ctx, op.s.timing.CVOPoll.Duration, nil) {
+		if pause(ctx, op.s.timings().CVOPoll.Duration, nil) {
 			op.poke()
 		}
 	}()
@@ -303,7 +303,7 @@ func (op *operator) rolloutPlain(ctx context.Context, version string) bool {
 	if !op.waitWhileStuck(ctx, version, "") {
 		return false
 	}
-	if !op.pauseFor(ctx, op.s.timing.Operator.Duration, version) {
+	if !op.pauseFor(ctx, op.s.timings().Operator.Duration, version) {
 		return false
 	}
 	return op.reportVersion(ctx, version, "AsExpected", "All is well")

@@ -84,6 +84,11 @@ type Timing struct {
 	CVOInterval metav1.Duration `json:"cvoInterval,omitempty"`
 	// CVOPoll is how often the fake CVO re-checks what it waits for (default 200ms).
 	CVOPoll metav1.Duration `json:"cvoPoll,omitempty"`
+	// PayloadLoad is how long the fake CVO spends retrieving and verifying a
+	// release payload before it acts on it: after every start and for every new
+	// desired release (default 0). In the first incident this took 5m45s (signature
+	// fetches black-holed), which is what tripped the CVO into Reconciling.
+	PayloadLoad metav1.Duration `json:"payloadLoad,omitempty"`
 }
 
 // DefaultTiming is the timing used for fields a scenario leaves empty.
@@ -109,6 +114,7 @@ func (t Timing) withDefaults() Timing {
 		MachineConfigNode: pick(t.MachineConfigNode, DefaultTiming.MachineConfigNode),
 		CVOInterval:       pick(t.CVOInterval, DefaultTiming.CVOInterval),
 		CVOPoll:           pick(t.CVOPoll, DefaultTiming.CVOPoll),
+		PayloadLoad:       pick(t.PayloadLoad, DefaultTiming.PayloadLoad),
 	}
 }
 

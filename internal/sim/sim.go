@@ -32,9 +32,11 @@ type Options struct {
 // Sim is a simulated OpenShift cluster: a scenario loaded into a real API server,
 // and the fake controllers that react to what is applied to it.
 type Sim struct {
-	scn    *Scenario
-	timing Timing
-	seed   uint64
+	scn  *Scenario
+	seed uint64
+
+	timingMu sync.Mutex
+	timing   Timing
 
 	cfg    *rest.Config
 	kube   kubernetes.Interface
@@ -122,6 +124,23 @@ func New(cfg *rest.Config, scn *Scenario, opts Options) (*Sim, error) {
 }
 
 func (s *Sim) restConfig() *rest.Config { return rest.CopyConfig(s.cfg) }
+
+// timings returns the current timing.
+func (s *Sim) timings() Timing {
+	s.timingMu.Lock()
+	defer s.timingMu.Unlock()
+	return s.timing
+}
+
+// SetTiming changes the fake controllers' delays from now on (zero fields take the
+// defaults). A test can, for example, hold the CVO in a long payload retrieval
+// while it plans, and shorten it once the CVO is disabled.
+func (s *Sim) SetTiming(t Timing) {
+	s.timingMu.Lock()
+	s.timing = t.withDefaults()
+	s.timingMu.Unlock()
+	s.rec.record("sim", "TimingChanged", "", fmt.Sprintf("%+v", t.withDefaults()), nil)
+}
 
 // Run loads the scenario in dir into the API server of cfg and starts the fake
 // controllers: LoadScenario, New, Load and Start in one call. Stop the returned

@@ -266,7 +266,7 @@ func (op *operator) installRevision(ctx context.Context, version, node string, r
 	if !op.waitWhileStuck(ctx, version, node) {
 		return false
 	}
-	if !op.pauseFor(ctx, op.s.timing.StaticPodNode.Duration, version) {
+	if !op.pauseFor(ctx, op.s.timings().StaticPodNode.Duration, version) {
 		return false
 	}
 	if err := op.finishInstaller(ctx, installer); err != nil {
