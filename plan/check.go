@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -344,12 +345,7 @@ func (m *model) requiredGate(i int, st *Step) error {
 // pendingClosed fails when a static-pod operator's ClusterOperator step is not
 // followed by its static-pods gate before the next component's steps.
 func (m *model) pendingClosed(i int, st *Step) error {
-	ops := make([]string, 0, len(m.pendingStatic))
-	for op := range m.pendingStatic {
-		ops = append(ops, op)
-	}
-	slices.Sort(ops)
-	for _, op := range ops {
+	for _, op := range slices.Sorted(maps.Keys(m.pendingStatic)) {
 		comp := m.pendingStatic[op]
 		if st.Action == ActionWait && st.Gate != nil && st.Gate.StaticPods != nil {
 			if sp := inspect.StaticPodComponentFor(st.Gate.StaticPods.Resource); sp != nil && sp.Component == op {
@@ -387,7 +383,7 @@ func (m *model) gatePassed(i int, st *Step) error {
 			m.cos[g.ClusterOperator] = v.Version
 		}
 		if g.ClusterOperator == mcoOperator {
-			for _, name := range sortedPoolNames(m.pools) {
+			for _, name := range slices.Sorted(maps.Keys(m.pools)) {
 				pm := m.pools[name]
 				if !pm.required {
 					continue
@@ -464,12 +460,7 @@ func (m *model) measure(worse func(key string, was, now int)) {
 			cur["newer-than-kube-apiserver/"+c] = max(0, o.hi-kas.lo)
 		}
 	}
-	keys := make([]string, 0, len(cur))
-	for key := range cur {
-		keys = append(keys, key)
-	}
-	slices.Sort(keys)
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(cur)) {
 		now := cur[key]
 		was, seen := m.baseline[key]
 		if seen && now > was {
@@ -523,17 +514,12 @@ func (m *model) end() error {
 	if !m.restored {
 		return m.fail(-1, InvariantCVOBracketing, "no restore-cvo step: the plan would leave the CVO disabled")
 	}
-	for _, name := range sortedPoolNames(m.pools) {
+	for _, name := range slices.Sorted(maps.Keys(m.pools)) {
 		if pm := m.pools[name]; pm.byPlan && pm.paused {
 			return m.fail(-1, InvariantPools, "pool %s is paused by the plan and never unpaused", name)
 		}
 	}
-	keys := make([]string, 0, len(m.baseline))
-	for key := range m.baseline {
-		keys = append(keys, key)
-	}
-	slices.Sort(keys)
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(m.baseline)) {
 		if v := m.baseline[key]; v > 0 {
 			return m.fail(-1, skewRule(key), "the end state still breaks it (%s by %d minor(s))", key, v)
 		}
@@ -546,13 +532,4 @@ func skewRule(key string) string {
 		return InvariantKubeletSkew
 	}
 	return InvariantControlPlane
-}
-
-func sortedPoolNames(pools map[string]*poolModel) []string {
-	out := make([]string, 0, len(pools))
-	for name := range pools {
-		out = append(out, name)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -31,13 +31,11 @@ func digestBytes(data []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// embedManifest turns a payload manifest into the plan's embedded form.
+// embedManifest turns a payload manifest into the plan's embedded form. The
+// payload's JSON is compact already (payload.Manifest.JSON), so its digest is
+// apply's; the checker re-verifies every digest with ManifestDigest.
 func embedManifest(m *payload.Manifest) *Manifest {
-	var buf bytes.Buffer
 	obj := json.RawMessage(m.JSON)
-	if json.Compact(&buf, m.JSON) == nil {
-		obj = json.RawMessage(buf.Bytes())
-	}
 	return &Manifest{
 		File: m.Dir + "/" + m.File, Index: m.Index,
 		APIVersion: m.APIVersion, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name,

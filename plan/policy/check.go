@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -209,10 +210,10 @@ func (p *Policy) CheckKubelets(kubeAPIServer, what string, kubelets map[string]s
 		}
 	}
 	var vs []Violation
-	for _, kv := range sortedKeys(newer) {
+	for _, kv := range slices.Sorted(maps.Keys(newer)) {
 		vs = append(vs, violation(RuleKubeletSkew, "the kubelet on %s (%s) would be newer than %s", names(newer[kv]), kv, what))
 	}
-	for _, kv := range sortedKeys(old) {
+	for _, kv := range slices.Sorted(maps.Keys(old)) {
 		vs = append(vs, violation(RuleKubeletSkew, "the kubelet on %s (%s) would be more than %d minor(s) behind %s (kubeletSkew: %s)", names(old[kv]), kv, lag[kv], what, p.KubeletSkew))
 	}
 	return vs
@@ -267,12 +268,3 @@ func orNone(s string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

@@ -14,30 +14,6 @@ func sortVersions(vs []string) {
 	sort.Slice(vs, func(i, j int) bool { return inspect.CompareVersions(vs[i], vs[j]) < 0 })
 }
 
-// stepObject names what a step acts on.
-func stepObject(s *plan.Step) string {
-	switch {
-	case s.Manifest != nil:
-		return s.Manifest.Kind + " " + qualified(s.Manifest.Namespace, s.Manifest.Name)
-	case s.Pool != "":
-		return "MachineConfigPool " + s.Pool
-	case s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO:
-		return "Deployment openshift-cluster-version/cluster-version-operator"
-	case s.Action == plan.ActionSetDesiredUpdate:
-		return "ClusterVersion version"
-	case s.Gate != nil && s.Gate.StaticPods != nil:
-		return s.Gate.StaticPods.Resource + "/cluster"
-	}
-	return "-"
-}
-
-func qualified(ns, name string) string {
-	if ns == "" {
-		return name
-	}
-	return ns + "/" + name
-}
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"

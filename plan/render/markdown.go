@@ -93,7 +93,7 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 	md("\n## Steps\n\n")
 	for i := range p.Steps {
 		s := &p.Steps[i]
-		md("- [ ] **%s** `%s` %s", s.ID, s.Action, stepObject(s))
+		md("- [ ] **%s** `%s` %s", s.ID, s.Action, s.Object())
 		if s.RunLevel != "" || s.Component != "" {
 			md(" (run-level %s, %s)", orDash(s.RunLevel), orDash(s.Component))
 		}
