@@ -92,7 +92,7 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 		emit(apply.Event{Type: apply.EventPreflight, Preflight: &apply.PreflightCheck{Name: "rbac", OK: true, Message: "all 12 permissions the plan needs are granted"}})
 		for i := range p.Steps {
 			s := &p.Steps[i]
-			info := apply.StepInfo{ID: s.ID, Index: i + 1, Total: len(p.Steps), Action: s.Action, Component: s.Component, Reason: s.Reason, Object: object(s)}
+			info := apply.StepInfo{ID: s.ID, Index: i + 1, Total: len(p.Steps), Action: s.Action, Component: s.Component, Reason: s.Reason, Object: s.Object()}
 			if opts.DryRun && (opts.FromStep != s.ID) {
 				continue
 			}
@@ -162,23 +162,6 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 		finish(apply.OutcomeCompleted, fmt.Sprintf("plan applied: %d steps done, %d skipped; target %s", res.StepsDone, res.StepsSkipped, p.Target.Version), "")
 	}()
 	return ch
-}
-
-// object names a step's object as the engine's events do.
-func object(s *plan.Step) string {
-	switch {
-	case s.Manifest != nil && s.Manifest.Namespace != "":
-		return s.Manifest.Kind + " " + s.Manifest.Namespace + "/" + s.Manifest.Name
-	case s.Manifest != nil:
-		return s.Manifest.Kind + " " + s.Manifest.Name
-	case s.Pool != "":
-		return "MachineConfigPool " + s.Pool
-	case s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO:
-		return "Deployment openshift-cluster-version/cluster-version-operator"
-	case s.Action == plan.ActionSetDesiredUpdate:
-		return "ClusterVersion version"
-	}
-	return ""
 }
 
 // driver runs a model as the program would: commands run in goroutines and their

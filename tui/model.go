@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -136,6 +137,9 @@ func New(s *Session, o Options) *Model {
 // setPlan shows a plan on every screen.
 func (m *Model) setPlan(p *plan.Plan, err error) {
 	m.target.SetPlan(p, err)
+	if p == nil {
+		m.target.SetCandidates(m.session.Candidates)
+	}
 	m.target.SetReplan(m.session.Replan != nil)
 	m.steps.SetPlan(p)
 	m.header.Target = ""
@@ -636,12 +640,17 @@ func (m *Model) handleReplan(msg replanMsg) tea.Cmd {
 	m.target.SetBusy("")
 	if msg.err != nil {
 		err := fmt.Errorf("re-planning with --accept %s failed: %w", strings.Join(msg.accepted, ","), msg.err)
+		var nte *plan.NoTargetError
+		if errors.As(msg.err, &nte) && nte.Selection != nil && m.session.Plan == nil {
+			m.session.Candidates = nte.Selection.Candidates
+			m.target.SetCandidates(nte.Selection.Candidates)
+		}
 		m.target.SetPlan(m.session.Plan, err)
 		m.flash = err.Error()
 		return nil
 	}
 	s := m.session
-	s.Plan, s.PlanErr, s.PlanPath, s.PlanDigest, s.Accepted = msg.plan, nil, "", "", msg.accepted
+	s.Plan, s.PlanErr, s.PlanPath, s.PlanDigest, s.Accepted, s.Candidates = msg.plan, nil, "", "", msg.accepted, nil
 	m.setPlan(msg.plan, nil)
 	m.apply.Info = m.applyInfo()
 	m.flash = "re-planned: target " + msg.plan.Target.Version
@@ -765,4 +774,31 @@ func (m *Model) helpView(height int) string {
 		title += "  " + m.c.Styles.Badge.Render(" READ-ONLY ") + m.c.Styles.Dim.Render(" no key changes the cluster")
 	}
 	return common.Fit(title+"\n\n"+m.help.FullHelpView(groups), m.width, height)
+}
+
+// State is what the session is doing: for tests that drive the program, and for
+// programs that embed the TUI.
+type State struct {
+	// Screen is the shown screen (ScreenOverview ...).
+	Screen int
+	// Phase is the run's phase; Pending the engine's open question.
+	Phase   applyview.Phase
+	Pending *apply.Request
+	// Dialog is the open dialog's kind, "" when none.
+	Dialog dialog.Kind
+	// CVO is the header's CVO state in words.
+	CVO string
+	// Result is the last run's result.
+	Result *apply.Result
+	// Target is the plan's target version, "" without a plan.
+	Target string
+}
+
+// State returns the session's state.
+func (m *Model) State() State {
+	st := State{Screen: m.active, Phase: m.apply.Phase(), Pending: m.apply.Request(), CVO: m.header.CVO.Text(), Result: m.result, Target: m.header.Target}
+	if m.dialog != nil {
+		st.Dialog = m.dialog.Kind
+	}
+	return st
 }

@@ -32,6 +32,10 @@ type Session struct {
 	PlanDigest string
 	// PlanErr is why there is no plan, or why the last re-plan failed.
 	PlanErr error
+	// Candidates are the planner's candidate table when it found no target
+	// (plan.NoTargetError): the Target screen shows them and offers to accept
+	// a risky one.
+	Candidates []plan.Candidate
 	// PlanHint tells the user how to get a plan when there is none.
 	PlanHint string
 	// Accepted are the risk names the plan was computed with (--accept).

@@ -17,6 +17,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/payload"
 	"github.com/openshift-recover/recover/tui"
 	"github.com/openshift-recover/recover/tui/styles"
 )
@@ -39,6 +40,7 @@ type tuiOptions struct {
 	iHaveABackup bool
 	allowStale   bool
 	breakLock    bool
+	forceReason  string
 
 	// terminal reports whether a person is at a terminal (stdin and stdout);
 	// tests replace it.
@@ -109,6 +111,7 @@ restore the CVO. Keys and screens: docs/tui.md.`,
 	fs.StringVar(&o.backupRecord, "backup-record", "", "etcd backup record (path, sha256, etcdRevision, clusterVersion) a run checks and journals.")
 	fs.BoolVar(&o.iHaveABackup, "i-have-a-backup", false, "Acknowledge that a current etcd backup exists (otherwise starting a run asks).")
 	fs.BoolVar(&o.allowStale, "allow-stale", false, "Apply even if the cluster changed since the plan was made.")
+	fs.StringVar(&o.forceReason, "force-reason", "", "Force the desired update when computing the plan, recording why (as recover plan --force-reason).")
 	fs.BoolVar(&o.breakLock, "break-lock", false, "Take the apply lock even if another run holds it. Only when that run is certainly dead.")
 	_ = cmd.MarkFlagFilename("plan", "json")
 	_ = cmd.MarkFlagFilename("resume", "journal")
@@ -154,16 +157,11 @@ func (o *tuiOptions) validateFlags() error {
 		return usageError{msg: "--graph/--payload compute a plan; --plan and --resume open a saved one: give one or the other"}
 	case o.backupRecord != "" && o.iHaveABackup:
 		return usageError{msg: "pass either --backup-record FILE or --i-have-a-backup, not both"}
-	case len(o.accept) > 0 && !computing:
-		return usageError{msg: "--accept is for computing a plan: pass it with --graph and --payload"}
+	case (len(o.accept) > 0 || o.forceReason != "") && !computing:
+		return usageError{msg: "--accept and --force-reason are for computing a plan: pass them with --graph and --payload"}
 	}
-	if computing {
-		if err := o.inputs.validateGraph(); err != nil {
-			return err
-		}
-		if err := o.inputs.validatePayload(); err != nil {
-			return err
-		}
+	if o.inputs.GraphData != "" && o.inputs.Graph == "" {
+		return usageError{msg: "--graph-data needs --graph: the graph-builder graph to apply it to"}
 	}
 	return nil
 }
@@ -212,7 +210,7 @@ func (o *tuiOptions) buildSession(ctx context.Context) (*tui.Session, error) {
 			return nil, err
 		}
 		s.Plan, s.PlanPath, s.PlanDigest = p, o.planPath, digest
-	case o.inputs.Graph != "":
+	case o.inputs.Graph != "" || o.inputs.Payload != "":
 		if err := o.computePlan(ctx, s); err != nil {
 			return nil, err
 		}
@@ -343,7 +341,63 @@ func printRunSummary(w io.Writer, r *apply.Result) {
 	}
 }
 
-// computePlan runs the planner on the snapshot and the graph and payload flags.
+// computePlan runs the planner on the snapshot and the graph and payload flags,
+// and gives the session a Replan that runs it again with more risks accepted.
+// When no target qualifies the session still opens: the Target screen shows the
+// candidate table and offers to accept a risk.
 func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
-	return usageError{msg: "computing a plan in the TUI needs the planner, which this build does not have yet: run 'recover plan -o json > plan.json' and 'recover tui --plan plan.json'"}
+	snap := s.Snapshot
+	if cv := snap.ClusterVersion; cv != nil {
+		if o.inputs.Channel == "" {
+			o.inputs.Channel = cv.Spec.Channel
+		}
+		if o.inputs.Graph == "" {
+			o.inputs.Graph = string(cv.Spec.Upstream)
+		}
+	}
+	if o.inputs.Graph == "" {
+		o.inputs.Graph = defaultUpstream
+	}
+	g, err := o.inputs.loadGraph(ctx)
+	if err != nil {
+		return fmt.Errorf("loading the update graph: %w", err)
+	}
+	base := plan.Options{
+		Snapshot: snap, Graph: g, ForceReason: o.forceReason, Payload: tuiPayloadSource(&o.inputs),
+		Generator: "recover " + currentVersion().Version,
+	}
+	s.Replan = func(ctx context.Context, accept []string) (*plan.Plan, error) {
+		in := base
+		in.Accept = accept
+		return plan.Make(ctx, in)
+	}
+	fmt.Fprintf(o.g.streams.ErrOut, "recover tui: planning with %s ...\n", o.inputs.Graph)
+	p, err := s.Replan(ctx, o.accept)
+	var nte *plan.NoTargetError
+	switch {
+	case errors.As(err, &nte):
+		s.PlanErr, s.Accepted = err, o.accept
+		if nte.Selection != nil {
+			s.Candidates = nte.Selection.Candidates
+		}
+		return nil
+	case err != nil:
+		return err
+	}
+	s.Plan, s.Accepted = p, o.accept
+	return nil
+}
+
+// tuiPayloadSource says where the target payload comes from, as recover plan
+// decides it. (Asked the planner helper to hoist planOptions.payloadSource onto
+// planInputFlags; this goes then.)
+func tuiPayloadSource(f *planInputFlags) plan.PayloadSource {
+	pull := f.pullOptions()
+	switch {
+	case f.Payload == "":
+		return plan.PayloadImage{Pull: pull}
+	case payload.IsPullSpec(f.Payload):
+		return plan.PayloadImage{PullSpec: f.Payload, Pull: pull}
+	}
+	return plan.PayloadDir{Dir: f.Payload, Version: f.PayloadVersion}
 }

@@ -132,7 +132,7 @@ func (m *Model) applyFilter() {
 	}
 	q := strings.ToLower(strings.TrimSpace(m.filter.Value))
 	for i, s := range m.plan.Steps {
-		text := strings.ToLower(strings.Join([]string{s.ID, string(s.Action), s.Component, s.RunLevel, s.Reason, object(&s), gateKind(&s)}, " "))
+		text := strings.ToLower(strings.Join([]string{s.ID, string(s.Action), s.Component, s.RunLevel, s.Reason, s.Object(), gateKind(&s)}, " "))
 		if q == "" || strings.Contains(text, q) {
 			m.visible = append(m.visible, i)
 		}
@@ -320,26 +320,6 @@ func gateKind(s *plan.Step) string {
 	return string(s.Gate.Kind)
 }
 
-// object names a step's object the way the engine's events do.
-func object(s *plan.Step) string {
-	switch {
-	case s.Manifest != nil:
-		if s.Manifest.Namespace != "" {
-			return s.Manifest.Kind + " " + s.Manifest.Namespace + "/" + s.Manifest.Name
-		}
-		return s.Manifest.Kind + " " + s.Manifest.Name
-	case s.Pool != "":
-		return "MachineConfigPool " + s.Pool
-	case s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO:
-		return "Deployment " + gate.CVONamespace + "/" + gate.CVODeployment
-	case s.Action == plan.ActionSetDesiredUpdate:
-		return "ClusterVersion version"
-	case s.Gate != nil:
-		return gate.Subject(s.Gate)
-	}
-	return ""
-}
-
 func (m *Model) detailView(s *plan.Step, width int) string {
 	st := m.Styles
 	if s == nil {
@@ -358,7 +338,7 @@ func (m *Model) detailView(s *plan.Step, width int) string {
 	if s.RunLevel != "" || s.Component != "" {
 		b.WriteString(fmt.Sprintf("\n%s%s · level %s · group %d", label("component"), common.OrDash(s.Component), common.OrDash(s.RunLevel), s.Group))
 	}
-	if o := object(s); o != "" {
+	if o := s.Object(); o != "-" {
 		b.WriteString("\n" + label("object") + common.WrapIndent(o, width, 10))
 	}
 	if s.DesiredUpdate != nil {

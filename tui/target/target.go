@@ -36,6 +36,8 @@ type Model struct {
 	busy string
 	// canReplan is set when the session has a planner (not a plan file).
 	canReplan bool
+	// cands are the planner's candidates when it found no target (no plan).
+	cands []plan.Candidate
 
 	sel common.Selection
 	vp  viewport.Model
@@ -51,6 +53,13 @@ func New(c *common.Common) *Model {
 // SetPlan shows a plan (nil: none), with the error that prevented one.
 func (m *Model) SetPlan(p *plan.Plan, err error) {
 	m.plan, m.err = p, err
+	m.sel.Clamp(m.candidates())
+	m.refresh()
+}
+
+// SetCandidates shows the planner's candidate table when it found no target.
+func (m *Model) SetCandidates(c []plan.Candidate) {
+	m.cands = c
 	m.sel.Clamp(m.candidates())
 	m.refresh()
 }
@@ -72,22 +81,26 @@ func (m *Model) SetSize(w, h int) {
 
 // Selected returns the selected alternative, nil when there is none.
 func (m *Model) Selected() *plan.Candidate {
-	if m.plan == nil || len(m.plan.Alternatives) == 0 {
+	alts := m.alternatives()
+	if len(alts) == 0 {
 		return nil
 	}
-	return &m.plan.Alternatives[m.sel.Index]
+	return &alts[m.sel.Index]
 }
 
-func (m *Model) candidates() int {
+// alternatives are the plan's alternatives, or without a plan the candidates.
+func (m *Model) alternatives() []plan.Candidate {
 	if m.plan == nil {
-		return 0
+		return m.cands
 	}
-	return len(m.plan.Alternatives)
+	return m.plan.Alternatives
 }
+
+func (m *Model) candidates() int { return len(m.alternatives()) }
 
 // acceptable reports whether the alternative can be taken by accepting its risks.
 func acceptable(c *plan.Candidate) bool {
-	return c != nil && len(c.Risks) > 0 && c.Verdict == "demoted"
+	return c != nil && len(c.Risks) > 0 && c.Verdict != "rejected" && c.Verdict != "chosen"
 }
 
 // Update handles the screen's keys.
@@ -146,14 +159,18 @@ func (m *Model) render(width int) (string, int, int) {
 		b.WriteString(st.Pending.Render("re-planning: "+m.busy+" ...") + "\n\n")
 	}
 	if m.plan == nil {
-		b.WriteString(st.Section.Render("NO PLAN") + "\n")
+		b.WriteString(st.Section.Render("NO PLAN"))
 		if m.err != nil {
-			b.WriteString(st.Failed.Render(common.Wrap("the planner failed: "+m.err.Error(), width)) + "\n")
+			b.WriteString("\n" + st.Failed.Render(common.Wrap(m.err.Error(), width)))
 		}
 		if m.hint != "" {
-			b.WriteString(common.Wrap(m.hint, width))
+			b.WriteString("\n" + common.Wrap(m.hint, width))
 		}
-		return b.String(), -1, -1
+		if len(m.cands) == 0 {
+			return b.String(), -1, -1
+		}
+		b.WriteString("\n\n" + st.Section.Render("CANDIDATES") + st.Dim.Render(" (best first; rule and reason)"))
+		return m.renderAlternatives(&b, width)
 	}
 	if m.err != nil {
 		b.WriteString(st.Failed.Render(common.Wrap(m.err.Error(), width)) + "\n\n")
@@ -190,12 +207,19 @@ func (m *Model) render(width int) (string, int, int) {
 	}
 
 	b.WriteString("\n\n" + st.Section.Render("ALTERNATIVES") + st.Dim.Render(" (best first; rule and reason)"))
-	line := common.Lines(b.String())
-	from, to := -1, -1
 	if len(m.plan.Alternatives) == 0 {
 		b.WriteString("\n  " + st.Dim.Render("none: the planner considered no other release"))
 	}
-	for i, c := range m.plan.Alternatives {
+	return m.renderAlternatives(&b, width)
+}
+
+// renderAlternatives lists the alternatives (or candidates), the selected one
+// expanded with its risks, and returns the selected one's line range.
+func (m *Model) renderAlternatives(b *strings.Builder, width int) (string, int, int) {
+	st := m.Styles
+	line := common.Lines(b.String())
+	from, to := -1, -1
+	for i, c := range m.alternatives() {
 		selected := i == m.sel.Index
 		verdict := st.Far.Render(common.Pad(c.Verdict, 8))
 		if c.Verdict == "demoted" {
