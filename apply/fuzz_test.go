@@ -1,0 +1,89 @@
+package apply_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/internal/applytest"
+	"github.com/openshift-recover/recover/internal/inputcheck"
+	"github.com/openshift-recover/recover/plan"
+)
+
+// FuzzLoadPlan feeds arbitrary bytes to the plan document reader (recover apply
+// --plan): LoadPlan decodes and ValidatePlan checks. A failure must be a one-line
+// bad-input error; a plan that loads must load again, unchanged, from its own
+// JSON, and must not change the cluster before disable-cvo or after restore-cvo.
+func FuzzLoadPlan(f *testing.F) {
+	b, _ := applytest.FullPlan("fuzz")
+	full, err := json.MarshalIndent(b.Plan(), "", "  ")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(full)
+	small, err := json.Marshal(applytest.NewPlan().DisableCVO().Apply(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"n"}}`, nil).SetDesiredUpdate().RestoreCVO().Plan())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(small)
+	f.Add([]byte(`{"apiVersion":"recover.openshift.io/v1alpha1","kind":"RecoveryPlan","formatVersion":"1.0","steps":[{"id":"a","action":"apply","manifest":{"object":{}}}]}`))
+	f.Add([]byte(`{"apiVersion":"recover.openshift.io/v1alpha1","kind":"RecoveryPlan","formatVersion":"9.0"}`))
+	f.Add([]byte(`{"apiVersion":"recover.openshift.io/v1alpha1","kind":"RecoveryPlan","formatVersion":"1.0","steps":[{"id":"w","action":"wait","gate":{"kind":"nope","timeout":"-1s"}},{"id":"w","action":"delete","manifest":null}]}`))
+	f.Add([]byte(`{"apiVersion":"recover.openshift.io/v1alpha1","kind":"RecoveryPlan","formatVersion":"1.0","steps":[{"id":"r","action":"restore-cvo"},{"id":"d","action":"disable-cvo"},{"id":"s","action":"set-desired-update","desiredUpdate":{"version":"4.4.4","image":"x:latest","force":true}}]}`))
+	f.Add([]byte(`{"kind":"ConfigMap"}`))
+	f.Add([]byte("\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "plan.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p, digest, err := apply.LoadPlan(path)
+		if err != nil {
+			if pr := inputcheck.Problem(err); pr != "" {
+				t.Fatal(pr)
+			}
+			if apply.OutcomeOf(err) != apply.OutcomeBadInput {
+				t.Fatalf("LoadPlan error with outcome %s, want bad-input: %v", apply.OutcomeOf(err), err)
+			}
+			return
+		}
+		if digest == "" {
+			t.Fatal("a loaded plan has no digest")
+		}
+		disable, restore := -1, -1
+		for i, s := range p.Steps {
+			switch s.Action {
+			case plan.ActionDisableCVO:
+				disable = i
+			case plan.ActionRestoreCVO:
+				restore = i
+			case plan.ActionApply, plan.ActionDelete, plan.ActionPausePool, plan.ActionUnpausePool, plan.ActionSetDesiredUpdate:
+				if disable < 0 || disable > i {
+					t.Fatalf("step %s changes the cluster before disable-cvo", s.ID)
+				}
+				if restore >= 0 && restore < i {
+					t.Fatalf("step %s changes the cluster after restore-cvo", s.ID)
+				}
+			}
+		}
+		again, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path2 := filepath.Join(t.TempDir(), "again.json")
+		if err := os.WriteFile(path2, again, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p2, _, err := apply.LoadPlan(path2)
+		if err != nil {
+			t.Fatalf("a loaded plan written back does not load: %v", err)
+		}
+		again2, err := json.Marshal(p2)
+		if err != nil || !bytes.Equal(again, again2) {
+			t.Fatalf("the plan changed over a JSON round trip: %v", err)
+		}
+	})
+}
