@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
 )
@@ -49,7 +50,7 @@ func BenchmarkRealPlanner(b *testing.B) {
 	}
 	s := realWedge(b, pl)
 	g := realGraph(b, "stable-4.4")
-	src := reloadFor(pdir, "4.4.4")
+	src := preloaded(b, pdir, "4.4.4", s, image444)
 	for b.Loop() {
 		if _, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: src}); err != nil {
 			b.Fatal(err)
@@ -57,8 +58,18 @@ func BenchmarkRealPlanner(b *testing.B) {
 	}
 }
 
-// reloadFor loads a payload directory once per inclusion and release image and
-// returns it from then on, so the planner is measured without YAML parsing.
+// preloaded loads a payload directory now (before the timer runs) with the
+// snapshot's inclusion inputs and the target's image, and returns a source that
+// hands out that payload, so the planner is measured without YAML parsing.
+func preloaded(b *testing.B, dir, version string, s *inspect.Snapshot, image string) PayloadFunc {
+	src := reloadFor(dir, version)
+	if _, _, err := src(context.Background(), Target{Image: image}, Inclusion(s)); err != nil {
+		b.Fatal(err)
+	}
+	return src
+}
+
+// reloadFor loads a payload directory on first use and returns it from then on.
 func reloadFor(dir, version string) PayloadFunc {
 	var cached *payload.Payload
 	return func(_ context.Context, t Target, in payload.Inclusion) (*payload.Payload, InputRef, error) {
@@ -78,7 +89,7 @@ func reloadFor(dir, version string) PayloadFunc {
 // each) and ten times that, with the example payload.
 func BenchmarkScaleGraph(b *testing.B) {
 	s := snapshot(b, incident1)
-	src := reloadFor(payload444, "")
+	src := preloaded(b, payload444, "", s, image444)
 	for _, n := range []int{1085, 10850} {
 		g := syntheticGraph(b, n, 18)
 		b.Run(fmt.Sprintf("releases=%d", n), func(b *testing.B) {
@@ -137,7 +148,7 @@ func syntheticGraph(b testing.TB, n, out int) *graph.Result {
 // BenchmarkScalePayload shows planning grows linearly with the payload: the real
 // 383-file 4.4 payload and a synthetic one ten times its size (every manifest that
 // is not a ClusterOperator copied nine more times into components of its own),
-// end to end (loading included) and the planner alone.
+// end to end, the payload loading alone (plan/payload), and the planner alone.
 func BenchmarkScalePayload(b *testing.B) {
 	real := realData(b, realPayload)
 	g := exampleGraphResult(b)
@@ -151,8 +162,15 @@ func BenchmarkScalePayload(b *testing.B) {
 				}
 			}
 		})
+		b.Run(fmt.Sprintf("files=%dx/load-only", copies), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := payload.LoadDir(dir, payload.Options{Inclusion: Inclusion(s), ReleaseImage: image444, Version: "4.4.4"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		b.Run(fmt.Sprintf("files=%dx/planner", copies), func(b *testing.B) {
-			src := reloadFor(dir, "4.4.4")
+			src := preloaded(b, dir, "4.4.4", s, image444)
 			for b.Loop() {
 				if _, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: src}); err != nil {
 					b.Fatal(err)

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -264,13 +265,16 @@ func (m *model) manifestStep(i int, st *Step) error {
 	if err != nil || d != mf.Digest {
 		return m.fail(i, InvariantManifestDigest, "manifest %s %s does not match its digest", mf.Kind, mf.Name)
 	}
-	var obj struct {
-		Metadata struct {
-			Annotations map[string]string `json:"annotations"`
-		} `json:"metadata"`
+	del := false
+	if bytes.Contains(mf.Object, []byte(`"`+deleteAnnotation+`"`)) { // decode only when it may be there
+		var obj struct {
+			Metadata struct {
+				Annotations map[string]string `json:"annotations"`
+			} `json:"metadata"`
+		}
+		_ = json.Unmarshal(mf.Object, &obj)
+		del = obj.Metadata.Annotations[deleteAnnotation] == "true"
 	}
-	_ = json.Unmarshal(mf.Object, &obj)
-	del := obj.Metadata.Annotations[deleteAnnotation] == "true"
 	if del != (st.Action == ActionDelete) {
 		return m.fail(i, InvariantManifestDigest, "%s step for %s %s, annotated %s=%t", st.Action, mf.Kind, mf.Name, deleteAnnotation, del)
 	}

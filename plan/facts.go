@@ -153,22 +153,13 @@ func newFacts(s *inspect.Snapshot) *facts {
 		if p.Kube != "" {
 			continue
 		}
-		for _, nf := range f.nodes {
-			if nf.Pool == p.Name && s.Nodes[nodeIndex(s, nf.Name)].CurrentConfig == p.Config {
+		for j, nf := range f.nodes {
+			if nf.Pool == p.Name && s.Nodes[j].CurrentConfig == p.Config {
 				p.Kube = maxKube(p.Kube, nf.Kubelet)
 			}
 		}
 	}
 	return f
-}
-
-func nodeIndex(s *inspect.Snapshot, name string) int {
-	for i := range s.Nodes {
-		if s.Nodes[i].Name == name {
-			return i
-		}
-	}
-	return -1
 }
 
 // configRelease returns the release a rendered MachineConfig was made for.

@@ -200,6 +200,9 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sel.Target.Distance.Components == 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("every ClusterOperator already runs %s: the plan only re-applies what is not verified at %s and hands the CVO %s", sel.Target.Version, sel.Target.Version, sel.Target.Version))
+	}
 	p.Warnings = append(p.Warnings, b.warnings...)
 	for _, name := range sel.facts.unknown {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("clusteroperator/%s reports no version and none could be verified: it was left out of target selection", name))

@@ -283,3 +283,35 @@ func TestMakeWithoutPayloadSource(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// TestNothingMovesButRealityIsStillChecked: every operator already runs 4.4.4, yet
+// master-2's kube-apiserver does not; the plan says nothing moves and still gates
+// on the static pods.
+func TestNothingMovesButRealityIsStillChecked(t *testing.T) {
+	s := snapshot(t, incident2)
+	for i := range s.ClusterOperators {
+		for j := range s.ClusterOperators[i].Versions {
+			if s.ClusterOperators[i].Versions[j].Name == "operator" {
+				s.ClusterOperators[i].Versions[j].Version = "4.4.4"
+			}
+		}
+	}
+	for i := range s.OperatorDeployments {
+		for j := range s.OperatorDeployments[i].Containers {
+			if s.OperatorDeployments[i].Containers[j].Env["RELEASE_VERSION"] != "" {
+				s.OperatorDeployments[i].Containers[j].Env["RELEASE_VERSION"] = "4.4.4"
+			}
+		}
+	}
+	inspect.Refresh(s)
+	p, err := makeExample(t, s, payload444, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Target.Version != "4.4.4" || p.Target.Distance.Components != 0 || !strings.Contains(strings.Join(p.Warnings, " "), "every ClusterOperator already runs 4.4.4") {
+		t.Fatalf("target %s distance %+v warnings %v", p.Target.Version, p.Target.Distance, p.Warnings)
+	}
+	if stepIndex(p, isStaticWait("kube-apiserver")) < 0 || stepIndex(p, isCOStep("dns")) >= 0 {
+		t.Fatal("want the kube-apiserver gated and dns (verified at 4.4.4) skipped")
+	}
+}
