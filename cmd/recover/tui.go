@@ -50,8 +50,14 @@ type tuiOptions struct {
 }
 
 func newTUICmd(g *globalOptions) *cobra.Command {
+	cmd, _ := newTUICommand(g)
+	return cmd
+}
+
+// newTUICommand builds the command and returns the options its flags fill.
+func newTUICommand(g *globalOptions) (*cobra.Command, *tuiOptions) {
 	o := &tuiOptions{g: g}
-	o.terminal = func() bool { return isTerminal(g.streams.In) && isTerminal(g.streams.Out) }
+	o.terminal = func() bool { return tuiTerminal(g) }
 	cmd := &cobra.Command{
 		Use:   "tui",
 		Short: "Interactive recovery session: see the truth, choose the target, apply step by step",
@@ -116,8 +122,12 @@ restore the CVO. Keys and screens: docs/tui.md.`,
 	_ = cmd.MarkFlagFilename("plan", "json")
 	_ = cmd.MarkFlagFilename("resume", "journal")
 	_ = cmd.MarkFlagFilename("backup-record", "yaml", "yml", "json")
-	return cmd
+	return cmd, o
 }
+
+// tuiTerminal reports whether a person is at a terminal (stdin and stdout); tests
+// replace it to get past the check.
+var tuiTerminal = func(g *globalOptions) bool { return isTerminal(g.streams.In) && isTerminal(g.streams.Out) }
 
 // errNoTerminal is the one line a non-interactive caller gets.
 var errNoTerminal = usageError{msg: "recover tui needs a terminal (stdin and stdout): in scripts run 'recover apply --plan FILE --yes' (plan with 'recover plan -o json', look with 'recover inspect')"}

@@ -22,7 +22,7 @@ import (
 )
 
 // wideWidth is the width from which the list and the details sit side by side.
-const wideWidth = 120
+const wideWidth = 140
 
 // DiffRequestMsg asks the session for the selected step's diff against the live
 // object.
@@ -288,7 +288,7 @@ func (m *Model) listView(width, height int) string {
 		status := m.status[s.ID]
 		glyph := m.glyphStyle(status).Render(status.Glyph())
 		row := fmt.Sprintf("%s%s %-4d%-4s%s%-19s%s", common.Cursor(selected), glyph, i+1, common.OrDash(s.RunLevel),
-			common.Pad(common.OrDash(s.Component), compW+1), s.Action, gateKind(s))
+			common.Pad(common.Truncate(common.OrDash(s.Component), compW), compW+1), s.Action, gateKind(s))
 		row = common.Truncate(row, width)
 		if selected {
 			row = st.Selected.Render(common.Pad(row, width))

@@ -41,6 +41,9 @@ type Model struct {
 
 	sel common.Selection
 	vp  viewport.Model
+	// moved is set once the user moved the cursor; before, the screen opens at
+	// its top (the target and why), not at the selected alternative.
+	moved bool
 }
 
 // New returns an empty Target screen.
@@ -125,6 +128,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	if m.sel.Move(k, m.Keys, m.candidates(), 5) {
+		m.moved = true
 		m.refresh()
 	}
 	return nil
@@ -138,7 +142,7 @@ func (m *Model) refresh() {
 	text, from, to := m.render(m.Width)
 	m.vp.Width, m.vp.Height = m.Width, m.Height
 	m.vp.SetContent(text)
-	if from >= 0 {
+	if from >= 0 && m.moved {
 		off := m.vp.YOffset
 		if from < off || to-from+1 > m.vp.Height {
 			off = from
@@ -189,6 +193,13 @@ func (m *Model) render(width int) (string, int, int) {
 		b.WriteString("\n  " + st.Dim.Render(common.WrapIndent("signature: "+sv, width, 2)))
 	}
 
+	if len(m.plan.Warnings) > 0 {
+		b.WriteString("\n\n" + st.Section.Render("WARNINGS"))
+		for _, w := range m.plan.Warnings {
+			b.WriteString("\n" + st.Warning.Render(common.WrapIndent("  ! "+w, width, 4)))
+		}
+	}
+
 	b.WriteString("\n\n" + st.Section.Render("WHY"))
 	for i, r := range t.Reasons {
 		prefix := fmt.Sprintf("  %d. ", i+1)
@@ -204,6 +215,21 @@ func (m *Model) render(width int) (string, int, int) {
 		if r.URL != "" {
 			b.WriteString("\n    " + st.Dim.Render(r.URL))
 		}
+	}
+
+	if len(m.plan.Skipped) > 0 {
+		b.WriteString("\n\n" + st.Section.Render("LEFT OUT") + st.Dim.Render(" (verified at the target already)"))
+		for _, c := range m.plan.Skipped {
+			b.WriteString("\n" + common.WrapIndent(fmt.Sprintf("  %s (%d manifests): %s", c.Component, c.Manifests, c.Reason), width, 4))
+		}
+	}
+	if len(m.plan.Invariants) > 0 {
+		var names []string
+		for _, inv := range m.plan.Invariants {
+			name, _, _ := strings.Cut(inv, ":")
+			names = append(names, name)
+		}
+		b.WriteString("\n\n" + st.Section.Render("CHECKED") + " " + common.WrapIndent(st.Dim.Render("after every step on a model of the cluster: ")+strings.Join(names, ", "), width, 8))
 	}
 
 	b.WriteString("\n\n" + st.Section.Render("ALTERNATIVES") + st.Dim.Render(" (best first; rule and reason)"))

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/tui"
+	"github.com/openshift-recover/recover/tui/styles"
+)
+
+// asTerminal pretends stdin and stdout are a terminal for the test.
+func asTerminal(t *testing.T) {
+	t.Helper()
+	old := tuiTerminal
+	tuiTerminal = func(*globalOptions) bool { return true }
+	t.Cleanup(func() { tuiTerminal = old })
+}
+
+func TestTUIWithoutATerminalPointsToApplyYes(t *testing.T) {
+	code, out, errOut := runRecover(t, "tui", "--must-gather", exampleDir+"/must-gather")
+	if code != ExitUsage {
+		t.Fatalf("exit %d, want %d (stderr %q)", code, ExitUsage, errOut)
+	}
+	if out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "recover apply --plan FILE --yes") {
+		t.Fatalf("want one line pointing to recover apply --yes, got stdout %q stderr %q", out, errOut)
+	}
+	if strings.Contains(errOut, "reading") {
+		t.Fatal("the terminal check must come before reading anything")
+	}
+}
+
+func TestTUIRefusesBadInvocations(t *testing.T) {
+	asTerminal(t)
+	mg := exampleDir + "/must-gather"
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--resume", "x.journal", "--must-gather", mg}, ExitUsage, "--resume reattaches to a run on the live cluster"},
+		{[]string{"--resume", "x.journal", "--read-only"}, ExitUsage, "--read-only forbids"},
+		{[]string{"--resume", "x.journal", "--journal", "y.journal"}, ExitUsage, "do not pass --journal"},
+		{[]string{"--plan", "plan.json", "--graph", exampleGraph}, ExitUsage, "give one or the other"},
+		{[]string{"--must-gather", mg, "--accept", "EtcdSlow"}, ExitUsage, "pass them with --graph and --payload"},
+		{[]string{"--must-gather", mg, "--backup-record", "b.yaml", "--i-have-a-backup"}, ExitUsage, "not both"},
+		{[]string{"--must-gather", mg, "--snapshot", "s.json"}, ExitUsage, "cannot be combined"},
+		{[]string{"--must-gather", mg, "--graph-data", exampleData}, ExitUsage, "--graph-data needs --graph"},
+		{[]string{"--must-gather", filepath.Join(t.TempDir(), "nothing")}, ExitBadInput, ""},
+		{[]string{"--must-gather", mg, "--plan", filepath.Join(t.TempDir(), "missing.json")}, ExitBadInput, "plan"},
+		{[]string{"--must-gather", mg, "--graph", filepath.Join(t.TempDir(), "missing.json")}, ExitBadInput, "graph"},
+	} {
+		code, _, errOut := runRecover(t, append([]string{"tui"}, tc.args...)...)
+		last := errOut[strings.LastIndex(strings.TrimSuffix(errOut, "\n"), "\n")+1:]
+		if code != tc.code || !strings.HasPrefix(last, "error: ") || !strings.Contains(last, tc.want) {
+			t.Errorf("%v: exit %d (want %d), last line %q (want %q)", tc.args, code, tc.code, last, tc.want)
+		}
+	}
+}
+
+// session builds the session recover tui would open for args.
+func session(t *testing.T, args ...string) (*tui.Session, error) {
+	t.Helper()
+	streams, _, _, _ := genericiooptions.NewTestIOStreams()
+	g := &globalOptions{kube: genericclioptions.NewConfigFlags(true), streams: streams}
+	cmd, got := newTUICommand(g)
+	if err := cmd.ParseFlags(args); err != nil {
+		t.Fatal(err)
+	}
+	got.terminal = func() bool { return true }
+	if err := got.Complete(context.Background()); err != nil {
+		return nil, err
+	}
+	return got.session, nil
+}
+
+// frames renders every screen of a session at 80×24 and checks each fills the
+// terminal exactly; it returns them joined.
+func frames(t *testing.T, s *tui.Session) string {
+	t.Helper()
+	m := tui.New(s, tui.Options{Styles: styles.Plain()})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	var all []string
+	for _, k := range []string{"1", "2", "3", "4"} {
+		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+		v := m.View()
+		lines := strings.Split(v, "\n")
+		if len(lines) != 24 {
+			t.Errorf("screen %s: %d lines", k, len(lines))
+		}
+		for i, l := range lines {
+			if w := lipgloss.Width(l); w != 80 {
+				t.Errorf("screen %s line %d: %d cells", k, i+1, w)
+			}
+		}
+		all = append(all, v)
+	}
+	return strings.Join(all, "\n")
+}
+
+// TestTUISessionComputesThePlan: a must-gather with the example graph and payload
+// opens a read-only session with the planner's plan to 4.4.4, and every screen
+// renders it at 80×24.
+func TestTUISessionComputesThePlan(t *testing.T) {
+	s, err := session(t, "--must-gather", exampleDir+"/must-gather", "--graph", exampleGraph, "--graph-data", exampleData,
+		"--channel", "stable-4.4", "--payload", exampleDir+"/releases/4.4.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.ReadOnly || s.ReadOnlyReason != "must-gather session" || s.Engine != nil || s.Replan == nil {
+		t.Fatalf("session: read-only %v %q, engine %v, replan %v", s.ReadOnly, s.ReadOnlyReason, s.Engine != nil, s.Replan != nil)
+	}
+	if s.Plan == nil || s.Plan.Target.Version != "4.4.4" || s.PlanPath != "" {
+		t.Fatalf("plan %+v (path %q)", s.Plan, s.PlanPath)
+	}
+	out := frames(t, s)
+	for _, want := range []string{"target 4.4.4", "TARGET 4.4.4", "001-disable-cvo", "READ-ONLY", "blocked-edge"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the screens lack %q", want)
+		}
+	}
+}
+
+// TestTUISessionWithoutTargetOffersTheRisk: when only a risky target exists the
+// session still opens with the candidate table, and accepting the risk re-plans.
+func TestTUISessionWithoutTargetOffersTheRisk(t *testing.T) {
+	s, err := session(t, "--must-gather", exampleDir+"/must-gather", "--graph", writeGraph(t), "--channel", "stable-4.4",
+		"--payload", exampleDir+"/releases/4.4.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nte *plan.NoTargetError
+	if s.Plan != nil || !errors.As(s.PlanErr, &nte) || len(s.Candidates) == 0 {
+		t.Fatalf("plan %v, error %v, %d candidates", s.Plan, s.PlanErr, len(s.Candidates))
+	}
+	m := tui.New(s, tui.Options{Styles: styles.Plain()})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	press := func(k string) {
+		_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+		for cmd != nil {
+			msg := cmd()
+			if msg == nil {
+				return
+			}
+			_, cmd = m.Update(msg)
+		}
+	}
+	press("2")
+	if !strings.Contains(m.View(), "EtcdSlow") {
+		t.Fatalf("the candidate table does not show the risk:\n%s", m.View())
+	}
+	for i := 0; i < 5 && m.State().Dialog == ""; i++ {
+		press("a")
+		if m.State().Dialog == "" {
+			press("j")
+		}
+	}
+	if m.State().Dialog == "" {
+		t.Fatalf("no candidate offered to accept EtcdSlow:\n%s", m.View())
+	}
+	press("y")
+	if st := m.State(); st.Target != "4.4.4" {
+		t.Fatalf("after accepting EtcdSlow the target is %q:\n%s", st.Target, m.View())
+	}
+	if !slicesContains(s.Accepted, "EtcdSlow") || len(s.Plan.Target.AcceptedRisks) != 1 {
+		t.Fatalf("accepted %v, plan risks %v", s.Accepted, s.Plan.Target.AcceptedRisks)
+	}
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// TestTUISavePlanIsWhatApplyLoads: a plan computed in the session is saved as
+// apply reads it (same digest), and never over an existing file.
+func TestTUISavePlanIsWhatApplyLoads(t *testing.T) {
+	s, err := session(t, "--must-gather", exampleDir+"/must-gather", "--graph", exampleGraph, "--graph-data", exampleData,
+		"--channel", "stable-4.4", "--payload", exampleDir+"/releases/4.4.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "plan.json")
+	o := &tuiOptions{planOut: path}
+	got, digest, err := o.savePlan(s.Plan)
+	if err != nil || got != path {
+		t.Fatalf("savePlan: %q %v", got, err)
+	}
+	p, want, err := apply.LoadPlan(path)
+	if err != nil || digest != want || p.Target.Version != "4.4.4" {
+		t.Fatalf("LoadPlan: digest %s vs %s, %v", digest, want, err)
+	}
+	if _, _, err := o.savePlan(s.Plan); err == nil || !strings.Contains(err.Error(), "--plan-out") {
+		t.Fatalf("saving over an existing plan: %v", err)
+	}
+}
+
+func TestTUIRunSummaryNamesTheNextCommands(t *testing.T) {
+	var b bytes.Buffer
+	printRunSummary(&b, &apply.Result{Outcome: apply.OutcomeAborted, Message: "aborted by the user before step 004-x",
+		Next: []string{"recover apply --resume run.journal --yes", "oc scale --namespace openshift-cluster-version deployment/cluster-version-operator --replicas=1"}})
+	want := "recover tui: aborted: aborted by the user before step 004-x\nnext:\n  recover apply --resume run.journal --yes\n  oc scale"
+	if !strings.HasPrefix(b.String(), want) {
+		t.Fatalf("summary:\n%s", b.String())
+	}
+}
