@@ -26,6 +26,7 @@ fmt-check: ## fail when gofmt would change a file
 
 test: kube-binaries fmt-check vet ## the whole suite: unit, integration (real kube-apiserver), end-to-end
 	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test $(GOFLAGS) -timeout $(TEST_TIMEOUT) ./...
+	@if command -v tmux >/dev/null 2>&1; then hack/tui-smoke.sh; else echo "tui smoke test skipped: tmux not found"; fi
 
 test-short: ## unit tests only, no control plane
 	$(GO) test -short ./...
