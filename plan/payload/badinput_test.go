@@ -1,11 +1,17 @@
 package payload
 
 import (
+	"context"
+	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
 
 	"github.com/openshift-recover/recover/internal/inputcheck"
 )
@@ -56,5 +62,43 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRegistryFailureMidPullIsNotAPartialPayload pulls a two-layer release image
+// whose lower layer the registry fails to serve. go-containerregistry's Extract
+// ends its tar stream before it reports the failure, so the failure must still
+// come out as an error, and nothing may be cached as a complete payload.
+func TestRegistryFailureMidPullIsNotAPartialPayload(t *testing.T) {
+	top := tarLayer(t, map[string][]byte{"release-manifests/release-metadata": []byte(`{"kind":"cincinnati-metadata-v0","version":"4.4.4"}`)})
+	bottom := tarLayer(t, map[string][]byte{"release-manifests/0000_50_a_00_ns.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n")})
+	img, err := mutate.AppendLayers(empty.Image, bottom, top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := bottom.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pullSpec := push(t, img, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, bad.String()) {
+				http.Error(w, "disk on fire", http.StatusInternalServerError)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	cache := t.TempDir()
+	_, _, err = Pull(context.Background(), pullSpec, PullOptions{CacheDir: cache, Insecure: true, Transport: http.DefaultTransport})
+	var pe *PullError
+	if !errors.As(err, &pe) || pe.Input || inputcheck.LineProblem(err.Error()) != "" {
+		t.Fatalf("a registry failure midway must be a one-line network error (exit 1), got %T %v", err, err)
+	}
+	entries, _ := os.ReadDir(cache)
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(cache, e.Name(), completeMarker)); err == nil {
+			t.Fatalf("a partial payload was cached as complete: %s", e.Name())
+		}
 	}
 }

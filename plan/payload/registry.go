@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -160,6 +162,12 @@ func extractPayload(img v1.Image, dir string, maxBytes int64) (int, error) {
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
+			// mutate.Extract writes the tar trailer before it reports a failed
+			// layer fetch on the pipe: read on, so a registry failure midway is
+			// an error rather than a silently partial payload.
+			if _, err := io.Copy(io.Discard, rc); err != nil {
+				return count, err
+			}
 			return count, nil
 		}
 		if err != nil {
@@ -229,10 +237,27 @@ func classifyPull(ref, registryConfig string, err error) error {
 		pe.Msg = "digest mismatch, refusing the content: " + err.Error()
 		pe.Hint = "the registry or a mirror is serving other content; check the mirror"
 		pe.Input = true
+	case !isTransportError(err):
+		// The bytes arrived but are not a readable image: a corrupt or hostile
+		// layer (invalid tar or gzip, an unsafe path).
+		pe.Msg = "the image content is corrupt or unsafe, refusing it: " + err.Error()
+		pe.Hint = "the registry or a mirror is serving damaged content; check the mirror"
+		pe.Input = true
 	default:
 		pe.Hint = "check the network and the registry, or extract the payload elsewhere with `oc adm release extract --to DIR` and pass DIR"
 	}
 	return pe
+}
+
+// isTransportError reports whether err comes from talking to the registry (an
+// HTTP status, a network or URL error, a cut connection) rather than from the
+// content it served.
+func isTransportError(err error) bool {
+	var te *transport.Error
+	var ne net.Error
+	var ue *url.Error
+	return errors.As(err, &te) || errors.As(err, &ne) || errors.As(err, &ue) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // keychain returns the credentials source: the given registry config file, or the
