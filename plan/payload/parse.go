@@ -141,7 +141,7 @@ func decodeFile(dir, file string, data []byte) ([]*Manifest, error) {
 		gvk := u.GroupVersionKind()
 		m := &Manifest{
 			Dir: dir, File: file, Index: len(out), Line: lines[i],
-			APIVersion: u.GetAPIVersion(), Group: gvk.Group, Kind: gvk.Kind,
+			APIVersion: u.GetAPIVersion(), Group: gvk.Group, Kind: u.GetKind(),
 			Namespace: u.GetNamespace(), Name: u.GetName(), Annotations: u.GetAnnotations(),
 			Object: u, JSON: json.RawMessage(j),
 		}
