@@ -95,7 +95,11 @@ func exitCodeFor(err error) int {
 	if errors.As(err, &bad) && bad.BadInput() {
 		return ExitBadInput
 	}
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+	// A failed operation on a local path (missing, a directory, a symlink loop,
+	// unreadable) is about an input file; its syscall.Errno would otherwise pass
+	// for a network error below.
+	var pathErr *fs.PathError
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.As(err, &pathErr) {
 		return ExitBadInput
 	}
 	if isClusterError(err) {
