@@ -310,6 +310,12 @@ func (a *Applier) merge(c *Change, live *unstructured.Unstructured) *unstructure
 		case "apiVersion", "kind", "metadata", "status":
 			continue
 		}
+		if k == "spec" && isJob(c.manifest) {
+			// A Job's spec is immutable once created (the API server generated its
+			// selector and template labels), and the CVO never re-runs a Job on a
+			// change: an existing Job only gets its metadata merged.
+			continue
+		}
 		out.Object[k] = runtimeDeepCopy(v)
 	}
 	out.SetLabels(mergeMaps(live.GetLabels(), c.manifest.GetLabels()))
@@ -322,6 +328,12 @@ func (a *Applier) merge(c *Change, live *unstructured.Unstructured) *unstructure
 		}
 	}
 	return out
+}
+
+// isJob reports whether u is a batch Job.
+func isJob(u *unstructured.Unstructured) bool {
+	gvk := u.GroupVersionKind()
+	return gvk.Group == "batch" && gvk.Kind == "Job"
 }
 
 // defaultReplicas sets spec.replicas to 1 on a Deployment whose manifest leaves it

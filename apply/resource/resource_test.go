@@ -95,6 +95,22 @@ func TestMergeFollowsTheCVO(t *testing.T) {
 	}
 }
 
+func TestMergeLeavesAnExistingJobsSpecAlone(t *testing.T) {
+	a := &Applier{owner: Owner("cv-uid")}
+	live := obj(t, `{apiVersion: batch/v1, kind: Job, metadata: {name: j, namespace: n, labels: {a: live}}, spec: {selector: {matchLabels: {controller-uid: u1}}, template: {metadata: {labels: {controller-uid: u1}}, spec: {containers: [{name: c, image: old}]}}}}`)
+	manifest := obj(t, `{apiVersion: batch/v1, kind: Job, metadata: {name: j, namespace: n, labels: {b: manifest}}, spec: {template: {spec: {containers: [{name: c, image: new}]}}}}`)
+	out := a.merge(&Change{manifest: manifest}, live)
+	if img, _, _ := unstructured.NestedSlice(out.Object, "spec", "template", "spec", "containers"); img[0].(map[string]any)["image"] != "old" {
+		t.Errorf("an existing Job's spec is immutable and must be kept, got %v", img)
+	}
+	if sel, _, _ := unstructured.NestedString(out.Object, "spec", "selector", "matchLabels", "controller-uid"); sel != "u1" {
+		t.Errorf("the generated selector must be kept, got %q", sel)
+	}
+	if l := out.GetLabels(); l["a"] != "live" || l["b"] != "manifest" {
+		t.Errorf("a Job's labels are still merged: %v", l)
+	}
+}
+
 func TestDecodeChecksDigestAndIdentity(t *testing.T) {
 	raw := json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"}}`)
 	d, _ := ManifestDigest(raw)
