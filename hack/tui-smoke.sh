@@ -37,7 +37,7 @@ trap cleanup EXIT
 fail() {
   echo "tui-smoke: FAIL: $*" >&2
   echo "---- last screen ----" >&2
-  tmux capture-pane -p -t "$session" 2>/dev/null >&2 || true
+  tmux capture-pane -p -t "$session" >&2 || true
   echo "---- lab log (tail) ----" >&2
   tail -n 20 "$work/lab.log" >&2 || true
   exit 1
@@ -58,7 +58,8 @@ wait_for() {
   fail "the screen never showed: $text"
 }
 
-# keys KEY...: send keys, then let the TUI redraw.
+# keys KEY...: send keys, then let the TUI redraw. Send Escape on its own: a
+# terminal app reads ESC followed at once by a key as alt+key.
 keys() {
   tmux send-keys -t "$session" "$@"
   sleep 0.3
@@ -130,5 +131,19 @@ wait_for "recover tui: aborted"
 wait_for "oc scale --namespace openshift-cluster-version"
 [ -s "$work/run.journal" ] || fail "no journal was written"
 [ -s "$work/plan.json" ] || fail "the computed plan was not saved before the run"
+
+# Reattach: --resume opens on the Apply screen with the journal's state; the ?
+# overlay lists the resume key; quitting without a run exits 0.
+tmux kill-session -t "$session"
+tmux new-session -d -s "$session" -x 100 -y 30 \
+  "cd '$root' && KUBECONFIG='$kubeconfig' '$work/recover' tui --resume '$work/run.journal'; echo \"EXIT=\$?\"; sleep 600"
+wait_for "interrupted run: resumable" 120
+wait_for "DISABLED by recover"
+wait_for "Resumes the interrupted run"
+keys ?
+wait_for "resume run"
+keys Escape # alone: ESC and q in one read would be alt+q
+keys q
+wait_for "EXIT=0" 60
 
 echo "tui-smoke: ok"
