@@ -433,18 +433,12 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.PrevScreen):
 		m.active = (m.active + len(screenNames) - 1) % len(screenNames)
 		return nil
-	case key.Matches(k, keys.Overview):
-		m.active = ScreenOverview
-		return nil
-	case key.Matches(k, keys.Target):
-		m.active = ScreenTarget
-		return nil
-	case key.Matches(k, keys.Plan):
-		m.active = ScreenPlan
-		return nil
-	case key.Matches(k, keys.Apply):
-		m.active = ScreenApply
-		return nil
+	}
+	for screen, b := range []key.Binding{keys.Overview, keys.Target, keys.Plan, keys.Apply} {
+		if key.Matches(k, b) {
+			m.active = screen
+			return nil
+		}
 	}
 	if m.active == ScreenApply {
 		switch {

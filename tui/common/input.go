@@ -1,12 +1,15 @@
 package common
 
 import (
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/openshift-recover/recover/tui/keymap"
 )
 
-// Input is a one-line text input for filters: runes append, backspace deletes,
-// ctrl+u clears. (bubbles/textinput would pull a clipboard module for a filter
-// that never pastes.)
+// Input is a one-line text input: runes append, backspace deletes, ctrl+u
+// clears. (bubbles/textinput would pull a clipboard module for a filter that
+// never pastes.)
 type Input struct {
 	Prompt string
 	Value  string
@@ -38,4 +41,40 @@ func (in *Input) Update(k tea.KeyMsg) bool {
 // View renders the prompt, the value and a block cursor.
 func (in *Input) View() string {
 	return in.Prompt + in.Value + "█"
+}
+
+// Filter is a list filter as k9s has it: / starts typing (the input then has
+// the keyboard), enter keeps the filter, esc while typing or afterwards clears it.
+type Filter struct {
+	Input
+	// Typing is set while the input has the keyboard.
+	Typing bool
+}
+
+// NewFilter returns an empty filter with the / prompt.
+func NewFilter() Filter { return Filter{Input: Input{Prompt: "/", Limit: 80}} }
+
+// Key handles a key for the filter: every key while typing, and outside typing
+// the filter key (start) and back (clear). It reports whether the key was the
+// filter's; changed says whether the filter text changed.
+func (f *Filter) Key(k tea.KeyMsg, keys *keymap.KeyMap) (handled, changed bool) {
+	before := f.Value
+	switch {
+	case f.Typing:
+		switch k.Type {
+		case tea.KeyEnter:
+			f.Typing = false
+		case tea.KeyEsc:
+			f.Typing, f.Value = false, ""
+		default:
+			f.Update(k)
+		}
+	case key.Matches(k, keys.Filter):
+		f.Typing = true
+	case key.Matches(k, keys.Back) && f.Value != "":
+		f.Value = ""
+	default:
+		return false, false
+	}
+	return true, f.Value != before
 }

@@ -30,9 +30,8 @@ type Model struct {
 	snap   *inspect.Snapshot
 	target string
 
-	sel       common.Selection
-	filter    common.Input
-	filtering bool
+	sel    common.Selection
+	filter common.Filter
 	// visible are the indexes of the findings the filter lets through.
 	visible []int
 	vp      viewport.Model
@@ -45,7 +44,7 @@ type Model struct {
 
 // New returns an empty Overview.
 func New(c *common.Common) *Model {
-	m := &Model{Common: c, filter: common.Input{Prompt: "/", Limit: 80}, vp: viewport.New(0, 0)}
+	m := &Model{Common: c, filter: common.NewFilter(), vp: viewport.New(0, 0)}
 	m.vp.KeyMap = viewport.KeyMap{} // the screen handles keys itself
 	return m
 }
@@ -73,7 +72,7 @@ func (m *Model) SetSize(w, h int) {
 }
 
 // Capturing reports whether the filter input has the keyboard.
-func (m *Model) Capturing() bool { return m.filtering }
+func (m *Model) Capturing() bool { return m.filter.Typing }
 
 // Selected returns the selected finding, nil when none is shown.
 func (m *Model) Selected() *inspect.Finding {
@@ -92,38 +91,16 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	if m.filtering {
-		switch k.Type {
-		case tea.KeyEnter:
-			m.filtering = false
-		case tea.KeyEsc:
-			m.filtering = false
-			m.filter.Value = ""
-		default:
-			m.filter.Update(k)
+	if handled, changed := m.filter.Key(k, m.Keys); handled {
+		if changed {
+			m.sel.Index = 0
 		}
-		m.sel.Index, m.moved = 0, true
+		m.moved = true
 		m.applyFilter()
 		m.refresh()
 		return nil
 	}
-	switch {
-	case key.Matches(k, m.Keys.Filter):
-		m.filtering, m.moved = true, true
-		m.refresh()
-		return nil
-	case key.Matches(k, m.Keys.Back):
-		if m.filter.Value != "" {
-			m.filter.Value = ""
-			m.applyFilter()
-			m.refresh()
-		}
-		return nil
-	case key.Matches(k, m.Keys.ScrollDown):
-		m.vp.HalfViewDown()
-		return nil
-	case key.Matches(k, m.Keys.ScrollUp):
-		m.vp.HalfViewUp()
+	if common.ScrollKeys(k, m.Keys, &m.vp) {
 		return nil
 	}
 	if m.sel.Move(k, m.Keys, len(m.visible), 5) {
@@ -174,7 +151,9 @@ func (m *Model) refresh() {
 		text, from, to := m.findingsView(right)
 		m.vp.Width, m.vp.Height = right, m.Height
 		m.vp.SetContent(text)
-		m.follow(from, to)
+		if m.moved {
+			common.Follow(&m.vp, from, to)
+		}
 		return
 	}
 	state := m.stateView(m.Width)
@@ -182,21 +161,9 @@ func (m *Model) refresh() {
 	offset := common.Lines(state) + 1
 	m.vp.Width, m.vp.Height = m.Width, m.Height
 	m.vp.SetContent(state + "\n\n" + text)
-	m.follow(from+offset, to+offset)
-}
-
-// follow scrolls so that lines from..to (the selected finding) are visible.
-func (m *Model) follow(from, to int) {
-	if !m.moved || from < 0 {
-		return
+	if m.moved && from >= 0 {
+		common.Follow(&m.vp, from+offset, to+offset)
 	}
-	off := m.vp.YOffset
-	if to-from+1 > m.vp.Height || from < off {
-		off = from
-	} else if to >= off+m.vp.Height {
-		off = to - m.vp.Height + 1
-	}
-	m.vp.SetYOffset(off)
 }
 
 // View renders the screen.
@@ -492,7 +459,7 @@ func (m *Model) findingsView(width int) (string, int, int) {
 		st.Warning.Render(fmt.Sprintf("%d warning", counts[inspect.SeverityWarning])),
 		st.Info.Render(fmt.Sprintf("%d info", counts[inspect.SeverityInfo])))
 	switch {
-	case m.filtering:
+	case m.filter.Typing:
 		head += "  " + m.filter.View()
 	case m.filter.Value != "":
 		head += st.Dim.Render(fmt.Sprintf("  filter %q: %d of %d (esc clears)", m.filter.Value, len(m.visible), len(m.snap.Findings)))
@@ -512,13 +479,10 @@ func (m *Model) findingsView(width int) (string, int, int) {
 		f := m.snap.Findings[fi]
 		selected := vi == m.sel.Index
 		sev := st.Severity(f.Severity).Render(common.Pad(strings.ToUpper(f.Severity), 7))
-		row := common.Cursor(selected) + sev + " " + f.Code + "  " + st.Dim.Render(f.Subject)
-		row = common.Truncate(row, width)
 		if selected {
 			from = line
-			row = st.Selected.Render(common.Pad(row, width))
 		}
-		b.WriteString("\n" + row)
+		b.WriteString("\n" + common.Row(st, sev+" "+f.Code+"  "+st.Dim.Render(f.Subject), selected, width))
 		line++
 		if !selected {
 			continue

@@ -48,9 +48,8 @@ type Model struct {
 	diffs    map[string]*Diff
 	canDiff  bool
 	noDiff   string
-	filter   common.Input
+	filter   common.Filter
 	visible  []int
-	typing   bool
 	sel      common.Selection
 	first    int
 	detail   viewport.Model
@@ -62,7 +61,7 @@ type Model struct {
 // New returns an empty Plan screen.
 func New(c *common.Common) *Model {
 	m := &Model{Common: c, status: map[string]common.StepStatus{}, diffs: map[string]*Diff{}, detail: viewport.New(0, 0),
-		filter: common.Input{Prompt: "/", Limit: 80}}
+		filter: common.NewFilter()}
 	m.detail.KeyMap = viewport.KeyMap{}
 	return m
 }
@@ -117,7 +116,7 @@ func (m *Model) Selected() *plan.Step {
 }
 
 // Capturing reports whether the filter input has the keyboard.
-func (m *Model) Capturing() bool { return m.typing }
+func (m *Model) Capturing() bool { return m.filter.Typing }
 
 // SetSize sets the screen's size.
 func (m *Model) SetSize(w, h int) {
@@ -146,33 +145,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	if m.typing {
-		switch k.Type {
-		case tea.KeyEnter:
-			m.typing = false
-		case tea.KeyEsc:
-			m.typing = false
-			m.filter.Value = ""
-		default:
-			m.filter.Update(k)
+	if handled, changed := m.filter.Key(k, m.Keys); handled {
+		if changed {
+			m.sel.Index = 0
 		}
-		m.sel.Index = 0
 		m.applyFilter()
 		m.refresh()
 		return nil
 	}
 	switch {
-	case key.Matches(k, m.Keys.Filter):
-		m.typing = true
-		m.refresh()
-		return nil
-	case key.Matches(k, m.Keys.Back):
-		if m.filter.Value != "" {
-			m.filter.Value = ""
-			m.applyFilter()
-			m.refresh()
-		}
-		return nil
 	case key.Matches(k, m.Keys.Diff):
 		s := m.Selected()
 		if s == nil || !m.canDiff || !hasDiff(s) {
@@ -185,11 +166,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.refresh()
 		id := s.ID
 		return func() tea.Msg { return DiffRequestMsg{StepID: id} }
-	case key.Matches(k, m.Keys.ScrollDown):
-		m.detail.HalfViewDown()
-		return nil
-	case key.Matches(k, m.Keys.ScrollUp):
-		m.detail.HalfViewUp()
+	case common.ScrollKeys(k, m.Keys, &m.detail):
 		return nil
 	}
 	if m.sel.Move(k, m.Keys, len(m.visible), max(1, m.listHeight()-2)) {
@@ -271,7 +248,7 @@ func (m *Model) listView(width, height int) string {
 		head += st.Pending.Render(fmt.Sprintf(" · %d skipped", n))
 	}
 	switch {
-	case m.typing:
+	case m.filter.Typing:
 		head += "  " + m.filter.View()
 	case m.filter.Value != "":
 		head += st.Dim.Render(fmt.Sprintf("  filter %q: %d shown", m.filter.Value, len(m.visible)))
@@ -287,13 +264,9 @@ func (m *Model) listView(width, height int) string {
 		selected := vi == m.sel.Index
 		status := m.status[s.ID]
 		glyph := m.glyphStyle(status).Render(status.Glyph())
-		row := fmt.Sprintf("%s%s %-4d%-4s%s%-19s%s", common.Cursor(selected), glyph, i+1, common.OrDash(s.RunLevel),
+		row := fmt.Sprintf("%s %-4d%-4s%s%-19s%s", glyph, i+1, common.OrDash(s.RunLevel),
 			common.Pad(common.Truncate(common.OrDash(s.Component), compW), compW+1), s.Action, gateKind(s))
-		row = common.Truncate(row, width)
-		if selected {
-			row = st.Selected.Render(common.Pad(row, width))
-		}
-		lines = append(lines, row)
+		lines = append(lines, common.Row(st, row, selected, width))
 	}
 	if len(m.visible) == 0 {
 		lines = append(lines, st.Dim.Render("  no step matches the filter"))

@@ -120,11 +120,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		msg := AcceptRiskMsg{Candidate: *c}
 		return func() tea.Msg { return msg }
-	case key.Matches(k, m.Keys.ScrollDown):
-		m.vp.HalfViewDown()
-		return nil
-	case key.Matches(k, m.Keys.ScrollUp):
-		m.vp.HalfViewUp()
+	case common.ScrollKeys(k, m.Keys, &m.vp):
 		return nil
 	}
 	if m.sel.Move(k, m.Keys, m.candidates(), 5) {
@@ -142,14 +138,8 @@ func (m *Model) refresh() {
 	text, from, to := m.render(m.Width)
 	m.vp.Width, m.vp.Height = m.Width, m.Height
 	m.vp.SetContent(text)
-	if from >= 0 && m.moved {
-		off := m.vp.YOffset
-		if from < off || to-from+1 > m.vp.Height {
-			off = from
-		} else if to >= off+m.vp.Height {
-			off = to - m.vp.Height + 1
-		}
-		m.vp.SetYOffset(off)
+	if m.moved {
+		common.Follow(&m.vp, from, to)
 	}
 }
 
@@ -251,13 +241,10 @@ func (m *Model) renderAlternatives(b *strings.Builder, width int) (string, int, 
 		if c.Verdict == "demoted" {
 			verdict = st.Near.Render(common.Pad(c.Verdict, 8))
 		}
-		row := fmt.Sprintf("%s%-3d %-8s %s %s", common.Cursor(selected), c.Rank, c.Version, verdict, c.Rule)
-		row = common.Truncate(row, width)
 		if selected {
 			from = line
-			row = st.Selected.Render(common.Pad(row, width))
 		}
-		b.WriteString("\n" + row)
+		b.WriteString("\n" + common.Row(st, fmt.Sprintf("%-3d %-8s %s %s", c.Rank, c.Version, verdict, c.Rule), selected, width))
 		line++
 		reason := "      " + common.WrapIndent(c.Reason, width, 6)
 		if !selected {
