@@ -25,6 +25,8 @@ type fakeRunner struct {
 	// run's context ends.
 	failGate  string
 	blockGate string
+	// refuse makes preflight refuse the first run (before any journal exists).
+	refuse bool
 }
 
 func (f *fakeRunner) record(o apply.Options) {
@@ -89,6 +91,16 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 		}
 		emit(apply.Event{Type: apply.EventRunStarted, Message: fmt.Sprintf("applying plan to %s (%d steps)", p.Target.Version, len(p.Steps)),
 			Run: &apply.RunInfo{TargetVersion: p.Target.Version, Steps: len(p.Steps), Journal: opts.JournalPath, DryRun: opts.DryRun, Resume: opts.Resume}})
+		f.mu.Lock()
+		refuse := f.refuse && len(f.runs) == 1
+		f.mu.Unlock()
+		if refuse {
+			msg := "the cluster changed since the plan was made: make a new plan with 'recover plan', or pass --allow-stale"
+			emit(apply.Event{Type: apply.EventPreflight, Preflight: &apply.PreflightCheck{Name: "staleness", Message: msg, Problems: []string{msg}}})
+			res.Journal = ""
+			finish(apply.OutcomeRefused, msg, "")
+			return
+		}
 		emit(apply.Event{Type: apply.EventPreflight, Preflight: &apply.PreflightCheck{Name: "rbac", OK: true, Message: "all 12 permissions the plan needs are granted"}})
 		for i := range p.Steps {
 			s := &p.Steps[i]

@@ -282,7 +282,9 @@ func (m *Model) canStart() bool {
 		return false
 	}
 	if m.apply.Phase() == applyview.Finished {
-		return m.journal != ""
+		// Resume a resumable journal; start afresh after a run that stopped
+		// before it journaled anything (preflight refused, the lock was held).
+		return m.journal != "" || (m.result != nil && m.result.Journal == "" && m.result.Outcome != apply.OutcomeCompleted)
 	}
 	return true
 }
@@ -589,9 +591,12 @@ func (m *Model) handleAnswer(a dialog.AnswerMsg) tea.Cmd {
 			m.apply.Answered(apply.Abort)
 			return m.run.answer(apply.Abort)
 		}
-		if m.run != nil {
+		if m.run != nil && !m.run.done {
 			m.run.cancel()
+			return nil
 		}
+		// Still saving the plan: the engine has not started; do not start it.
+		m.apply.SetStartError(errors.New("start cancelled before the engine ran; nothing was changed"))
 		return nil
 	case dialog.AcceptRisk:
 		names, _ := a.Data.([]string)
@@ -608,6 +613,9 @@ func (m *Model) handleAnswer(a dialog.AnswerMsg) tea.Cmd {
 }
 
 func (m *Model) handleSaved(msg savedMsg) tea.Cmd {
+	if m.apply.Phase() != applyview.Starting {
+		return nil // the start was cancelled meanwhile
+	}
 	if msg.err != nil {
 		m.apply.SetStartError(fmt.Errorf("saving the plan before applying it: %w", msg.err))
 		return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/applyview"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/header"
@@ -197,4 +198,67 @@ func TestAbortWhileWaitingOnAGate(t *testing.T) {
 func flat(s string) string {
 	s = strings.NewReplacer("║", " ", "│", " ").Replace(s)
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// TestRefusedRunCanStartAgain: a run that preflight refused journaled nothing, so
+// the Apply screen offers a new start (not a resume).
+func TestRefusedRunCanStartAgain(t *testing.T) {
+	f := &fakeRunner{refuse: true}
+	s := liveSession(t, f)
+	s.Options.IHaveABackup = true
+	m := newTestModel(t, s, 80, 24)
+	d := newDriver(t, m)
+	d.press("4", "a")
+	d.answer("y")
+	d.finished()
+	if r := m.Result(); r == nil || r.Outcome != apply.OutcomeRefused || !strings.Contains(m.View(), "stopped: refused") {
+		t.Fatalf("result %+v\n%s", r, m.View())
+	}
+	if !m.c.Keys.Start.Enabled() || m.c.Keys.Start.Help().Desc != "start apply" {
+		t.Fatalf("after a refused run: start %v %q", m.c.Keys.Start.Enabled(), m.c.Keys.Start.Help().Desc)
+	}
+	d.press("a")
+	d.answer("y")
+	d.asked(s.Plan.Steps[0].ID)
+	if o := f.options()[1]; o.Resume || o.JournalPath != "run.journal" {
+		t.Fatalf("second start: %+v", o)
+	}
+}
+
+// TestAbortWhileSavingThePlan: aborting while the computed plan is being saved
+// keeps the engine from starting at all.
+func TestAbortWhileSavingThePlan(t *testing.T) {
+	f := &fakeRunner{}
+	s := liveSession(t, f)
+	s.PlanPath, s.PlanDigest = "", ""
+	s.Options.IHaveABackup = true
+	release := make(chan struct{})
+	s.SavePlan = func(*plan.Plan) (string, string, error) {
+		<-release
+		return "recover-plan.json", "sha256:feed", nil
+	}
+	m := newTestModel(t, s, 80, 24)
+	d := newDriver(t, m)
+	d.press("4", "a")
+	d.answer("y")
+	if m.apply.Phase() != applyview.Starting {
+		t.Fatalf("phase %v, want starting", m.apply.Phase())
+	}
+	d.press("q")
+	if m.dialog == nil {
+		t.Fatal("q while starting did not ask")
+	}
+	d.answer("y")
+	close(release)
+	for saved := false; !saved; {
+		msg := <-d.msgs
+		_, saved = msg.(savedMsg)
+		d.run(send(m, msg)...)
+	}
+	if len(f.options()) != 0 {
+		t.Fatal("the engine started after the start was cancelled")
+	}
+	if !strings.Contains(m.View(), "start cancelled") {
+		t.Fatalf("the screen does not say the start was cancelled:\n%s", m.View())
+	}
 }

@@ -118,7 +118,7 @@ func (m *Model) SetStarting() {
 // SetStartError reports a start that failed before the engine ran (the plan
 // could not be saved).
 func (m *Model) SetStartError(err error) {
-	m.phase, m.err = Idle, err.Error()
+	m.phase, m.err, m.result = Idle, err.Error(), nil
 	m.addLog("error: " + err.Error())
 	m.refresh()
 }
