@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
@@ -34,6 +35,11 @@ type Options struct {
 	ForceReason string
 	// Payload loads the chosen target's payload.
 	Payload PayloadSource
+	// VerifyRelease, when set, verifies the chosen target's release image (its
+	// by-digest pull spec) before its payload is loaded, and returns the plan's
+	// Inputs.SignatureVerification record ("verified: ..." or "skipped: ...");
+	// an error stops the plan (plan/payload/signature.Record does this).
+	VerifyRelease func(ctx context.Context, pullSpec string) (string, error)
 	// Now is the clock (default time.Now); Generator names the program that makes
 	// the plan (default "recover"). Tests fix both for golden files.
 	Now       func() time.Time
@@ -173,6 +179,12 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 	} else if len(sel.Force) > 0 {
 		return nil, &ForceRequiredError{Target: sel.Target.Version, Why: sel.Force}
 	}
+	sigRecord := ""
+	if in.VerifyRelease != nil {
+		if sigRecord, err = in.VerifyRelease(ctx, sel.Target.Image); err != nil {
+			return nil, err
+		}
+	}
 	pl, plRef, err := in.Payload.LoadPayload(ctx, sel.Target, Inclusion(in.Snapshot))
 	if err != nil {
 		return nil, err
@@ -196,7 +208,7 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 		Cluster: sel.facts.summary(), Target: sel.Target, Alternatives: sel.Alternatives(),
 		Steps: b.steps, Skipped: sortedSkipped(b.skipped), Invariants: Invariants,
 	}
-	p.Inputs, err = inputs(in, plRef)
+	p.Inputs, err = inputs(in, plRef, sigRecord)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +229,7 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 }
 
 // inputs records the plan's inputs with their digests.
-func inputs(in Options, plRef InputRef) (Inputs, error) {
+func inputs(in Options, plRef InputRef, sigRecord string) (Inputs, error) {
 	var out Inputs
 	src := in.SnapshotSource
 	if src == "" {
@@ -246,7 +258,10 @@ func inputs(in Options, plRef InputRef) (Inputs, error) {
 	out.Accepted = append([]string(nil), in.Accept...)
 	sort.Strings(out.Accepted)
 	out.SignatureVerification = "skipped: recover plan does not verify release signatures; the CVO verifies the target when it starts"
-	if in.ForceReason != "" {
+	if sigRecord != "" {
+		out.SignatureVerification = sigRecord
+	}
+	if in.ForceReason != "" && !strings.HasPrefix(out.SignatureVerification, "verified") {
 		out.SignatureVerification += ", unless force is set (it is: " + in.ForceReason + ")"
 	}
 	return out, nil

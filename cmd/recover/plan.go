@@ -33,6 +33,7 @@ type planOptions struct {
 	policyPath  string
 	accept      []string
 	forceReason string
+	signatures  *signatureFlags
 	output      *outputFlag
 	// args are the flags as given, to print the follow-up commands.
 	args []string
@@ -103,6 +104,7 @@ target satisfies the policy (both print the candidate table first), 4 for bad in
 	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names to accept (comma-separated), after reviewing them.")
 	fs.StringVar(&o.forceReason, "force-reason", "", "Force the desired update (desiredUpdate.force), recording why; needed when the target needs force.")
 	_ = cmd.MarkFlagFilename("policy", "yaml", "yml")
+	o.signatures = addSignatureFlags(cmd)
 	o.output = addOutputFlag(cmd, outputTable, outputJSON, outputYAML, outputMarkdown)
 	return cmd
 }
@@ -189,6 +191,7 @@ func (o *planOptions) Run(ctx context.Context) error {
 	in := plan.Options{
 		Snapshot: snap, Graph: g, Policy: o.policy, Accept: o.accept, ForceReason: o.forceReason,
 		Payload: o.payloadSource(), Generator: "recover " + currentVersion().Version, Now: clock(),
+		VerifyRelease: o.signatures.verifier(),
 	}
 	if o.policyPath != "" {
 		in.PolicySource, in.PolicyDigest = o.policyPath, policy.Digest(o.polRaw)

@@ -99,7 +99,7 @@ func DigestOf(pullSpec string) (string, error) {
 // <why>". A failed verification is an error: the plan must not be made.
 func Record(ctx context.Context, pullSpec string, o Options) (string, error) {
 	if !o.Enabled() {
-		return "skipped: no --release-keyring given; the CVO verifies the release when it starts updating, unless the update is forced", nil
+		return "skipped: no --release-keyring given; the CVO verifies the release when it starts updating", nil
 	}
 	digest, err := DigestOf(pullSpec)
 	if err != nil {

@@ -1,7 +1,6 @@
 package signature
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,9 +15,9 @@ import (
 	"testing"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
-	"github.com/ProtonMail/go-crypto/openpgp/armor"
 
 	"github.com/openshift-recover/recover/internal/inputcheck"
+	"github.com/openshift-recover/recover/internal/sigtest"
 )
 
 var (
@@ -32,80 +31,19 @@ func hexOf(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// key makes a signing key.
-func key(t testing.TB, name string) *openpgp.Entity {
-	t.Helper()
-	e, err := openpgp.NewEntity(name, "test", name+"@example.com", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
+var (
+	key        = sigtest.Key
+	keyring    = sigtest.Keyring
+	sign       = sigtest.Sign
+	atomicJSON = sigtest.Atomic
+)
 
-// keyring writes e's public key as a keyring file, armored or binary.
-func keyring(t testing.TB, dir string, e *openpgp.Entity, armored bool) string {
-	t.Helper()
-	var buf bytes.Buffer
-	if armored {
-		w, err := armor.Encode(&buf, openpgp.PublicKeyType, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.Serialize(w); err != nil {
-			t.Fatal(err)
-		}
-		w.Close()
-	} else if err := e.Serialize(&buf); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, e.PrimaryIdentity().UserId.Name+".gpg")
-	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// atomicJSON is the content of an atomic container signature.
-func atomicJSON(d, typ, identity string) string {
-	return fmt.Sprintf(`{"critical":{"type":%q,"image":{"docker-manifest-digest":%q},"identity":{"docker-reference":%q}},"optional":{"creator":"test","timestamp":1590339720}}`, typ, d, identity)
-}
-
-// sign makes a signed (not detached) OpenPGP message of content, as
-// 'gpg --sign' does.
-func sign(t testing.TB, e *openpgp.Entity, content string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w, err := openpgp.Sign(&buf, e, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write([]byte(content)); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func good(t testing.TB, e *openpgp.Entity) []byte {
-	return sign(t, e, atomicJSON(digest, atomicType, "quay.io/openshift-release-dev/ocp-release:4.4.4-x86_64"))
-}
+func good(t testing.TB, e *openpgp.Entity) []byte { return sigtest.Release(t, e, digest) }
 
 // store writes signatures as signature-1, -2, ... for d in a directory store.
-func store(t *testing.T, d string, sigs ...[]byte) string {
+func store(t testing.TB, d string, sigs ...[]byte) string {
 	t.Helper()
-	dir := t.TempDir()
-	sub := filepath.Join(dir, strings.Replace(d, ":", "=", 1))
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i, s := range sigs {
-		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("signature-%d", i+1)), s, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return sigtest.Store(t, t.TempDir(), d, sigs...)
 }
 
 func TestVerify(t *testing.T) {
