@@ -248,8 +248,27 @@ func resumeState(j *journal.State, res *apply.Result) string {
 	return s
 }
 
-// Init starts nothing: the session is loaded before the program starts.
-func (m *Model) Init() tea.Cmd { return tea.SetWindowTitle("recover") }
+// Init sets the window title and starts listening for notices; the session
+// itself is loaded before the program starts.
+func (m *Model) Init() tea.Cmd { return tea.Batch(tea.SetWindowTitle("recover"), m.listen()) }
+
+// noticeMsg is one line from Session.Notices.
+type noticeMsg string
+
+// listen waits for the next notice.
+func (m *Model) listen() tea.Cmd {
+	ch := m.session.Notices
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		n, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return noticeMsg(n)
+	}
+}
 
 // Result is the last run's result, nil when no run ended.
 func (m *Model) Result() *apply.Result { return m.result }
@@ -384,6 +403,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case previewMsg:
 		m.steps.SetDiff(msg.step, msg.diff)
 		return nil
+	case noticeMsg:
+		m.apply.Notice(string(msg))
+		return m.listen()
 	case steps.DiffRequestMsg:
 		if m.session.Engine == nil || m.session.Plan == nil {
 			return nil
@@ -673,6 +695,11 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 		}
 		if ev.Type == apply.EventStepStarted && m.active != ScreenPlan {
 			m.steps.Select(ev.Step.ID)
+		}
+		if ev.Type == apply.EventDiff && ev.Change != nil {
+			// The engine prepared the change against the live object: the Plan
+			// screen shows the same diff without a second dry run.
+			m.steps.SetDiff(ev.Step.ID, &steps.Diff{Change: ev.Change})
 		}
 	}
 	if ev.CVO != nil {

@@ -262,3 +262,23 @@ func TestAbortWhileSavingThePlan(t *testing.T) {
 		t.Fatalf("the screen does not say the start was cancelled:\n%s", m.View())
 	}
 }
+
+// TestQuestionNeverCut: however long a step's reason (the planner's are several
+// sentences), the question and its keys stay on an 80×24 screen.
+func TestQuestionNeverCut(t *testing.T) {
+	f := &fakeRunner{}
+	s := liveSession(t, f)
+	s.Options.IHaveABackup = true
+	s.Plan.Steps[0].Reason = strings.Repeat("Stop the cluster-version operator so it cannot push manifests behind the plan's back. ", 12)
+	m := newTestModel(t, s, 80, 24)
+	d := newDriver(t, m)
+	d.press("4", "a")
+	d.answer("y")
+	d.asked(s.Plan.Steps[0].ID)
+	v := m.View()
+	checkFrame(t, v, 80, 24)
+	if !strings.Contains(v, "DECIDE") || !strings.Contains(v, "y apply · q abort") || !strings.Contains(v, "…") {
+		t.Fatalf("the question is cut, or the reason is not:\n%s", v)
+	}
+	goldenAt(t, m, "long-reason")
+}

@@ -63,6 +63,11 @@ type Session struct {
 	// Journal is its state as recorded.
 	Resume  bool
 	Journal *journal.State
+
+	// Notices are lines from below the engine (the API server's warnings, client
+	// logs) that would otherwise be written over the screen; the Apply screen's
+	// log shows them. Nil when there are none.
+	Notices <-chan string
 }
 
 // readOnlyReason is the reason shown for a read-only session.

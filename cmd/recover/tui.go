@@ -8,11 +8,14 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
@@ -47,6 +50,8 @@ type tuiOptions struct {
 	terminal func() bool
 
 	session *tui.Session
+	// notices collects what client-go would print while the TUI runs.
+	notices *noticeSink
 }
 
 func newTUICmd(g *globalOptions) *cobra.Command {
@@ -56,7 +61,7 @@ func newTUICmd(g *globalOptions) *cobra.Command {
 
 // newTUICommand builds the command and returns the options its flags fill.
 func newTUICommand(g *globalOptions) (*cobra.Command, *tuiOptions) {
-	o := &tuiOptions{g: g}
+	o := &tuiOptions{g: g, notices: newNoticeSink()}
 	o.terminal = func() bool { return tuiTerminal(g) }
 	cmd := &cobra.Command{
 		Use:   "tui",
@@ -234,6 +239,10 @@ func (o *tuiOptions) buildSession(ctx context.Context) (*tui.Session, error) {
 		if err != nil {
 			return nil, withExitCode(fmt.Errorf("loading the kubeconfig: %w", err), ExitCluster)
 		}
+		// Once the TUI owns the terminal, nothing may write to stderr under it.
+		cfg = rest.CopyConfig(cfg)
+		cfg.WarningHandler = o.notices
+		s.Notices = o.notices.ch
 		engine, err := apply.New(cfg)
 		if err != nil {
 			return nil, err
@@ -318,6 +327,14 @@ func (o *tuiOptions) savePlan(p *plan.Plan) (string, string, error) {
 // (its journal stays resumable), prints how the last run ended with the engine's
 // next commands, and exits with apply's code for that outcome.
 func (o *tuiOptions) Run(ctx context.Context) error {
+	// klog (client-go's logger) writes to stderr; under the TUI that would scroll
+	// the screen and the renderer would paint over the wrong lines.
+	klog.LogToStderr(false)
+	klog.SetOutput(o.notices)
+	defer func() {
+		klog.SetOutput(o.g.streams.ErrOut)
+		klog.LogToStderr(true)
+	}()
 	renderer := lipgloss.NewRenderer(o.g.streams.Out)
 	m := tui.New(o.session, tui.Options{Styles: styles.New(renderer), Context: ctx})
 	prog := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx),
@@ -410,4 +427,47 @@ func tuiPayloadSource(f *planInputFlags) plan.PayloadSource {
 		return plan.PayloadImage{PullSpec: f.Payload, Pull: pull}
 	}
 	return plan.PayloadDir{Dir: f.Payload, Version: f.PayloadVersion}
+}
+
+// noticeSink takes what client-go would write to stderr while the TUI owns the
+// terminal (API server warnings, klog lines) and hands it to the session's log
+// instead; a line that would overflow the buffer is dropped, never blocking the
+// caller.
+type noticeSink struct {
+	ch   chan string
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func newNoticeSink() *noticeSink {
+	return &noticeSink{ch: make(chan string, 256), seen: map[string]bool{}}
+}
+
+func (n *noticeSink) send(line string) {
+	line = strings.TrimSpace(line)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if line == "" || n.seen[line] {
+		return
+	}
+	n.seen[line] = true
+	select {
+	case n.ch <- line:
+	default:
+	}
+}
+
+// HandleWarningHeader implements rest.WarningHandler: one notice per distinct warning.
+func (n *noticeSink) HandleWarningHeader(code int, _ string, text string) {
+	if code == 299 && text != "" {
+		n.send("API warning: " + text)
+	}
+}
+
+// Write implements io.Writer for klog's output.
+func (n *noticeSink) Write(p []byte) (int, error) {
+	for _, l := range strings.Split(string(p), "\n") {
+		n.send(l)
+	}
+	return len(p), nil
 }

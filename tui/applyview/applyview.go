@@ -262,6 +262,12 @@ func (m *Model) addLog(line string) {
 	}
 }
 
+// Notice adds a line from below the engine (an API warning) to the log.
+func (m *Model) Notice(line string) {
+	m.addLog("notice: " + line)
+	m.refresh()
+}
+
 // Log returns the log pane's lines.
 func (m *Model) Log() []string { return m.log }
 
@@ -344,7 +350,7 @@ func (m *Model) topView() string {
 	}
 	out := b.String()
 	lines := strings.Split(out, "\n")
-	if len(lines) > budget+2 {
+	if len(lines) > budget+2 && m.phase != Running {
 		lines = append(lines[:budget+1], st.Dim.Render("..."))
 	}
 	for i := range lines {
@@ -421,46 +427,53 @@ func (m *Model) readyView() string {
 func (m *Model) stepView(budget int) string {
 	st := m.Styles
 	w := m.Width
-	var b strings.Builder
 	if m.step == nil {
-		b.WriteString(st.Dim.Render("preflight ..."))
-		return b.String()
+		return st.Dim.Render("preflight ...")
 	}
 	s := m.step
+	// The question and the gate are never cut: they are what the user acts
+	// on. The reason gets what is left after them, the diff the rest.
+	var tail []string
+	if r := m.request; r != nil {
+		tail = append(tail, m.requestView(r))
+	}
+	if g := m.gate; g != nil {
+		tail = append(tail, m.gateView(g))
+	}
+	fixed := 1 + common.Lines(strings.Join(tail, "\n"))
+	var b strings.Builder
 	b.WriteString(st.Section.Render(fmt.Sprintf("STEP %d/%d ", s.Index, s.Total)) + st.Bold.Render(s.ID) + " " + string(s.Action))
-	if s.Object != "" && m.change == nil && m.applied == "" {
-		b.WriteString("\n" + st.Label.Render("  object ") + s.Object)
+	var what string
+	switch {
+	case m.applied != "":
+		what = st.Label.Render("  done   ") + st.OK.Render(m.applied)
+	case m.change != nil:
+		what = st.Label.Render("  change ") + m.change.Operation + " " + m.change.Object
+	case s.Object != "":
+		what = st.Label.Render("  object ") + s.Object
+	}
+	if what != "" {
+		fixed++
 	}
 	if s.Reason != "" {
-		b.WriteString("\n" + st.Label.Render("  reason ") + common.WrapIndent(s.Reason, w, 9))
-	}
-	if m.applied != "" {
-		b.WriteString("\n" + st.Label.Render("  done   ") + st.OK.Render(m.applied))
-	} else if c := m.change; c != nil {
-		b.WriteString("\n" + st.Label.Render("  change ") + c.Operation + " " + c.Object)
-	}
-	used := common.Lines(b.String())
-	reserve := 0
-	if m.request != nil {
-		reserve++
-		if m.request.Kind != apply.RequestStep {
-			reserve += 2
+		room := max(1, min(4, budget-fixed))
+		lines := strings.Split(st.Label.Render("  reason ")+common.WrapIndent(s.Reason, w, 9), "\n")
+		if len(lines) > room {
+			lines = lines[:room]
+			lines[room-1] = common.Truncate(lines[room-1], w-1) + "…"
 		}
+		b.WriteString("\n" + strings.Join(lines, "\n"))
 	}
-	if m.gate != nil {
-		reserve += 3
+	if what != "" {
+		b.WriteString("\n" + what)
 	}
 	if c := m.change; c != nil && c.Diff != "" && m.applied == "" {
-		n := budget - used - reserve
-		if n >= 2 {
+		if n := budget - common.Lines(b.String()) - common.Lines(strings.Join(tail, "\n")); n >= 2 {
 			b.WriteString("\n" + indent(common.RenderDiff(st, hunks(c.Diff), w-4, n-1), "    "))
 		}
 	}
-	if r := m.request; r != nil {
-		b.WriteString("\n" + m.requestView(r))
-	}
-	if g := m.gate; g != nil {
-		b.WriteString("\n" + m.gateView(g))
+	for _, t := range tail {
+		b.WriteString("\n" + t)
 	}
 	return b.String()
 }

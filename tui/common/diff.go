@@ -30,7 +30,7 @@ func RenderDiff(st *styles.Styles, diff string, width, maxLines int) string {
 		lines[i] = l
 	}
 	if more > 0 {
-		lines = append(lines, st.Dim.Render("... "+strconv.Itoa(more)+" more diff lines (Plan screen, or J to scroll)"))
+		lines = append(lines, st.Dim.Render("... "+strconv.Itoa(more)+" more diff lines: the whole diff is on the Plan screen (3)"))
 	}
 	return strings.Join(lines, "\n")
 }

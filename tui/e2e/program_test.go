@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,6 +55,10 @@ type probe struct {
 	mu      sync.Mutex
 	state   tui.State
 	changed chan struct{}
+	// width and height are the terminal's; bad is the first frame that did not
+	// fit it.
+	width, height int
+	bad           string
 }
 
 func newProbe(m *tui.Model) *probe {
@@ -64,6 +70,9 @@ func (p *probe) Init() tea.Cmd { return p.inner.Init() }
 func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := p.inner.Update(msg)
 	p.mu.Lock()
+	if ws, ok := msg.(tea.WindowSizeMsg); ok {
+		p.width, p.height = ws.Width, ws.Height
+	}
 	p.state = p.inner.State()
 	close(p.changed)
 	p.changed = make(chan struct{})
@@ -71,7 +80,26 @@ func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return p, cmd
 }
 
-func (p *probe) View() string { return p.inner.View() }
+// View renders the frame and checks it fills the terminal exactly: a frame
+// taller or wider than the terminal scrolls it, and the renderer's line diffing
+// then paints over the wrong lines.
+func (p *probe) View() string {
+	v := p.inner.View()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.width > 0 && p.bad == "" {
+		lines := strings.Split(v, "\n")
+		if len(lines) != p.height {
+			p.bad = fmt.Sprintf("a frame of %d lines in a %d-line terminal:\n%s", len(lines), p.height, v)
+		}
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w != p.width && p.bad == "" {
+				p.bad = fmt.Sprintf("line %d is %d cells wide in a %d-cell terminal: %q", i+1, w, p.width, l)
+			}
+		}
+	}
+	return v
+}
 
 // wait blocks until cond holds for the model's state.
 func (p *probe) wait(ctx context.Context, t *testing.T, what string, cond func(tui.State) bool) tui.State {
@@ -340,4 +368,9 @@ func TestProgramConfirmSkipAbortResume(t *testing.T) {
 	tm2.Send(key("q"))
 	tm2.WaitFinished(t, teatest.WithFinalTimeout(time.Minute))
 	m2.Close()
+	for _, p := range []*probe{pr, pr2} {
+		if p.bad != "" {
+			t.Error(p.bad)
+		}
+	}
 }

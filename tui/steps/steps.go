@@ -349,7 +349,7 @@ func (m *Model) detailView(s *plan.Step, width int) string {
 		case d != nil && d.Err != "":
 			b.WriteString("\n" + st.Failed.Render(common.Wrap(d.Err, width)))
 		case d != nil && d.Change != nil:
-			b.WriteString("\n" + common.Wrap(d.Change.Operation+" "+d.Change.Object+st.Dim.Render(" (server-side dry run; nothing was changed)"), width))
+			b.WriteString("\n" + common.Wrap(d.Change.Operation+" "+d.Change.Object+st.Dim.Render(" (prepared by a server-side dry run)"), width))
 			if d.Change.Diff == "" {
 				b.WriteString("\n" + st.Dim.Render("no difference: the live object already matches"))
 			} else {
