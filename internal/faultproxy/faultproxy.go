@@ -72,7 +72,21 @@ type Options struct {
 	WatchCutAfter time.Duration
 	// Filter limits faults to the requests it accepts (nil: every request).
 	Filter func(*http.Request) bool
+	// Hook, when set, is called for every request that reaches the API server:
+	// with Before just before it is forwarded, and with After once the server
+	// has answered and before the client gets the answer. It may block (a crash
+	// test kills the client there).
+	Hook func(e Entry, stage Stage)
 }
+
+// Stage says when a Hook is called.
+type Stage int
+
+// The hook stages.
+const (
+	Before Stage = iota
+	After
+)
 
 // Entry is one request through the proxy.
 type Entry struct {
@@ -317,6 +331,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if p.o.Hook != nil {
+		p.o.Hook(e, Before)
+	}
 	resp, err := p.roundTrip(r, body)
 	if err != nil {
 		e.Status = http.StatusBadGateway
@@ -326,6 +343,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	defer resp.Body.Close()
 	e.Forwarded, e.Status = true, resp.StatusCode
+	if p.o.Hook != nil {
+		p.o.Hook(e, After)
+	}
 	if e.Fault == ResetAfter {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		p.record(e)
