@@ -76,6 +76,8 @@ type Model struct {
 	runs    int
 	result  *apply.Result
 	ticking bool
+	// reloading is set while the cluster is being re-read.
+	reloading bool
 	// journal is the journal the next start resumes ("" starts a new run).
 	journal string
 	backup  bool
@@ -314,6 +316,7 @@ func (m *Model) syncKeys() {
 	running := m.running()
 	k.Enable(&k.Quit, !running)
 	k.Enable(&k.Abort, running)
+	k.Enable(&k.Reload, m.session.Reload != nil)
 	req := m.apply.Request()
 	onApply := m.active == ScreenApply
 	k.Enable(&k.Confirm, onApply && req != nil && req.Allows(apply.Proceed))
@@ -403,6 +406,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case previewMsg:
 		m.steps.SetDiff(msg.step, msg.diff)
 		return nil
+	case reloadMsg:
+		m.handleReload(msg)
+		return nil
 	case noticeMsg:
 		m.apply.Notice(string(msg))
 		return m.listen()
@@ -451,6 +457,17 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.Help):
 		m.showHelp = true
 		return nil
+	case key.Matches(k, keys.Reload):
+		if m.session.Reload == nil || m.reloading {
+			return nil
+		}
+		m.reloading = true
+		m.flash = "re-reading the cluster ..."
+		reload, ctx := m.session.Reload, m.ctx
+		return func() tea.Msg {
+			s, err := reload(ctx)
+			return reloadMsg{snap: s, err: err}
+		}
 	case key.Matches(k, keys.NextScreen):
 		m.active = (m.active + 1) % len(screenNames)
 		return nil
@@ -681,6 +698,40 @@ func (m *Model) handleReplan(msg replanMsg) tea.Cmd {
 	return nil
 }
 
+// reloadMsg carries a re-read snapshot.
+type reloadMsg struct {
+	snap *inspect.Snapshot
+	err  error
+}
+
+// handleReload shows the re-read cluster. The header's CVO state follows the
+// snapshot, except that what this session's run knows (it disabled or restored
+// the CVO) is kept while the snapshot agrees.
+func (m *Model) handleReload(msg reloadMsg) {
+	m.reloading = false
+	if msg.err != nil {
+		m.flash = "re-reading the cluster failed: " + msg.err.Error()
+		return
+	}
+	m.session.Snapshot = msg.snap
+	m.overview.SetSnapshot(msg.snap)
+	if sum := msg.snap.Summary; sum != nil && sum.DesiredVersion != "" {
+		m.header.Claimed = strings.TrimSpace(sum.DesiredVersion + " " + sum.HistoryState)
+	}
+	m.flash = "re-read the cluster at " + msg.snap.Source.CollectedAt.Format("15:04:05")
+	if m.running() {
+		return
+	}
+	found, cur := cvoFromSnapshot(msg.snap), m.header.CVO
+	switch {
+	case found.State == header.CVOFoundDisabled && (cur.State == header.CVODisabled || cur.State == header.CVOScalingDown):
+	case found.State == header.CVORunning && (cur.State == header.CVORestored || cur.State == header.CVORestoring):
+		m.header.CVO = header.CVO{State: header.CVORestored, Replicas: found.Replicas, Original: cur.Original}
+	default:
+		m.header.CVO = found
+	}
+}
+
 // handleEvent shows one engine event on every screen it concerns.
 func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 	if m.run == nil || msg.run != m.run.id {
@@ -797,7 +848,7 @@ func (m *Model) footer() string {
 func (m *Model) helpView(height int) string {
 	k := m.c.Keys
 	groups := m.screen().FullHelp()
-	groups = append(groups, k.Screens(), []key.Binding{k.Help, k.Quit, k.Abort})
+	groups = append(groups, k.Screens(), []key.Binding{k.Help, k.Reload, k.Quit, k.Abort})
 	title := m.c.Styles.Section.Render("KEYS") + m.c.Styles.Dim.Render(" ("+screenNames[m.active]+" screen; ? or esc closes)")
 	if k.ReadOnly() {
 		title += "  " + m.c.Styles.Badge.Render(" READ-ONLY ") + m.c.Styles.Dim.Render(" no key changes the cluster")

@@ -13,6 +13,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/styles"
 )
@@ -266,5 +267,48 @@ func TestStatusFromEvents(t *testing.T) {
 		if string(got) != tc.want || ok != tc.ok {
 			t.Errorf("%s on %q: got %q %v, want %q %v", tc.ev.Type, tc.cur, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// TestReloadFollowsTheCluster: ctrl+r re-reads the cluster; the header's CVO state
+// follows the snapshot unless this session's run explains it.
+func TestReloadFollowsTheCluster(t *testing.T) {
+	zero := int32(0)
+	scaledDown := func(context.Context) (*inspect.Snapshot, error) {
+		s := incidentSnapshot(t)
+		s.CVO.Replicas = &zero
+		s.ClusterVersion.Status.Desired.Version = "4.4.4"
+		inspect.Refresh(s)
+		return s, nil
+	}
+	s := liveSession(t, &fakeRunner{})
+	s.Reload = scaledDown
+	m := newTestModel(t, s, 80, 24)
+	d := newDriver(t, m)
+	d.press("ctrl+r")
+	d.until("the reload", func() bool { return strings.Contains(m.header.Claimed, "4.4.4") })
+	if got := m.header.CVO.Text(); got != "found scaled to 0" {
+		t.Fatalf("after a reload with the CVO at 0 and no run: %q", got)
+	}
+
+	// After this session's run disabled it, the same finding is "disabled by recover".
+	f := &fakeRunner{}
+	s2 := liveSession(t, f)
+	s2.Options.IHaveABackup = true
+	s2.Reload = scaledDown
+	m2 := newTestModel(t, s2, 80, 24)
+	d2 := newDriver(t, m2)
+	d2.press("4", "a")
+	d2.answer("y")
+	d2.asked(s2.Plan.Steps[0].ID)
+	d2.press("y")
+	d2.asked(s2.Plan.Steps[1].ID)
+	d2.press("q")
+	d2.answer("y")
+	d2.finished()
+	d2.press("ctrl+r")
+	d2.until("the reload", func() bool { return strings.Contains(m2.header.Claimed, "4.4.4") })
+	if got := m2.header.CVO.Text(); !strings.HasPrefix(got, "DISABLED by recover") {
+		t.Fatalf("after the run disabled the CVO, a reload says %q", got)
 	}
 }

@@ -64,6 +64,10 @@ type Session struct {
 	Resume  bool
 	Journal *journal.State
 
+	// Reload reads the cluster again (the live source); nil for offline sources,
+	// which do not change.
+	Reload func(ctx context.Context) (*inspect.Snapshot, error)
+
 	// Notices are lines from below the engine (the API server's warnings, client
 	// logs) that would otherwise be written over the screen; the Apply screen's
 	// log shows them. Nil when there are none.

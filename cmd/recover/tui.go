@@ -207,6 +207,9 @@ func (o *tuiOptions) buildSession(ctx context.Context) (*tui.Session, error) {
 	}
 	s.Snapshot = snap
 	s.Source = fmt.Sprintf("%s %s", snap.Source.Kind, snap.Source.Location)
+	if live {
+		s.Reload = src.Collect
+	}
 
 	if o.resume != "" {
 		j, err := journal.Load(o.resume)

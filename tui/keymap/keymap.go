@@ -21,8 +21,9 @@ type KeyMap struct {
 	Apply      key.Binding
 
 	// Global.
-	Help key.Binding
-	Quit key.Binding
+	Help   key.Binding
+	Quit   key.Binding
+	Reload key.Binding
 
 	// Lists and viewports.
 	Up       key.Binding
@@ -68,8 +69,9 @@ func Default() *KeyMap {
 		Plan:       key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "plan")),
 		Apply:      key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "apply")),
 
-		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Reload: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "re-read the cluster")),
 
 		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
