@@ -183,5 +183,3 @@ func (k *keyQueue) run(ctx context.Context, workers int, syncKey func(context.Co
 	}
 	wg.Wait()
 }
-
-func labelsEverything() labels.Selector { return labels.Everything() }

@@ -166,14 +166,12 @@ func (c *cvo) loop(ctx context.Context) {
 	}
 }
 
-// waitInterval waits for the next sync: the interval, or a retarget.
+// waitInterval waits for the next sync: the interval (following SetTiming), or a
+// retarget.
 func (c *cvo) waitInterval(ctx context.Context) {
-	deadline := time.Now().Add(c.s.timings().CVOInterval.Duration)
-	for time.Now().Before(deadline) {
-		if !pause(ctx, c.s.timings().CVOPoll.Duration, nil) {
-			return
-		}
-		if c.retargeted(ctx) {
+	start := time.Now()
+	for time.Since(start) < c.s.timings().CVOInterval.Duration {
+		if !pause(ctx, c.s.timings().CVOPoll.Duration, nil) || c.retargeted(ctx) {
 			return
 		}
 	}
@@ -285,7 +283,7 @@ func (c *cvo) sync(ctx context.Context) bool {
 }
 
 // retrieve is the CVO retrieving and verifying rel's payload, which takes
-// Timing.PayloadLoad the first time after each start. It reports false when the
+// Timing.PayloadLoad (following SetTiming) the first time after each start. It reports false when the
 // CVO stopped or the desired release changed meanwhile.
 func (c *cvo) retrieve(ctx context.Context, rel *Release) bool {
 	c.mu.Lock()
@@ -295,18 +293,12 @@ func (c *cvo) retrieve(ctx context.Context, rel *Release) bool {
 	if done {
 		return true
 	}
-	d := c.s.timings().PayloadLoad.Duration
-	if d > 0 {
+	if d := c.s.timings().PayloadLoad.Duration; d > 0 {
 		c.s.rec.record("cvo", "PayloadLoading", "ClusterVersion "+clusterVersionName, fmt.Sprintf("retrieving the payload of %s (%s)", rel.Version, d), nil)
-		deadline := time.Now().Add(d)
-		for time.Now().Before(deadline) {
-			if !pause(ctx, min(c.s.timings().CVOPoll.Duration, time.Until(deadline)), nil) || c.retargeted(ctx) {
+		start := time.Now()
+		for time.Since(start) < c.s.timings().PayloadLoad.Duration {
+			if !pause(ctx, c.s.timings().CVOPoll.Duration, nil) || c.retargeted(ctx) {
 				return false
-			}
-			// A shortened PayloadLoad (SetTiming) ends the wait early.
-			if nd := c.s.timings().PayloadLoad.Duration; nd < d {
-				deadline = deadline.Add(nd - d)
-				d = nd
 			}
 		}
 	}

@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/openshift-recover/recover/apply/resource"
@@ -400,9 +399,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// waitPoll polls cond every interval until it holds or ctx ends.
-func waitPoll(ctx context.Context, interval time.Duration, cond func(context.Context) (bool, error)) error {
-	return wait.PollUntilContextCancel(ctx, interval, true, cond)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -70,7 +71,7 @@ func (op *operator) reconcileMachineConfig(ctx context.Context, version, reporte
 			op.s.rec.record(op.actor, "WaitingForPools", "ClusterOperator "+machineConfigOperator, "waiting for required pools: "+waiting, nil)
 			last = waiting
 		}
-		if !op.pauseFor(ctx, op.s.timings().CVOPoll.Duration, version) {
+		if !op.pauseFor(ctx, func(t Timing) time.Duration { return t.CVOPoll.Duration }, version) {
 			return false
 		}
 	}
@@ -273,7 +274,7 @@ func (p *pools) step(ctx context.Context, name string) bool {
 	if !p.waitWhileStuck(ctx, updating.Name) {
 		return false
 	}
-	if !pause(ctx, p.s.timings().MachineConfigNode.Duration, nil) {
+	if !p.s.delay(ctx, func(t Timing) time.Duration { return t.MachineConfigNode.Duration }, nil) {
 		return false
 	}
 	kubelet, err := p.finishNode(ctx, updating.Name, target)

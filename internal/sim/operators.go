@@ -2,7 +2,7 @@ package sim
 
 import (
 	"context"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -73,7 +73,7 @@ func (ops *operators) specsFor(key string) []OperatorSpec {
 		for _, r := range ops.s.releases.all() {
 			for dep, cos := range r.operatorsOf() {
 				for _, co := range cos {
-					if !contains(ops.derived[dep], co) {
+					if !slices.Contains(ops.derived[dep], co) {
 						ops.derived[dep] = append(ops.derived[dep], co)
 					}
 				}
@@ -85,13 +85,6 @@ func (ops *operators) specsFor(key string) []OperatorSpec {
 		specs = append(specs, OperatorSpec{ClusterOperator: co, Deployment: key})
 	}
 	return specs
-}
-
-// resetIndex forgets the derived Deployment index (after a release is added).
-func (ops *operators) resetIndex() {
-	ops.mu.Lock()
-	ops.derived = nil
-	ops.mu.Unlock()
 }
 
 // syncDeployment tells the Deployment's operators which release it now runs.
@@ -303,7 +296,7 @@ func (op *operator) rolloutPlain(ctx context.Context, version string) bool {
 	if !op.waitWhileStuck(ctx, version, "") {
 		return false
 	}
-	if !op.pauseFor(ctx, op.s.timings().Operator.Duration, version) {
+	if !op.pauseFor(ctx, func(t Timing) time.Duration { return t.Operator.Duration }, version) {
 		return false
 	}
 	return op.reportVersion(ctx, version, "AsExpected", "All is well")
@@ -367,29 +360,53 @@ func formatVersions(vs []configv1.OperandVersion) string {
 	return s
 }
 
-// pauseFor waits d; false when ctx ends or the operator's release moved away from version.
-func (op *operator) pauseFor(ctx context.Context, d time.Duration, version string) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-timer.C:
-			v, _ := op.current()
-			return v == version
-		case <-op.wake:
-			if v, _ := op.current(); v != version {
-				return false
+// pauseFor waits the delay pick selects (following SetTiming); false when ctx
+// ends or the operator's release moved away from version meanwhile. Wake-ups it
+// receives while waiting are passed on to the operator's loop afterwards.
+func (op *operator) pauseFor(ctx context.Context, pick func(Timing) time.Duration, version string) bool {
+	moved := make(chan struct{})
+	done := make(chan struct{})
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		woken := false
+		defer func() {
+			if woken {
+				op.poke()
+			}
+		}()
+		for {
+			select {
+			case <-done:
+				return
+			case <-op.wake:
+				woken = true
+				if v, _ := op.current(); v != version {
+					close(moved)
+					return
+				}
 			}
 		}
+	}()
+	ok := op.s.delay(ctx, pick, moved)
+	close(done)
+	<-exited
+	if !ok {
+		return false
 	}
+	v, _ := op.current()
+	return v == version
 }
 
 // waitWhileStuck blocks while a stuck-rollout fault holds the operator (at node,
 // when node is set); false when interrupted.
 func (op *operator) waitWhileStuck(ctx context.Context, version, node string) bool {
-	reported := false
+	reported, woken := false, false
+	defer func() {
+		if woken {
+			op.poke()
+		}
+	}()
 	for {
 		changed := op.s.faults.watch()
 		f, stuck := op.s.faults.find(FaultStuckRollout, op.spec.ClusterOperator, node)
@@ -412,6 +429,7 @@ func (op *operator) waitWhileStuck(ctx context.Context, version, node string) bo
 			return false
 		case <-changed:
 		case <-op.wake:
+			woken = true
 			if v, _ := op.current(); v != version {
 				return false
 			}
@@ -431,19 +449,4 @@ func pause(ctx context.Context, d time.Duration, stop <-chan struct{}) bool {
 	case <-timer.C:
 		return true
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func sortedStrings(in []string) []string {
-	out := append([]string(nil), in...)
-	sort.Strings(out)
-	return out
 }

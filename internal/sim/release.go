@@ -54,17 +54,6 @@ func (r *Release) clusterOperatorVersions(name string) ([]configv1.OperandVersio
 	return nil, false
 }
 
-// clusterOperators returns the names of the release's ClusterOperator manifests.
-func (r *Release) clusterOperators() []string {
-	var names []string
-	for _, m := range r.Manifests {
-		if m.Kind == "ClusterOperator" && m.Group == configv1.GroupName && !m.Delete {
-			names = append(names, m.Name)
-		}
-	}
-	return names
-}
-
 // operatorsOf maps each operator Deployment of the release ("ns/name", one whose
 // containers carry env RELEASE_VERSION) to the ClusterOperator manifests of its
 // payload component.
@@ -143,14 +132,6 @@ type releaseSet struct {
 
 func newReleaseSet(scn *Scenario) *releaseSet {
 	return &releaseSet{scn: scn, load: loadPayloadDir, loaded: map[string]*Release{}, errs: map[string]error{}}
-}
-
-// add registers a release directly (tests build releases in Go).
-func (rs *releaseSet) add(r *Release) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	rs.loaded[r.Version] = r
-	delete(rs.errs, r.Version)
 }
 
 // byVersion returns the release with the given version, loading its payload.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	mcfgclient "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
@@ -35,8 +36,9 @@ type Sim struct {
 	scn  *Scenario
 	seed uint64
 
-	timingMu sync.Mutex
-	timing   Timing
+	timingMu      sync.Mutex
+	timing        Timing
+	timingChanged chan struct{}
 
 	cfg    *rest.Config
 	kube   kubernetes.Interface
@@ -106,19 +108,20 @@ func New(cfg *rest.Config, scn *Scenario, opts Options) (*Sim, error) {
 		faults = scn.Faults
 	}
 	s := &Sim{
-		scn:      scn,
-		timing:   timing.withDefaults(),
-		seed:     seed,
-		cfg:      cfg,
-		kube:     kube,
-		dyn:      dyn,
-		config:   config,
-		mcfg:     mcfg,
-		crds:     crds,
-		mapper:   resource.NewMapper(kube.Discovery()),
-		rec:      newRecorder(opts.Out),
-		faults:   newFaultSet(faults),
-		releases: newReleaseSet(scn),
+		scn:           scn,
+		timing:        timing.withDefaults(),
+		timingChanged: make(chan struct{}),
+		seed:          seed,
+		cfg:           cfg,
+		kube:          kube,
+		dyn:           dyn,
+		config:        config,
+		mcfg:          mcfg,
+		crds:          crds,
+		mapper:        resource.NewMapper(kube.Discovery()),
+		rec:           newRecorder(opts.Out),
+		faults:        newFaultSet(faults),
+		releases:      newReleaseSet(scn),
 	}
 	return s, nil
 }
@@ -132,12 +135,43 @@ func (s *Sim) timings() Timing {
 	return s.timing
 }
 
-// SetTiming changes the fake controllers' delays from now on (zero fields take the
-// defaults). A test can, for example, hold the CVO in a long payload retrieval
+// delay waits until the delay pick selects from the timing has passed since the
+// call, re-reading the timing whenever SetTiming changes it; it reports false when
+// ctx ends or stop is closed first.
+func (s *Sim) delay(ctx context.Context, pick func(Timing) time.Duration, stop <-chan struct{}) bool {
+	start := time.Now()
+	for {
+		s.timingMu.Lock()
+		d, changed := pick(s.timing), s.timingChanged
+		s.timingMu.Unlock()
+		remaining := time.Until(start.Add(d))
+		if remaining <= 0 {
+			return true
+		}
+		timer := time.NewTimer(remaining)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		case <-stop:
+			timer.Stop()
+			return false
+		case <-changed:
+			timer.Stop()
+		case <-timer.C:
+			return true
+		}
+	}
+}
+
+// SetTiming changes the fake controllers' delays, including the waits already
+// under way (zero fields take the defaults). A test can, for example, hold the CVO in a long payload retrieval
 // while it plans, and shorten it once the CVO is disabled.
 func (s *Sim) SetTiming(t Timing) {
 	s.timingMu.Lock()
 	s.timing = t.withDefaults()
+	close(s.timingChanged)
+	s.timingChanged = make(chan struct{})
 	s.timingMu.Unlock()
 	s.rec.record("sim", "TimingChanged", "", fmt.Sprintf("%+v", t.withDefaults()), nil)
 }

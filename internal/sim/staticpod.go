@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
@@ -13,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -154,7 +156,7 @@ func (op *operator) createStaticPodOperator(ctx context.Context) (*unstructured.
 
 // controlPlaneNodes returns the names of the nodes labelled as masters.
 func (op *operator) controlPlaneNodes() []string {
-	nodes, err := op.ops.nodes.List(labelsEverything())
+	nodes, err := op.ops.nodes.List(labels.Everything())
 	if err != nil {
 		return nil
 	}
@@ -266,7 +268,7 @@ func (op *operator) installRevision(ctx context.Context, version, node string, r
 	if !op.waitWhileStuck(ctx, version, node) {
 		return false
 	}
-	if !op.pauseFor(ctx, op.s.timings().StaticPodNode.Duration, version) {
+	if !op.pauseFor(ctx, func(t Timing) time.Duration { return t.StaticPodNode.Duration }, version) {
 		return false
 	}
 	if err := op.finishInstaller(ctx, installer); err != nil {
