@@ -72,11 +72,12 @@ type Options struct {
 	WatchCutAfter time.Duration
 	// Filter limits faults to the requests it accepts (nil: every request).
 	Filter func(*http.Request) bool
-	// Hook, when set, is called for every request that reaches the API server:
-	// with Before just before it is forwarded, and with After once the server
-	// has answered and before the client gets the answer. It may block (a crash
-	// test kills the client there).
-	Hook func(e Entry, stage Stage)
+	// Hook, when set, is called for every request that would reach the API
+	// server: with Before just before it is forwarded (returning true drops it:
+	// the connection is reset and the server never sees it), and with After once
+	// the server has answered and before the client gets the answer. It may block
+	// (a crash test kills the client there).
+	Hook func(e Entry, stage Stage) (drop bool)
 }
 
 // Stage says when a Hook is called.
@@ -94,6 +95,8 @@ type Entry struct {
 	Method string
 	Path   string
 	Watch  bool
+	// DryRun is true for server-side dry runs (which change nothing).
+	DryRun bool
 	// Name is metadata.name of a POST's body (what a create creates).
 	Name string
 	// Fault is the injected fault ("" for none).
@@ -296,10 +299,19 @@ func (p *Proxy) record(e Entry) {
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	watch := isWatch(r)
-	e := Entry{Time: time.Now(), Method: r.Method, Path: r.URL.Path, Watch: watch}
+	e := Entry{Time: time.Now(), Method: r.Method, Path: r.URL.Path, Watch: watch, DryRun: r.URL.Query().Has("dryRun")}
 	body, _ := io.ReadAll(r.Body)
 	if r.Method == http.MethodPost {
 		e.Name = objectName(body)
+	}
+	if r.Method == http.MethodDelete && len(body) > 0 {
+		// client-go sends a DELETE's options, dryRun included, in its body.
+		var opts struct {
+			DryRun []string `json:"dryRun"`
+		}
+		if json.Unmarshal(body, &opts) == nil && len(opts.DryRun) > 0 {
+			e.DryRun = true
+		}
 	}
 	e.Fault = p.draw(r, watch)
 	switch e.Fault {
@@ -331,8 +343,10 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if p.o.Hook != nil {
-		p.o.Hook(e, Before)
+	if p.o.Hook != nil && p.o.Hook(e, Before) {
+		p.record(e)
+		reset(w)
+		return
 	}
 	resp, err := p.roundTrip(r, body)
 	if err != nil {
@@ -344,7 +358,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	defer resp.Body.Close()
 	e.Forwarded, e.Status = true, resp.StatusCode
 	if p.o.Hook != nil {
-		p.o.Hook(e, After)
+		_ = p.o.Hook(e, After)
 	}
 	if e.Fault == ResetAfter {
 		_, _ = io.Copy(io.Discard, resp.Body)

@@ -1,0 +1,293 @@
+package apply_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/internal/applytest"
+	"github.com/openshift-recover/recover/internal/faultproxy"
+	"github.com/openshift-recover/recover/plan"
+)
+
+// crashPoint is one moment at which the crash matrix kills `recover apply`.
+type crashPoint struct {
+	name string
+	// event kills the process when it prints this JSON event for a step whose ID
+	// contains stepPart.
+	event, stepPart string
+	// request kills the process when the API server is about to receive (Before,
+	// the request is then dropped) or has answered (After) the nth (from 1)
+	// request this matches.
+	request func(e faultproxy.Entry) bool
+	nth     int
+	stage   faultproxy.Stage
+	// tear cuts the journal's last record in half after the kill, as a crash
+	// while writing it leaves it.
+	tear bool
+}
+
+func req(method, pathSuffix, name string) func(e faultproxy.Entry) bool {
+	return func(e faultproxy.Entry) bool {
+		return !e.DryRun && e.Method == method && strings.HasSuffix(e.Path, pathSuffix) && (name == "" || e.Name == name)
+	}
+}
+
+var (
+	cvoPatch  = req(http.MethodPatch, "/namespaces/openshift-cluster-version/deployments/cluster-version-operator", "")
+	seedPost  = req(http.MethodPost, "/configmaps", "seed")
+	obsDelete = req(http.MethodDelete, "/configmaps/obsolete", "")
+)
+
+// crashPoints are the kinds of moments of the matrix.
+var crashPoints = []crashPoint{
+	{name: "before a mutation: diff shown, no intent", event: "diff", stepPart: "configmap-seed"},
+	{name: "intent journaled, create not sent", request: seedPost, nth: 1, stage: faultproxy.Before},
+	{name: "create-only object created, answer lost", request: seedPost, nth: 1, stage: faultproxy.After},
+	{name: "delete done, answer lost", request: obsDelete, nth: 1, stage: faultproxy.After},
+	{name: "CVO disable: intent journaled, scale-down not sent", request: cvoPatch, nth: 1, stage: faultproxy.Before},
+	{name: "CVO disable: scaled down, answer lost", request: cvoPatch, nth: 1, stage: faultproxy.After},
+	{name: "during a gate's wait", event: "waiting", stepPart: "-"},
+	{name: "gate passed, step not yet journaled done", event: "gate-passed", stepPart: "customresourcedefinition"},
+	{name: "pool paused, answer lost", request: req(http.MethodPatch, "/machineconfigpools/master", ""), nth: 1, stage: faultproxy.After},
+	{name: "desired update set, answer lost", request: req(http.MethodPut, "/clusterversions/version", ""), nth: 1, stage: faultproxy.After},
+	{name: "CVO restore: scale-up not sent", request: cvoPatch, nth: 2, stage: faultproxy.Before},
+	{name: "CVO restore: scaled up, answer lost", request: cvoPatch, nth: 2, stage: faultproxy.After},
+	{name: "while writing the journal: intent torn", request: seedPost, nth: 1, stage: faultproxy.Before, tear: true},
+	{name: "while writing the journal: outcome torn", event: "applied", stepPart: "secret-token", tear: true},
+}
+
+// TestCrashMatrix kills a real `recover apply` process with SIGKILL at each kind
+// of moment (crashPoints), then resumes it with `recover apply --resume`. Both
+// processes talk to the API server through faultproxy, which injects no fault here
+// but audits every request and lets the test kill at a precise request. After
+// each crash: if the CVO is scaled down, the journal says so (recover journal);
+// after the resume the state equals an uninterrupted run's, the journal is
+// finished with the CVO restored, every step with a gate is journaled done only
+// after its gate passed, and the API server received at most one create of the
+// create-only object and at most one delete of the deleted one.
+func TestCrashMatrix(t *testing.T) {
+	c, ctx := setup(t)
+	want := referenceState(t, ctx, c)
+	for i, cp := range crashPoints {
+		t.Run(cp.name, func(t *testing.T) {
+			if err := c.Reset(ctx); err != nil {
+				t.Fatal(err)
+			}
+			b, sc := applytest.FullPlan(fmt.Sprintf("crash%d", i))
+			prepareScenario(t, ctx, c, sc)
+			dir := t.TempDir()
+			planPath := b.Write(t, dir)
+			journalPath := filepath.Join(dir, "run.journal")
+
+			var (
+				mu      sync.Mutex
+				cmd     *exec.Cmd
+				matches int
+				killed  = make(chan struct{})
+				once    sync.Once
+			)
+			kill := func() {
+				once.Do(func() {
+					mu.Lock()
+					p := cmd.Process
+					mu.Unlock()
+					_ = p.Kill()
+					waitDead(p.Pid)
+					close(killed)
+				})
+			}
+			hook := func(e faultproxy.Entry, stage faultproxy.Stage) bool {
+				if cp.request == nil || !cp.request(e) {
+					return false
+				}
+				mu.Lock()
+				if stage == faultproxy.Before {
+					matches++
+				}
+				hit := matches == cp.nth && stage == cp.stage
+				mu.Unlock()
+				if hit {
+					kill()
+				}
+				return hit && stage == faultproxy.Before
+			}
+			first, kc := auditProxy(t, dir, "first", hook)
+			mu.Lock()
+			cmd, done, stderr := startRecover(t, func(ev map[string]any) {
+				if cp.event != "" && ev["type"] == cp.event && strings.Contains(stepOf(ev), cp.stepPart) {
+					kill()
+				}
+			}, "--kubeconfig", kc, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json")
+			mu.Unlock()
+			err := <-done
+			select {
+			case <-killed:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the run ended (exit %d) before reaching the crash point: %s", exitCode(err), stderr.String())
+			}
+			if cp.tear {
+				tearLastRecord(t, journalPath)
+			}
+			assertCVOHonest(t, c, journalPath)
+
+			second, kc2 := auditProxy(t, dir, "resume", nil)
+			_, done, stderr = startRecover(t, nil, "--kubeconfig", kc2, "apply", "--resume", journalPath, "--yes", "--events", "json")
+			if err := <-done; err != nil {
+				t.Fatalf("resume: exit %d: %s", exitCode(err), stderr.String())
+			}
+			got := finalState(t, ctx, c, sc)
+			if !reflect.DeepEqual(got, want) {
+				for k, v := range want {
+					if !reflect.DeepEqual(got[k], v) {
+						t.Errorf("%s differs after crash and resume:\n got %v\nwant %v", k, got[k], v)
+					}
+				}
+			}
+			assertAtMostOnce(t, journalPath, b.Plan())
+			assertGatesBeforeDone(t, journalPath, b.Plan())
+			log := append(first.Log(), second.Log()...)
+			for what, match := range map[string]func(faultproxy.Entry) bool{"create of the create-only ConfigMap": seedPost, "delete of the obsolete ConfigMap": obsDelete} {
+				n := 0
+				for _, e := range log {
+					if match(e) && e.Forwarded && e.Status < 300 {
+						n++
+					}
+				}
+				if n > 1 {
+					t.Errorf("the API server performed the %s %d times", what, n)
+					for _, e := range log {
+						if match(e) {
+							t.Logf("  %+v", e)
+						}
+					}
+				}
+			}
+			if st := mustLoad(t, journalPath).State(); !st.Finished || st.CVO.Disabled {
+				t.Errorf("journal after resume: finished %v, CVO %+v", st.Finished, st.CVO)
+			}
+		})
+	}
+}
+
+// auditProxy starts a fault-free proxy with hook and writes a kubeconfig for it.
+func auditProxy(t *testing.T, dir, name string, hook func(faultproxy.Entry, faultproxy.Stage) bool) (*faultproxy.Proxy, string) {
+	t.Helper()
+	p, err := faultproxy.Start(faultproxy.Options{Upstream: env.Config, Hook: hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	kc := filepath.Join(dir, name+".kubeconfig")
+	if err := p.WriteKubeconfig(kc); err != nil {
+		t.Fatal(err)
+	}
+	return p, kc
+}
+
+// waitDead waits until a killed child is gone or a zombie.
+func waitDead(pid int) {
+	for i := 0; i < 1000; i++ {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return
+		}
+		if f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:])); len(f) > 0 && (f[0] == "Z" || f[0] == "X") {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// tearLastRecord cuts the journal's last record in half, without its newline.
+func tearLastRecord(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := bytes.TrimSuffix(data, []byte("\n"))
+	start := bytes.LastIndexByte(body, '\n') + 1
+	last := body[start:]
+	if err := os.WriteFile(path, append(data[:start:start], last[:len(last)/2]...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// assertCVOHonest checks, after a crash, that a scaled-down CVO is one the journal
+// (as recover journal reports it) says is disabled.
+func assertCVOHonest(t *testing.T, c *applytest.Cluster, journalPath string) {
+	t.Helper()
+	d, err := c.Kube.AppsV1().Deployments("openshift-cluster-version").Get(t.Context(), "cluster-version-operator", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runBinary(t, "journal", journalPath, "-o", "json")
+	if code != 0 {
+		t.Fatalf("recover journal after the crash: exit %d: %s", code, errOut)
+	}
+	var s struct {
+		CVO  journal.CVOState `json:"cvo"`
+		Next []string         `json:"next"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if *d.Spec.Replicas == 0 && (!s.CVO.Disabled || !strings.Contains(strings.Join(s.Next, "\n"), "oc scale")) {
+		t.Errorf("the CVO is scaled to 0 but the journal does not say it is disabled nor how to restore it: %s", out)
+	}
+}
+
+// assertGatesBeforeDone checks that no step is journaled done unless every gate
+// it waits for (its plan gate, and the CVO's own gate for the CVO steps) passed
+// after the step's last change.
+func assertGatesBeforeDone(t *testing.T, path string, p *plan.Plan) {
+	t.Helper()
+	want := map[string][]string{}
+	for _, s := range p.Steps {
+		var kinds []string
+		switch s.Action {
+		case plan.ActionDisableCVO:
+			kinds = append(kinds, string(plan.GateCVOScaledDown))
+		case plan.ActionRestoreCVO:
+			kinds = append(kinds, string(plan.GateCVORunning))
+		}
+		if s.Gate != nil && (len(kinds) == 0 || kinds[0] != string(s.Gate.Kind)) {
+			kinds = append(kinds, string(s.Gate.Kind))
+		}
+		want[s.ID] = kinds
+	}
+	passed := map[string]map[string]bool{}
+	for _, r := range mustLoad(t, path).Records {
+		switch r.Type {
+		case journal.TypeIntent:
+			passed[r.Step] = nil
+		case journal.TypeGate:
+			if passed[r.Step] == nil {
+				passed[r.Step] = map[string]bool{}
+			}
+			passed[r.Step][r.Gate.Kind] = r.Gate.Result == "passed"
+		case journal.TypeStep:
+			if r.Status != journal.StepDone {
+				continue
+			}
+			for _, k := range want[r.Step] {
+				if !passed[r.Step][k] {
+					t.Errorf("step %s journaled done without its %s gate passing after its last change", r.Step, k)
+				}
+			}
+		}
+	}
+}
