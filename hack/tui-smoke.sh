@@ -104,7 +104,7 @@ wait_for "blocked-edge"
 keys 3
 wait_for "001-disable-cvo"
 keys d
-wait_for "server-side dry run" 60
+wait_for "spec.replicas: 1 -> 0" 60
 
 # Apply: start, confirm disable-cvo, then abort at the next question.
 keys 4

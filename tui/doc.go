@@ -30,8 +30,8 @@
 //
 // The Model renders the Session's inspect.Snapshot and plan.Plan and the apply
 // engine's events. It runs the engine with Options.Confirm and a Decider that
-// waits for the user's key (engine.go); it previews a step's diff by running the
-// engine as a server-side dry run of that one step; it re-plans through the
+// waits for the user's key (engine.go); it previews a step's diff with the
+// engine's Preview (a server-side dry run of that one step); it re-plans through the
 // Session's Replan function (the planner). Aborting while the engine waits on a
 // gate cancels the run's context: the engine journals the stop, releases the lock
 // and reports the exact commands to resume or restore the CVO.

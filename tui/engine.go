@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -99,38 +98,15 @@ type previewMsg struct {
 	diff *steps.Diff
 }
 
-// preview runs the engine as a server-side dry run of one step and returns its
-// diff against the live object: the engine's own preparation (read live, dry
-// run, diff), so the TUI shows exactly what apply would send.
-func preview(ctx context.Context, r Runner, p *plan.Plan, base apply.Options, stepID string) tea.Cmd {
-	opts := apply.Options{DryRun: true, FromStep: stepID, UntilStep: stepID, AllowStale: true,
-		Timeouts: base.Timeouts, Generator: base.Generator, Heartbeat: -1}
+// preview asks the engine for one step's change against the live object: the
+// engine's own preparation (read live, dry run, diff), so the TUI shows exactly
+// what apply would send.
+func preview(ctx context.Context, r Runner, p *plan.Plan, stepID string) tea.Cmd {
 	return func() tea.Msg {
-		d := &steps.Diff{}
-		var failed string
-		for ev := range r.Run(ctx, p, opts) {
-			switch ev.Type {
-			case apply.EventDiff:
-				if ev.Step != nil && ev.Step.ID == stepID {
-					d.Change = ev.Change
-				}
-			case apply.EventWarning:
-				d.Notes = append(d.Notes, ev.Message)
-			case apply.EventPreflight:
-				if ev.Preflight != nil && !ev.Preflight.OK {
-					failed = fmt.Sprintf("preflight %s: %s", ev.Preflight.Name, ev.Preflight.Message)
-				}
-			case apply.EventDone:
-				if d.Change == nil && ev.Result != nil && ev.Result.Outcome != apply.OutcomeCompleted {
-					failed = ev.Result.Message
-				}
-			}
-		}
-		if d.Change == nil {
-			d.Err = "no diff: " + failed
-			if failed == "" {
-				d.Err = "the engine prepared no change for this step"
-			}
+		c, err := r.Preview(ctx, p, stepID)
+		d := &steps.Diff{Change: c}
+		if err != nil {
+			d.Change, d.Err = nil, "no diff: "+err.Error()
 		}
 		return previewMsg{step: stepID, diff: d}
 	}

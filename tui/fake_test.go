@@ -105,19 +105,11 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 		for i := range p.Steps {
 			s := &p.Steps[i]
 			info := apply.StepInfo{ID: s.ID, Index: i + 1, Total: len(p.Steps), Action: s.Action, Component: s.Component, Reason: s.Reason, Object: s.Object()}
-			if opts.DryRun && (opts.FromStep != s.ID) {
-				continue
-			}
 			emit(apply.Event{Type: apply.EventStepStarted, Step: &info, Message: s.Reason})
 			if s.Action != plan.ActionWait {
 				change := &apply.ChangeInfo{Operation: "update", Object: info.Object,
-					Diff: "--- live\n+++ plan\n@@ -1,3 +1,3 @@\n spec:\n-  version: 4.4.3\n+  version: 4.4.4\n", DryRun: opts.DryRun}
+					Diff: "--- live\n+++ plan\n@@ -1,3 +1,3 @@\n spec:\n-  version: 4.4.3\n+  version: 4.4.4\n"}
 				emit(apply.Event{Type: apply.EventDiff, Step: &info, Change: change, Message: "update " + info.Object})
-				if opts.DryRun {
-					emit(apply.Event{Type: apply.EventApplied, Step: &info, Change: change, Message: "dry-run: would update"})
-					finish(apply.OutcomeCompleted, "dry run: 1 steps checked", "")
-					return
-				}
 				options := []apply.Decision{apply.Abort, apply.Proceed, apply.Skip}
 				if s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO {
 					options = []apply.Decision{apply.Abort, apply.Proceed}
@@ -245,4 +237,17 @@ func (d *driver) asked(id string) {
 func (d *driver) finished() {
 	d.t.Helper()
 	d.until("the end of the run", func() bool { return d.m.run != nil && d.m.run.done })
+}
+
+// Preview records the request as a dry run of one step and returns the change the
+// fake engine would prepare.
+func (f *fakeRunner) Preview(_ context.Context, p *plan.Plan, stepID string) (*apply.ChangeInfo, error) {
+	f.record(apply.Options{DryRun: true, FromStep: stepID, UntilStep: stepID})
+	for i := range p.Steps {
+		if p.Steps[i].ID == stepID {
+			return &apply.ChangeInfo{Operation: "update", Object: p.Steps[i].Object(), DryRun: true,
+				Diff: "--- live\n+++ plan\n@@ -1,3 +1,3 @@\n spec:\n-  version: 4.4.3\n+  version: 4.4.4\n"}, nil
+		}
+	}
+	return nil, fmt.Errorf("the plan has no step %q", stepID)
 }

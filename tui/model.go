@@ -416,7 +416,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if m.session.Engine == nil || m.session.Plan == nil {
 			return nil
 		}
-		return preview(m.ctx, m.session.Engine, m.session.Plan, m.session.Options, msg.StepID)
+		return preview(m.ctx, m.session.Engine, m.session.Plan, msg.StepID)
 	case target.AcceptRiskMsg:
 		m.openAcceptRisk(msg.Candidate)
 		return nil

@@ -9,10 +9,13 @@ import (
 	"github.com/openshift-recover/recover/plan"
 )
 
-// Runner runs a plan and streams its events; *apply.Engine is one. The channel
-// is closed after EventDone, and the caller drains it.
+// Runner is the engine as the session uses it; *apply.Engine is one. Run runs a
+// plan and streams its events (the channel is closed after EventDone, and the
+// caller drains it); Preview prepares one step's change as a server-side dry run
+// against the live object, changing nothing.
 type Runner interface {
 	Run(ctx context.Context, p *plan.Plan, opts apply.Options) <-chan apply.Event
+	Preview(ctx context.Context, p *plan.Plan, stepID string) (*apply.ChangeInfo, error)
 }
 
 // Session is what one TUI session shows and may do. cmd/recover builds it from

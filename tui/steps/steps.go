@@ -36,8 +36,6 @@ type Diff struct {
 	Loading bool
 	Change  *apply.ChangeInfo
 	Err     string
-	// Notes are the engine's warnings during the preview.
-	Notes []string
 }
 
 // Model is the Plan screen.
@@ -354,9 +352,6 @@ func (m *Model) detailView(s *plan.Step, width int) string {
 				b.WriteString("\n" + st.Dim.Render("no difference: the live object already matches"))
 			} else {
 				b.WriteString("\n" + common.RenderDiff(st, d.Change.Diff, width, 0))
-			}
-			for _, n := range d.Notes {
-				b.WriteString("\n" + st.Warning.Render(common.Wrap("note: "+n, width)))
 			}
 		case !m.canDiff:
 			b.WriteString("\n" + st.Dim.Render(common.Wrap(m.noDiff, width)))
