@@ -162,6 +162,8 @@ func (o *tuiOptions) validateFlags() error {
 	o.inputs.trim()
 	computing := o.inputs.Graph != "" || o.inputs.Payload != ""
 	switch {
+	case o.source.snapshot == "-":
+		return usageError{msg: "--snapshot - reads stdin, which the TUI needs for keys: save the snapshot to a file and pass its path"}
 	case o.resume != "" && !o.source.Live():
 		return usageError{msg: "--resume reattaches to a run on the live cluster: drop --must-gather/--insights-archive/--from-file/--snapshot"}
 	case o.resume != "" && o.readOnly:

@@ -55,6 +55,7 @@ func TestTUIRefusesBadInvocations(t *testing.T) {
 		{[]string{"--must-gather", mg, "--accept", "EtcdSlow"}, ExitUsage, "pass them with --graph and --payload"},
 		{[]string{"--must-gather", mg, "--backup-record", "b.yaml", "--i-have-a-backup"}, ExitUsage, "not both"},
 		{[]string{"--must-gather", mg, "--snapshot", "s.json"}, ExitUsage, "cannot be combined"},
+		{[]string{"--snapshot", "-"}, ExitUsage, "save the snapshot to a file"},
 		{[]string{"--must-gather", mg, "--graph-data", exampleData}, ExitUsage, "--graph-data needs --graph"},
 		{[]string{"--must-gather", filepath.Join(t.TempDir(), "nothing")}, ExitBadInput, ""},
 		{[]string{"--must-gather", mg, "--plan", filepath.Join(t.TempDir(), "missing.json")}, ExitBadInput, "plan"},
