@@ -1,0 +1,139 @@
+package apply_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/internal/applytest"
+	"github.com/openshift-recover/recover/internal/faultproxy"
+)
+
+// faultSeeds is how many seeded runs TestApplyUnderFaults makes
+// (RECOVER_FAULT_RUNS raises it for the figures in docs/reliability.md).
+func faultSeeds(def int) int {
+	var n int
+	if _, err := fmt.Sscan(os.Getenv("RECOVER_FAULT_RUNS"), &n); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// TestApplyUnderFaults runs the full test plan through the fault proxy: 500 and
+// 503 without Retry-After and connection resets before and after the server
+// acted (none of which client-go retries for a write), 429, 2 s latency, and cut
+// watch streams under the gates. Every run must either complete or stop with a
+// resumable outcome, its journal saying whether the CVO is left disabled; the
+// test resumes until the plan completes. Then the state equals a fault-free
+// run's, no step is journaled done before its gate passed, and the API server
+// performed the create-only create and the delete at most once each.
+func TestApplyUnderFaults(t *testing.T) {
+	c, ctx := setup(t)
+	want := referenceState(t, ctx, c)
+	seeds := faultSeeds(3)
+	var stops, injected int
+	total := map[faultproxy.Kind]int{}
+	outcomes := map[apply.Outcome]int{}
+	for seed := 1; seed <= seeds; seed++ {
+		if err := c.Reset(ctx); err != nil {
+			t.Fatal(err)
+		}
+		b, sc := applytest.FullPlan(fmt.Sprintf("flt%d", seed))
+		prepareScenario(t, ctx, c, sc)
+		p, err := faultproxy.Start(faultproxy.Options{Upstream: env.Config, Seed: uint64(seed), Latency: 2 * time.Second, Rates: map[faultproxy.Kind]float64{
+			faultproxy.Throttle: 0.01, faultproxy.ServerError: 0.005, faultproxy.Unavailable: 0.005,
+			faultproxy.ResetBefore: 0.005, faultproxy.ResetAfter: 0.005, faultproxy.Latency: 0.005, faultproxy.CutWatch: 0.3,
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		engine, err := apply.New(p.Config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := defaults(t)
+		opts.LeaseDuration = 15 * time.Second
+		completed := false
+		for attempt := 1; attempt <= 25 && !completed; attempt++ {
+			runCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+			res, events := runWith(t, runCtx, engine, b.Plan(), opts, nil)
+			cancel()
+			outcomes[res.Outcome]++
+			switch {
+			case res.Outcome == apply.OutcomeCompleted:
+				completed = true
+			case !res.Outcome.Resumable() && res.Outcome != apply.OutcomeLocked && res.Outcome != apply.OutcomeRefused:
+				t.Fatalf("seed %d attempt %d: outcome %s is neither completed nor resumable: %s\n%s", seed, attempt, res.Outcome, res.Message, dump(events))
+			default:
+				stops++
+				t.Logf("seed %d attempt %d: stopped (%s), resuming: %s", seed, attempt, res.Outcome, res.Message)
+				assertCVOStateReported(t, c, res)
+				if res.Outcome == apply.OutcomeLocked {
+					time.Sleep(opts.LeaseDuration) // a lock a faulted run could not release expires
+				}
+			}
+			if _, err := os.Stat(opts.JournalPath); err == nil {
+				opts.Resume = true
+			} else if !errors.Is(err, os.ErrNotExist) {
+				t.Fatal(err)
+			} else {
+				opts.BreakLock = true // the stopped run never wrote a journal; its lock may linger
+			}
+		}
+		stats := p.Stats()
+		log := p.Log()
+		p.Close()
+		injected += stats.Injected()
+		for k, n := range stats.Faults {
+			total[k] += n
+		}
+		if !completed {
+			t.Fatalf("seed %d: the plan never completed under faults (%s)", seed, stats)
+		}
+		if got := finalState(t, ctx, c, sc); !reflect.DeepEqual(got, want) {
+			for k, v := range want {
+				if !reflect.DeepEqual(got[k], v) {
+					t.Errorf("seed %d: %s differs from the fault-free run:\n got %v\nwant %v", seed, k, got[k], v)
+				}
+			}
+		}
+		assertAtMostOnce(t, opts.JournalPath, b.Plan())
+		assertGatesBeforeDone(t, opts.JournalPath, b.Plan())
+		for what, match := range map[string]func(faultproxy.Entry) bool{"create of the create-only ConfigMap": seedPost, "delete of the obsolete ConfigMap": obsDelete} {
+			n := 0
+			for _, e := range log {
+				if match(e) && e.Forwarded && e.Status < 300 {
+					n++
+				}
+			}
+			if n > 1 {
+				t.Errorf("seed %d: the API server performed the %s %d times", seed, what, n)
+			}
+		}
+	}
+	t.Logf("apply under faults: %d plans, %d faults injected (%v); %d stops resumed (outcomes %v); every plan completed with the fault-free state",
+		seeds, injected, total, stops, outcomes)
+	if injected == 0 {
+		t.Fatal("no fault was injected: the test proves nothing")
+	}
+}
+
+// assertCVOStateReported checks that a stopped run that leaves the CVO scaled
+// down says so in its result (and so on the CLI's last line).
+func assertCVOStateReported(t *testing.T, c *applytest.Cluster, res *apply.Result) {
+	t.Helper()
+	d, err := c.Kube.AppsV1().Deployments("openshift-cluster-version").Get(context.Background(), "cluster-version-operator", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *d.Spec.Replicas == 0 && !res.CVODisabled {
+		t.Errorf("the run stopped (%s) with the CVO scaled to 0 and does not say so: %s", res.Outcome, res.Message)
+	}
+}
