@@ -169,10 +169,22 @@ func (a *Applier) Prepare(ctx context.Context, m *plan.Manifest, opts PrepareOpt
 	if v, ok := obj.GetAnnotations()[DeleteAnnotation]; ok && v != "true" {
 		return nil, fmt.Errorf("%s %s: annotation %s=%q: the only valid value is \"true\"", obj.GetKind(), obj.GetName(), DeleteAnnotation, v)
 	}
-	if err := a.prepare(ctx, c); err != nil {
+	if err := a.prepareRetrying(ctx, c); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// prepareRetrying runs prepare again when the object changed between the read and
+// the dry run (an operator writing its own status, typically): the change is
+// re-merged against the newer live object, as Commit does for the real write.
+func (a *Applier) prepareRetrying(ctx context.Context, c *Change) error {
+	for attempt := 0; ; attempt++ {
+		err := a.prepare(ctx, c)
+		if err == nil || !apierrors.IsConflict(err) || attempt >= 4 {
+			return err
+		}
+	}
 }
 
 func (a *Applier) client(c *Change) dynamic.ResourceInterface {
@@ -285,7 +297,7 @@ func (a *Applier) Commit(ctx context.Context, c *Change) (*Result, error) {
 		if !retryable || attempt >= 4 {
 			return nil, fmt.Errorf("%s %s: %w", c.Operation, describe(c), err)
 		}
-		if perr := a.prepare(ctx, c); perr != nil {
+		if perr := a.prepareRetrying(ctx, c); perr != nil {
 			return nil, perr
 		}
 	}
