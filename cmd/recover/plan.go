@@ -15,7 +15,6 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/payload"
 	"github.com/openshift-recover/recover/plan/policy"
 	"github.com/openshift-recover/recover/plan/render"
 )
@@ -190,7 +189,7 @@ func (o *planOptions) Run(ctx context.Context) error {
 	}
 	in := plan.Options{
 		Snapshot: snap, Graph: g, Policy: o.policy, Accept: o.accept, ForceReason: o.forceReason,
-		Payload: o.payloadSource(), Generator: "recover " + currentVersion().Version, Now: clock(),
+		Payload: o.inputs.payloadSource(), Generator: "recover " + currentVersion().Version, Now: clock(),
 		VerifyRelease: o.signatures.verifier(),
 	}
 	if o.policyPath != "" {
@@ -211,18 +210,6 @@ func (o *planOptions) Run(ctx context.Context) error {
 		table:    func(w io.Writer) error { return o.writeTable(w, p) },
 		markdown: func(w io.Writer) error { return render.Markdown(w, p) },
 	})
-}
-
-// payloadSource says where the target payload comes from.
-func (o *planOptions) payloadSource() plan.PayloadSource {
-	pull := o.inputs.pullOptions()
-	switch {
-	case o.inputs.Payload == "":
-		return plan.PayloadImage{Pull: pull}
-	case payload.IsPullSpec(o.inputs.Payload):
-		return plan.PayloadImage{PullSpec: o.inputs.Payload, Pull: pull}
-	}
-	return plan.PayloadDir{Dir: o.inputs.Payload, Version: o.inputs.PayloadVersion}
 }
 
 // NoTargetReport is what -o json|yaml prints when no target qualifies.

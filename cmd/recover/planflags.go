@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
 )
@@ -104,4 +105,18 @@ func (f *planInputFlags) loadPayload(ctx context.Context, in payload.Inclusion, 
 // stringSliceVar registers a comma-separated list flag.
 func stringSliceVar(fs *pflag.FlagSet, p *[]string, name, usage string) {
 	fs.StringSliceVar(p, name, *p, usage)
+}
+
+// payloadSource says where the planner gets the target payload: the --payload
+// directory, the --payload pull spec, or (without --payload) the chosen target's
+// own pull spec from the graph.
+func (f *planInputFlags) payloadSource() plan.PayloadSource {
+	pull := f.pullOptions()
+	switch {
+	case f.Payload == "":
+		return plan.PayloadImage{Pull: pull}
+	case payload.IsPullSpec(f.Payload):
+		return plan.PayloadImage{PullSpec: f.Payload, Pull: pull}
+	}
+	return plan.PayloadDir{Dir: f.Payload, Version: f.PayloadVersion}
 }

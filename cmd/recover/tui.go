@@ -20,7 +20,6 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/payload"
 	"github.com/openshift-recover/recover/tui"
 	"github.com/openshift-recover/recover/tui/styles"
 )
@@ -395,7 +394,7 @@ func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
 		return fmt.Errorf("loading the update graph: %w", err)
 	}
 	base := plan.Options{
-		Snapshot: snap, Graph: g, ForceReason: o.forceReason, Payload: tuiPayloadSource(&o.inputs),
+		Snapshot: snap, Graph: g, ForceReason: o.forceReason, Payload: o.inputs.payloadSource(),
 		Generator: "recover " + currentVersion().Version,
 	}
 	s.Replan = func(ctx context.Context, accept []string) (*plan.Plan, error) {
@@ -418,20 +417,6 @@ func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
 	}
 	s.Plan, s.Accepted = p, o.accept
 	return nil
-}
-
-// tuiPayloadSource says where the target payload comes from, as recover plan
-// decides it. (Asked the planner helper to hoist planOptions.payloadSource onto
-// planInputFlags; this goes then.)
-func tuiPayloadSource(f *planInputFlags) plan.PayloadSource {
-	pull := f.pullOptions()
-	switch {
-	case f.Payload == "":
-		return plan.PayloadImage{Pull: pull}
-	case payload.IsPullSpec(f.Payload):
-		return plan.PayloadImage{PullSpec: f.Payload, Pull: pull}
-	}
-	return plan.PayloadDir{Dir: f.Payload, Version: f.PayloadVersion}
 }
 
 // noticeSink takes what client-go would write to stderr while the TUI owns the
