@@ -689,3 +689,24 @@ func TestBadJournals(t *testing.T) {
 		}, ExitBadInput, "not a journal record"},
 	})
 }
+
+func TestBadPolicies(t *testing.T) {
+	pol := append(append([]string{}, quickstart...), "--policy")
+	head := "apiVersion: recover.openshift.io/v1alpha1\nkind: TransitionPolicy\n"
+	runBadCases(t, []badCase{
+		{"missing", func(t *testing.T, dir string) []string { return append(pol, filepath.Join(dir, "nope.yaml")) }, ExitBadInput, "cannot read policy"},
+		{"empty", file(pol, "policy.yaml", nil), ExitBadInput, "want recover.openshift.io/v1alpha1 TransitionPolicy"},
+		{"truncated", file(pol, "policy.yaml", []byte(head+"downgrades: [Nev")), ExitBadInput, "not a TransitionPolicy"},
+		{"wrong types", file(pol, "policy.yaml", []byte(head+"maxMinorHop: one\n")), ExitBadInput, "not a TransitionPolicy"},
+		{"unknown field", file(pol, "policy.yaml", []byte(head+"maxMajorHop: 1\n")), ExitBadInput, "unknown field"},
+		{"duplicate field", file(pol, "policy.yaml", []byte(head+"downgrades: Never\ndowngrades: WithinMinor\n")), ExitBadInput, "not a TransitionPolicy"},
+		{"wrong kind", file(pol, "policy.yaml", []byte("apiVersion: v1\nkind: ConfigMap\n")), ExitBadInput, "want recover.openshift.io/v1alpha1 TransitionPolicy"},
+		{"wrong apiVersion", file(pol, "policy.yaml", []byte("apiVersion: recover.openshift.io/v2\nkind: TransitionPolicy\n")), ExitBadInput, "want recover.openshift.io/v1alpha1"},
+		{"two minors per hop", file(pol, "policy.yaml", []byte(head+"maxMinorHop: 2\n")), ExitBadInput, "maxMinorHop 2"},
+		{"unknown mode", file(pol, "policy.yaml", []byte(head+"downgrades: Sometimes\n")), ExitBadInput, "downgrades \"Sometimes\""},
+		{"binary", file(pol, "policy.yaml", binary(4096)), ExitBadInput, "policy.yaml"},
+		{"huge", func(t *testing.T, dir string) []string { return append(pol, huge(t, dir, "policy.yaml")) }, ExitBadInput, "policy.yaml"},
+		{"a directory", func(t *testing.T, dir string) []string { return append(pol, dir) }, ExitBadInput, "is a directory"},
+		{"symlink loop", func(t *testing.T, dir string) []string { return append(pol, loop(t, dir, "policy.yaml")) }, ExitBadInput, "too many levels of symbolic links"},
+	})
+}
