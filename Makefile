@@ -39,3 +39,14 @@ SCENARIO ?= examples/reconciled-4.3-to-4.4
 LAB_FLAGS ?=
 lab: kube-binaries ## a simulated wedged cluster to try recover on: make lab [SCENARIO=examples/false-success-revision] [LAB_FLAGS=--fast]
 	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) run ./internal/sim/cmd/recover-lab --scenario $(SCENARIO) $(LAB_FLAGS)
+
+# Fuzzing (docs/reliability.md): every fuzz target runs for a short fixed budget as
+# part of make test, and for longer with make fuzz; one target at a time.
+FUZZ_SMOKE_TIME ?= 5s
+FUZZ_TIME ?= 5m
+.PHONY: fuzz-smoke fuzz
+test: fuzz-smoke
+fuzz-smoke: ## every fuzz target for FUZZ_SMOKE_TIME (part of make test)
+	@GO=$(GO) hack/fuzz.sh $(FUZZ_SMOKE_TIME)
+fuzz: ## every fuzz target for FUZZ_TIME (default 5m), one at a time; crashers land in testdata/fuzz/
+	@GO=$(GO) hack/fuzz.sh $(FUZZ_TIME)
