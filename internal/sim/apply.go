@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/openshift-recover/recover/apply/resource"
@@ -17,8 +15,9 @@ import (
 // apply/resource, the applier recover's engine uses: create when absent, never
 // update a create-only object, otherwise merge the manifest's top-level fields over
 // the live object (labels and annotations added, never removed), default a
-// Deployment's replicas to 1, own the object from ClusterVersion/version (cvUID),
-// and delete release.openshift.io/delete manifests without waiting.
+// Deployment's replicas to 1, merge only metadata into an existing Job, own the
+// object from ClusterVersion/version (cvUID), and delete
+// release.openshift.io/delete manifests without waiting.
 func (s *Sim) applyManifest(ctx context.Context, m *payload.Manifest, cvUID types.UID) (resource.Operation, error) {
 	pm, err := planManifest(m)
 	if err != nil {
@@ -27,18 +26,6 @@ func (s *Sim) applyManifest(ctx context.Context, m *payload.Manifest, cvUID type
 	var owner = resource.Owner(cvUID)
 	if cvUID == "" {
 		owner = nil
-	}
-	if m.Kind == "Job" && m.Group == "batch" && !m.Delete {
-		// The CVO never updates a Job's spec (it is immutable; the CVO's
-		// ApplyJob merges metadata only), and a generic merge of the manifest's
-		// spec over a live Job is refused. Create it when absent, else leave it.
-		_, err := s.kube.BatchV1().Jobs(m.Namespace).Get(ctx, m.Name, metav1.GetOptions{})
-		if err == nil {
-			return resource.OpExists, nil
-		}
-		if !apierrors.IsNotFound(err) {
-			return "", err
-		}
 	}
 	a := resource.NewApplier(s.dyn, s.mapper, owner)
 	a.FieldManager = "cluster-version-operator"

@@ -207,18 +207,7 @@ func TestCVOUpdatesByRunLevelAndCompletes(t *testing.T) {
 	f.cvoReplicas = 1
 	h := newHarness(t, f, Options{}, false)
 	// recover apply hands the cluster back the way oc adm upgrade does.
-	cvs := h.sim.config.ConfigV1().ClusterVersions()
-	if err := retryConflict(h.ctx, func() error {
-		cv, err := cvs.Get(h.ctx, clusterVersionName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		cv.Spec.DesiredUpdate = &configv1.Update{Version: newVersion, Image: releaseImage(newVersion)}
-		_, err = cvs.Update(h.ctx, cv, metav1.UpdateOptions{})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	h.setDesiredUpdate(newVersion)
 	h.waitEvent("an update starts", func(e Event) bool { return e.Reason == "UpdateStarted" })
 	cv := h.clusterVersion()
 	if len(cv.Status.History) != 2 || cv.Status.History[0].State != configv1.PartialUpdate || cv.Status.History[0].Version != newVersion || cv.Status.History[1].CompletionTime == nil {
@@ -292,18 +281,7 @@ func TestCVORejectsAReleaseWithoutPayload(t *testing.T) {
 	f := newFixture()
 	f.cvoReplicas = 1
 	h := newHarness(t, f, Options{}, false)
-	cvs := h.sim.config.ConfigV1().ClusterVersions()
-	if err := retryConflict(h.ctx, func() error {
-		cv, err := cvs.Get(h.ctx, clusterVersionName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		cv.Spec.DesiredUpdate = &configv1.Update{Version: "4.4.5", Image: releaseImage("4.4.5")}
-		_, err = cvs.Update(h.ctx, cv, metav1.UpdateOptions{})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	h.setDesiredUpdate("4.4.5")
 	h.waitEvent("the payload is rejected", func(e Event) bool { return e.Reason == "PayloadRejected" })
 	cv := h.clusterVersion()
 	if c := findCondition(cv.Status.Conditions, "ReleaseAccepted"); c == nil || c.Status != configv1.ConditionFalse {

@@ -1,26 +1,14 @@
 package sim
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift-recover/recover/internal/kubetest"
 )
-
-// fastTiming is the timing tests run the example scenarios with.
-var fastTiming = Timing{
-	Operator:          metav1.Duration{Duration: 100 * time.Millisecond},
-	StaticPodNode:     metav1.Duration{Duration: 100 * time.Millisecond},
-	MachineConfigNode: metav1.Duration{Duration: 200 * time.Millisecond},
-	CVOInterval:       metav1.Duration{Duration: time.Second},
-	CVOPoll:           metav1.Duration{Duration: 50 * time.Millisecond},
-}
 
 // exampleHarness runs one of the repository's example scenarios on a fresh API server.
 func exampleHarness(t *testing.T, name string) *harness {
@@ -34,30 +22,7 @@ func exampleHarness(t *testing.T, name string) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := env.Fresh()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fresh.Stop)
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	t.Cleanup(cancel)
-	s, err := New(fresh.Config, scn, Options{Timing: &fastTiming})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Load(ctx); err != nil {
-		t.Fatalf("loading example %s: %v", name, err)
-	}
-	h := &harness{t: t, env: fresh, sim: s, ctx: ctx}
-	t.Cleanup(func() {
-		s.Stop()
-		if t.Failed() {
-			for _, e := range s.Events() {
-				t.Log(e.String())
-			}
-		}
-	})
-	return h
+	return loadHarness(t, scn, Options{Timing: &FastTiming})
 }
 
 func TestExampleReconciledScenarioStartsWedged(t *testing.T) {

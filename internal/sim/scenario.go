@@ -100,6 +100,28 @@ var DefaultTiming = Timing{
 	CVOPoll:           metav1.Duration{Duration: 200 * time.Millisecond},
 }
 
+// FastTiming is a test's timing: delays short enough for a whole update to run in
+// seconds (the lab's --fast uses it too).
+var FastTiming = Timing{
+	Operator:          metav1.Duration{Duration: 100 * time.Millisecond},
+	StaticPodNode:     metav1.Duration{Duration: 100 * time.Millisecond},
+	MachineConfigNode: metav1.Duration{Duration: 200 * time.Millisecond},
+	CVOInterval:       metav1.Duration{Duration: time.Second},
+	CVOPoll:           metav1.Duration{Duration: 50 * time.Millisecond},
+}
+
+// HeldTiming is FastTiming with the CVO held in its payload retrieval and the
+// machine-config daemons held on their nodes for an hour: the cluster holds still
+// while a test inspects and plans it, until SetTiming(FastTiming) lets it move.
+var HeldTiming = Timing{
+	Operator:          FastTiming.Operator,
+	StaticPodNode:     FastTiming.StaticPodNode,
+	MachineConfigNode: metav1.Duration{Duration: time.Hour},
+	CVOInterval:       FastTiming.CVOInterval,
+	CVOPoll:           FastTiming.CVOPoll,
+	PayloadLoad:       metav1.Duration{Duration: time.Hour},
+}
+
 // withDefaults returns t with every zero field set from DefaultTiming.
 func (t Timing) withDefaults() Timing {
 	pick := func(v, d metav1.Duration) metav1.Duration {

@@ -36,6 +36,21 @@ type harness struct {
 func newHarness(t *testing.T, f *fixture, opts Options, noStart bool) *harness {
 	t.Helper()
 	kubetest.Require(t, env)
+	scn, err := LoadScenario(f.write(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := loadHarness(t, scn, opts)
+	if !noStart {
+		h.start()
+	}
+	return h
+}
+
+// loadHarness loads scn into a fresh API server; on failure the test log gets the
+// simulator's events.
+func loadHarness(t *testing.T, scn *Scenario, opts Options) *harness {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	t.Cleanup(cancel)
 	fresh, err := env.Fresh()
@@ -43,20 +58,9 @@ func newHarness(t *testing.T, f *fixture, opts Options, noStart bool) *harness {
 		t.Fatalf("starting a fresh API server: %v", err)
 	}
 	t.Cleanup(fresh.Stop)
-	scn, err := LoadScenario(f.write(t))
-	if err != nil {
-		t.Fatal(err)
-	}
 	s, err := New(fresh.Config, scn, opts)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if err := s.Load(ctx); err != nil {
-		t.Fatalf("loading the fixture: %v", err)
-	}
-	h := &harness{t: t, env: fresh, sim: s, ctx: ctx}
-	if !noStart {
-		h.start()
 	}
 	t.Cleanup(func() {
 		s.Stop()
@@ -66,7 +70,10 @@ func newHarness(t *testing.T, f *fixture, opts Options, noStart bool) *harness {
 			}
 		}
 	})
-	return h
+	if err := s.Load(ctx); err != nil {
+		t.Fatalf("loading %s: %v", scn.Dir, err)
+	}
+	return &harness{t: t, env: fresh, sim: s, ctx: ctx}
 }
 
 func (h *harness) start() {
@@ -116,6 +123,24 @@ func (h *harness) node(name string) *corev1.Node {
 		h.t.Fatal(err)
 	}
 	return n
+}
+
+// setDesiredUpdate points ClusterVersion spec.desiredUpdate at a release, as
+// recover apply's restore step and oc adm upgrade do.
+func (h *harness) setDesiredUpdate(version string) {
+	h.t.Helper()
+	cvs := h.sim.config.ConfigV1().ClusterVersions()
+	if err := retryConflict(h.ctx, func() error {
+		cv, err := cvs.Get(h.ctx, clusterVersionName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cv.Spec.DesiredUpdate = &configv1.Update{Version: version, Image: releaseImage(version)}
+		_, err = cvs.Update(h.ctx, cv, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 // rollOperator applies the new release's Deployment of operator co, as the CVO or

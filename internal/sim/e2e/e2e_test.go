@@ -33,28 +33,6 @@ func TestMain(m *testing.M) {
 	kubetest.Main(m, kubetest.Options{Workloads: true}, &env)
 }
 
-// The simulator's delays. hold keeps the CVO in its payload retrieval and the
-// machine-config daemons on their node while recover snapshots, plans and starts
-// applying (a real CVO took 5m45s to load 4.4.3's payload in the first incident);
-// fast lets everything move once the run has disabled the CVO and paused the pools.
-var (
-	hold = sim.Timing{
-		Operator:          metav1.Duration{Duration: 100 * time.Millisecond},
-		StaticPodNode:     metav1.Duration{Duration: 100 * time.Millisecond},
-		MachineConfigNode: metav1.Duration{Duration: time.Hour},
-		CVOInterval:       metav1.Duration{Duration: time.Second},
-		CVOPoll:           metav1.Duration{Duration: 50 * time.Millisecond},
-		PayloadLoad:       metav1.Duration{Duration: time.Hour},
-	}
-	fast = sim.Timing{
-		Operator:          metav1.Duration{Duration: 100 * time.Millisecond},
-		StaticPodNode:     metav1.Duration{Duration: 100 * time.Millisecond},
-		MachineConfigNode: metav1.Duration{Duration: 200 * time.Millisecond},
-		CVOInterval:       metav1.Duration{Duration: time.Second},
-		CVOPoll:           metav1.Duration{Duration: 50 * time.Millisecond},
-	}
-)
-
 // cluster is one example scenario on its own API server.
 type cluster struct {
 	t    *testing.T
@@ -65,7 +43,9 @@ type cluster struct {
 }
 
 // load starts a fresh API server and loads the example's must-gather into it, then
-// starts the simulator with the CVO and the machine-config daemons held (hold).
+// starts the simulator with the CVO and the machine-config daemons held
+// (sim.HeldTiming: a real CVO took 5m45s to load 4.4.3's payload in the first
+// incident), so the cluster holds still while it is inspected and planned.
 func load(t *testing.T, example string) *cluster {
 	t.Helper()
 	kubetest.Require(t, env)
@@ -84,7 +64,7 @@ func load(t *testing.T, example string) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := sim.Options{Timing: &hold}
+	opts := sim.Options{Timing: &sim.HeldTiming}
 	if os.Getenv("RECOVER_SIM_EVENTS") != "" {
 		opts.Out = os.Stderr // watch the simulator while a test runs
 	}
@@ -156,7 +136,8 @@ func (c *cluster) plan(snap *inspect.Snapshot) *plan.Plan {
 }
 
 // apply is `recover apply --plan plan.json --i-have-a-backup --yes`. Once the run
-// has disabled the CVO and paused the pools, the simulator's delays are shortened.
+// has disabled the CVO and paused the pools, the simulator is let go
+// (sim.FastTiming).
 func (c *cluster) apply(p *plan.Plan, timeouts map[plan.GateKind]time.Duration) (*apply.Result, []apply.Event) {
 	c.t.Helper()
 	eng, err := apply.New(c.cfg)
@@ -195,7 +176,7 @@ func (c *cluster) apply(p *plan.Plan, timeouts map[plan.GateKind]time.Duration) 
 		events = append(events, e)
 		if !released && e.Type == apply.EventStepDone && e.Step != nil && e.Step.ID == lastHold {
 			released = true
-			c.sim.SetTiming(fast)
+			c.sim.SetTiming(sim.FastTiming)
 		}
 	})
 	if res == nil {

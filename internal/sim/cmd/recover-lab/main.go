@@ -24,9 +24,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift-recover/recover/internal/kubetest"
 	"github.com/openshift-recover/recover/internal/sim"
@@ -102,13 +99,7 @@ func (o *options) run(ctx context.Context) int {
 		opts.Out = o.out
 	}
 	if o.fast {
-		opts.Timing = &sim.Timing{
-			Operator:          metav1.Duration{Duration: 200 * time.Millisecond},
-			StaticPodNode:     metav1.Duration{Duration: 200 * time.Millisecond},
-			MachineConfigNode: metav1.Duration{Duration: 500 * time.Millisecond},
-			CVOInterval:       metav1.Duration{Duration: 5 * time.Second},
-			CVOPoll:           metav1.Duration{Duration: 200 * time.Millisecond},
-		}
+		opts.Timing = &sim.FastTiming
 	}
 	s, err := sim.New(env.Config, scn, opts)
 	if err != nil {
