@@ -136,3 +136,48 @@ current-context: x
 		}
 	}
 }
+
+// TestPulledPayloadsArePrivateAndVerified pulls a release image through the CLI
+// into a new cache directory: every directory recover creates is 0700 and every
+// file 0600, and so are the parents it creates. (A registry serving other content
+// under the digest is refused: TestBadPayloadImages.)
+func TestPulledPayloadsArePrivateAndVerified(t *testing.T) {
+	img := imageOf(t, [][2]string{
+		{"release-manifests/release-metadata", string(readExample(t, "releases/4.4.4/release-manifests/release-metadata"))},
+		{"release-manifests/image-references", string(readExample(t, "releases/4.4.4/release-manifests/image-references"))},
+		{"manifests/0000_00_cluster-version-operator_00_namespace.yaml", string(readExample(t, "releases/4.4.4/manifests/0000_00_cluster-version-operator_00_namespace.yaml"))},
+		{"release-manifests/0000_50_x-operator_00_ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n  annotations: {include.release.openshift.io/self-managed-high-availability: 'true'}\n"},
+	})
+	host, digest := registryImage(t, img, nil)
+	cache := filepath.Join(t.TempDir(), "a", "b", "cache")
+	if code, _, errOut := runRecover(t, "payload", "--payload", host+"/ocp/release@"+digest.String(), "--payload-cache-dir", cache); code != ExitOK {
+		t.Fatalf("pull: exit %d: %s", code, errOut)
+	}
+	n := 0
+	err := filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := os.FileMode(0o600)
+		if d.IsDir() {
+			want = 0o700
+		}
+		if info.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, info.Mode().Perm(), want)
+		}
+		n++
+		return nil
+	})
+	if err != nil || n < 5 {
+		t.Fatalf("walked %d entries: %v", n, err)
+	}
+	for _, d := range []string{filepath.Dir(cache), filepath.Dir(filepath.Dir(cache))} {
+		if st, err := os.Stat(d); err != nil || st.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s, created for the cache, is open to others: %v", d, st.Mode().Perm())
+		}
+	}
+}
