@@ -47,11 +47,13 @@ type ManifestRef struct {
 // String formats the event as one log line.
 func (e Event) String() string {
 	s := fmt.Sprintf("%s %-24s %-18s", e.Time.Format("15:04:05.000"), e.Actor, e.Reason)
-	if e.Object != "" {
+	switch {
+	case e.Object != "" && e.Message != "":
+		s += " " + e.Object + ": " + e.Message
+	case e.Object != "":
 		s += " " + e.Object
-	}
-	if e.Message != "" {
-		s += ": " + e.Message
+	case e.Message != "":
+		s += " " + e.Message
 	}
 	return s
 }

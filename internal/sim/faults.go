@@ -54,11 +54,6 @@ func (f Fault) Validate() error {
 		if f.Node == "" {
 			return fmt.Errorf("%s fault on %s: node is empty", f.Type, f.ClusterOperator)
 		}
-		if _, ok := staticPodOperands[f.ClusterOperator]; !ok {
-			// Scenario-declared static-pod operators are checked when the
-			// simulator starts; the built-in ones are known here.
-			return nil
-		}
 	case "":
 		return errors.New("fault type is empty (want degraded, stuck-rollout or kubelet-false-success)")
 	default:

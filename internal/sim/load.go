@@ -42,6 +42,15 @@ func (e *LoadError) Error() string {
 // Unwrap returns the cause.
 func (e *LoadError) Unwrap() error { return e.Err }
 
+// BadInput reports whether the API server refused the object itself (invalid or
+// malformed), rather than failing to serve it.
+func (e *LoadError) BadInput() bool {
+	return apierrors.IsInvalid(e.Err) || apierrors.IsBadRequest(e.Err) || errors.Is(e.Err, errDecode)
+}
+
+// errDecode marks objects that could not be decoded into their Go type.
+var errDecode = errors.New("cannot decode the object")
+
 // Load creates the scenario's must-gather objects in the API server, with their
 // status: namespaces first, then CRDs the must-gather carries, then cluster-scoped
 // and namespaced objects; each is created and then its status written through the
@@ -123,7 +132,7 @@ func (s *Sim) loadCRDs(ctx context.Context, objs []sourcedObject) error {
 		delete(u.Object, "status")
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, crd); err != nil {
-			return &LoadError{Object: keyOf(o.Object), Path: o.Path, Err: err}
+			return &LoadError{Object: keyOf(o.Object), Path: o.Path, Err: fmt.Errorf("%w: %v", errDecode, err)}
 		}
 		crds = append(crds, crd)
 	}

@@ -301,8 +301,21 @@ func (s *Scenario) validate() error {
 		if err := f.Validate(); err != nil {
 			return fmt.Errorf("faults[%d]: %w", i, err)
 		}
+		if f.Type == FaultKubeletFalseSuccess && !s.isStaticPodOperator(f.ClusterOperator) {
+			return fmt.Errorf("faults[%d]: %s needs a static-pod operator (kube-apiserver, kube-controller-manager, kube-scheduler, etcd, or one declared with type static-pod), not %s", i, f.Type, f.ClusterOperator)
+		}
 	}
 	return nil
+}
+
+// isStaticPodOperator reports whether the named operator rolls static pods.
+func (s *Scenario) isStaticPodOperator(co string) bool {
+	for _, op := range s.Operators {
+		if op.ClusterOperator == co && op.Type != "" {
+			return op.Type == OperatorStaticPod
+		}
+	}
+	return defaultOperatorType(co) == OperatorStaticPod
 }
 
 // Path resolves a scenario-relative path.

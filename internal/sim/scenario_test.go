@@ -86,6 +86,7 @@ func TestLoadScenarioErrors(t *testing.T) {
 		{"image by tag", map[string]string{"scenario.yaml": replace("ocp-release@sha256:039a4ef7c128a049ccf916a1d68ce93e8f5494b44d5a75df60c85e9e7191dacc", "ocp-release:4.4.3"), "must-gather/": "", "releases/4.4.3/": ""}, "not a by-digest pull spec"},
 		{"fault without node", map[string]string{"scenario.yaml": replace("  node: master-2\n", ""), "must-gather/": "", "releases/4.4.3/": ""}, "node is empty"},
 		{"unknown operator type", map[string]string{"scenario.yaml": validScenario + "operators:\n- clusterOperator: x\n  deployment: ns/x\n  type: magic\n", "must-gather/": "", "releases/4.4.3/": ""}, `unknown type "magic"`},
+		{"false success on a plain operator", map[string]string{"scenario.yaml": replace("clusterOperator: kube-apiserver", "clusterOperator: dns"), "must-gather/": "", "releases/4.4.3/": ""}, "needs a static-pod operator"},
 		{"static-pod operator without operand", map[string]string{"scenario.yaml": validScenario + "operators:\n- clusterOperator: x\n  deployment: ns/x\n  type: static-pod\n", "must-gather/": "", "releases/4.4.3/": ""}, "needs staticPods"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

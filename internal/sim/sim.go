@@ -267,6 +267,9 @@ func (s *Sim) InjectFault(f Fault) error {
 	if err := f.Validate(); err != nil {
 		return err
 	}
+	if f.Type == FaultKubeletFalseSuccess && !s.scn.isStaticPodOperator(f.ClusterOperator) {
+		return fmt.Errorf("%s fault: %s is not a static-pod operator", f.Type, f.ClusterOperator)
+	}
 	s.faults.add(f)
 	s.rec.record("sim", "FaultInjected", "", f.String(), nil)
 	return nil

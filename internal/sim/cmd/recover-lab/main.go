@@ -10,8 +10,8 @@
 //
 //	go run ./internal/sim/cmd/recover-lab --scenario examples/reconciled-4.3-to-4.4
 //
-// Exit codes: 0 after Ctrl-C, 2 for bad flags, 4 for a scenario that does not load,
-// 1 when the control plane cannot start.
+// Exit codes: 0 after Ctrl-C, 2 for bad flags, 4 for a scenario that does not load
+// (or holds objects the API server refuses), 1 when the control plane cannot start.
 package main
 
 import (
@@ -108,8 +108,8 @@ func (o *options) run(ctx context.Context) int {
 	}
 	if err := s.Load(ctx); err != nil {
 		fmt.Fprintf(o.errOut, "recover-lab: %v\n", err)
-		var se *sim.ScenarioError
-		if errors.As(err, &se) {
+		var bad interface{ BadInput() bool }
+		if errors.As(err, &bad) && bad.BadInput() {
 			return exitBadInput
 		}
 		return exitError
