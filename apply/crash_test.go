@@ -148,33 +148,10 @@ func TestCrashMatrix(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Fatalf("resume: exit %d: %s", exitCode(err), stderr.String())
 			}
-			got := finalState(t, ctx, c, sc)
-			if !reflect.DeepEqual(got, want) {
-				for k, v := range want {
-					if !reflect.DeepEqual(got[k], v) {
-						t.Errorf("%s differs after crash and resume:\n got %v\nwant %v", k, got[k], v)
-					}
-				}
-			}
+			assertState(t, "after crash and resume", finalState(t, ctx, c, sc), want)
 			assertAtMostOnce(t, journalPath, b.Plan())
 			assertGatesBeforeDone(t, journalPath, b.Plan())
-			log := append(first.Log(), second.Log()...)
-			for what, match := range map[string]func(faultproxy.Entry) bool{"create of the create-only ConfigMap": seedPost, "delete of the obsolete ConfigMap": obsDelete} {
-				n := 0
-				for _, e := range log {
-					if match(e) && e.Forwarded && e.Status < 300 {
-						n++
-					}
-				}
-				if n > 1 {
-					t.Errorf("the API server performed the %s %d times", what, n)
-					for _, e := range log {
-						if match(e) {
-							t.Logf("  %+v", e)
-						}
-					}
-				}
-			}
+			assertAuditedAtMostOnce(t, "", append(first.Log(), second.Log()...))
 			if st := mustLoad(t, journalPath).State(); !st.Finished || st.CVO.Disabled {
 				t.Errorf("journal after resume: finished %v, CVO %+v", st.Finished, st.CVO)
 			}
@@ -288,6 +265,34 @@ func assertGatesBeforeDone(t *testing.T, path string, p *plan.Plan) {
 					t.Errorf("step %s journaled done without its %s gate passing after its last change", r.Step, k)
 				}
 			}
+		}
+	}
+}
+
+// assertState compares a run's final state with the reference, key by key.
+func assertState(t testing.TB, label string, got, want map[string]any) {
+	t.Helper()
+	for k, v := range want {
+		if !reflect.DeepEqual(got[k], v) {
+			t.Errorf("%s: %s differs:\n got %v\nwant %v", label, k, got[k], v)
+		}
+	}
+}
+
+// assertAuditedAtMostOnce checks, in the proxy's audit log, that the API server
+// performed the create of the full plan's create-only ConfigMap and the delete of
+// its obsolete ConfigMap at most once each (dry runs do not count).
+func assertAuditedAtMostOnce(t testing.TB, label string, log []faultproxy.Entry) {
+	t.Helper()
+	for what, match := range map[string]func(faultproxy.Entry) bool{"create of the create-only ConfigMap": seedPost, "delete of the obsolete ConfigMap": obsDelete} {
+		var done []faultproxy.Entry
+		for _, e := range log {
+			if match(e) && e.Forwarded && e.Status < 300 {
+				done = append(done, e)
+			}
+		}
+		if len(done) > 1 {
+			t.Errorf("%sthe API server performed the %s %d times: %+v", label, what, len(done), done)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"testing"
 	"time"
 
@@ -15,16 +14,6 @@ import (
 	"github.com/openshift-recover/recover/internal/applytest"
 	"github.com/openshift-recover/recover/internal/faultproxy"
 )
-
-// faultSeeds is how many seeded runs TestApplyUnderFaults makes
-// (RECOVER_FAULT_RUNS raises it for the figures in docs/reliability.md).
-func faultSeeds(def int) int {
-	var n int
-	if _, err := fmt.Sscan(os.Getenv("RECOVER_FAULT_RUNS"), &n); err == nil && n > 0 {
-		return n
-	}
-	return def
-}
 
 // TestApplyUnderFaults runs the full test plan through the fault proxy: 500 and
 // 503 without Retry-After and connection resets before and after the server
@@ -37,7 +26,7 @@ func faultSeeds(def int) int {
 func TestApplyUnderFaults(t *testing.T) {
 	c, ctx := setup(t)
 	want := referenceState(t, ctx, c)
-	seeds := faultSeeds(3)
+	seeds := faultproxy.Runs(3)
 	var stops, injected int
 	total := map[faultproxy.Kind]int{}
 	outcomes := map[apply.Outcome]int{}
@@ -97,26 +86,10 @@ func TestApplyUnderFaults(t *testing.T) {
 		if !completed {
 			t.Fatalf("seed %d: the plan never completed under faults (%s)", seed, stats)
 		}
-		if got := finalState(t, ctx, c, sc); !reflect.DeepEqual(got, want) {
-			for k, v := range want {
-				if !reflect.DeepEqual(got[k], v) {
-					t.Errorf("seed %d: %s differs from the fault-free run:\n got %v\nwant %v", seed, k, got[k], v)
-				}
-			}
-		}
+		assertState(t, fmt.Sprintf("seed %d, against the fault-free run", seed), finalState(t, ctx, c, sc), want)
 		assertAtMostOnce(t, opts.JournalPath, b.Plan())
 		assertGatesBeforeDone(t, opts.JournalPath, b.Plan())
-		for what, match := range map[string]func(faultproxy.Entry) bool{"create of the create-only ConfigMap": seedPost, "delete of the obsolete ConfigMap": obsDelete} {
-			n := 0
-			for _, e := range log {
-				if match(e) && e.Forwarded && e.Status < 300 {
-					n++
-				}
-			}
-			if n > 1 {
-				t.Errorf("seed %d: the API server performed the %s %d times", seed, what, n)
-			}
-		}
+		assertAuditedAtMostOnce(t, fmt.Sprintf("seed %d: ", seed), log)
 	}
 	t.Logf("apply under faults: %d plans, %d faults injected (%v); %d stops resumed (outcomes %v); every plan completed with the fault-free state",
 		seeds, injected, total, stops, outcomes)

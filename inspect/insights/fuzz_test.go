@@ -3,12 +3,10 @@ package insights
 import (
 	"archive/tar"
 	"bytes"
-	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/openshift-recover/recover/inspect/internal/archive"
 	"github.com/openshift-recover/recover/internal/inputcheck"
@@ -63,17 +61,6 @@ func FuzzArchive(f *testing.F) {
 			t.Fatal(err)
 		}
 		src := &Source{Path: path, Limits: archive.Limits{MaxFileBytes: 1 << 20, MaxKeptBytes: 8 << 20, MaxArchiveBytes: 64 << 20, MaxEntries: 10000}}
-		inputcheck.Within(t, 20*time.Second, "Collect", func() {
-			s, err := src.Collect(context.Background())
-			if err != nil {
-				if p := inputcheck.Problem(err); p != "" {
-					t.Error(p)
-				}
-				return
-			}
-			if p := inputcheck.SnapshotProblem(s); p != "" {
-				t.Error(p)
-			}
-		})
+		inputcheck.CheckSource(t, src)
 	})
 }

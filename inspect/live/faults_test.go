@@ -2,8 +2,6 @@ package live
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,16 +11,6 @@ import (
 	"github.com/openshift-recover/recover/internal/inputcheck"
 	"github.com/openshift-recover/recover/internal/kubetest"
 )
-
-// faultRuns is how many seeded runs TestInspectUnderFaults makes (RECOVER_FAULT_RUNS
-// raises it for the figures in docs/reliability.md).
-func faultRuns(def int) int {
-	var n int
-	if _, err := fmt.Sscan(os.Getenv("RECOVER_FAULT_RUNS"), &n); err == nil && n > 0 {
-		return n
-	}
-	return def
-}
 
 // TestInspectUnderFaults inspects the first incident's cluster through the fault
 // proxy, many times with different seeds, with small pages so most resource types
@@ -46,7 +34,7 @@ func TestInspectUnderFaults(t *testing.T) {
 	refCounts := counts(ref)
 	refFindings := findings(ref)
 
-	runs := faultRuns(12)
+	runs := faultproxy.Runs(12)
 	var injected, completed, failed, partial int
 	total := map[faultproxy.Kind]int{}
 	for seed := 1; seed <= runs; seed++ {

@@ -500,3 +500,12 @@ func reset(w http.ResponseWriter) {
 	}
 	_ = raw.Close()
 }
+
+// Runs returns how many seeded runs a fault test makes: def, or the number in
+// RECOVER_FAULT_RUNS (raised for the figures in docs/reliability.md).
+func Runs(def int) int {
+	if n, err := strconv.Atoi(os.Getenv("RECOVER_FAULT_RUNS")); err == nil && n > 0 {
+		return n
+	}
+	return def
+}

@@ -2,9 +2,11 @@ package inputcheck
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/openshift-recover/recover/inspect"
 )
@@ -40,4 +42,27 @@ func SnapshotProblem(s *inspect.Snapshot) string {
 		return fmt.Sprintf("JSON changed over a round trip:\n%s\n%s", data, again)
 	}
 	return ""
+}
+
+// CheckSource collects a snapshot from src, as a fuzz target does with a
+// malformed input: it must return within 20 s, and fail with an acceptable
+// bad-input error or return a usable snapshot. It reports a problem through t.
+func CheckSource(t interface {
+	Helper()
+	Fatalf(string, ...any)
+	Error(...any)
+}, src inspect.Source) {
+	t.Helper()
+	Within(t, 20*time.Second, "Collect", func() {
+		s, err := src.Collect(context.Background())
+		if err != nil {
+			if p := Problem(err); p != "" {
+				t.Error(p)
+			}
+			return
+		}
+		if p := SnapshotProblem(s); p != "" {
+			t.Error(p)
+		}
+	})
 }
