@@ -38,15 +38,6 @@ func TestMain(m *testing.M) {
 	kubetest.Main(m, kubetest.Options{Workloads: true}, &env)
 }
 
-// fastTiming makes the simulated operators quick; nothing asserts how quick.
-var fastTiming = sim.Timing{
-	Operator:          metav1.Duration{Duration: 100 * time.Millisecond},
-	StaticPodNode:     metav1.Duration{Duration: 100 * time.Millisecond},
-	MachineConfigNode: metav1.Duration{Duration: 200 * time.Millisecond},
-	CVOInterval:       metav1.Duration{Duration: time.Second},
-	CVOPoll:           metav1.Duration{Duration: 50 * time.Millisecond},
-}
-
 // probe wraps the TUI's model so the test can wait for a state (the engine asks
 // about a step, the run ended) before it presses the next key, exactly as a
 // person reads the screen first.
@@ -154,7 +145,7 @@ func startLab(ctx context.Context, t *testing.T) *lab {
 		t.Fatal(err)
 	}
 	t.Cleanup(fresh.Stop)
-	s, err := sim.New(fresh.Config, scn, sim.Options{Timing: &fastTiming})
+	s, err := sim.New(fresh.Config, scn, sim.Options{Timing: &sim.FastTiming})
 	if err != nil {
 		t.Fatal(err)
 	}
