@@ -488,6 +488,9 @@ func TestBadMustGatherDirectories(t *testing.T) {
 			copyTree(t, filepath.Join(exampleDir, "must-gather"), dir, "b/mg")
 			return []string{"inspect", "--must-gather", dir}
 		}, ExitBadInput, "several must-gathers"},
+		{"escape sequence in a file name", mustGatherCase(func(t *testing.T, mg string) {
+			write(t, mg, "cluster-scoped-resources/config.openshift.io/clusterversions/\x1b]0;owned\x07\x1b[2J.yaml", []byte("kind: [\n"))
+		}), ExitBadInput, "clusterversions/?]0;owned??[2J.yaml"},
 		{"a plain file", func(t *testing.T, dir string) []string {
 			return []string{"inspect", "--must-gather", write(t, dir, "mg.txt", []byte("hello\n"))}
 		}, ExitBadInput, "not a tar"},

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -121,7 +122,15 @@ func run(ctx context.Context, args []string, streams genericiooptions.IOStreams)
 // errSilent marks an error whose message the command has already printed.
 var errSilent = errors.New("already reported")
 
-// oneLine folds a multi-line error message onto one line.
+// oneLine folds a multi-line error message onto one line, and escapes control
+// characters: messages quote file names and contents, and an escape sequence in a
+// hostile must-gather must not reach the terminal.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+	s = strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, s)
 }

@@ -40,7 +40,9 @@ func LineProblem(msg string) string {
 		return fmt.Sprintf("error message is not one line: %q", msg)
 	}
 	for _, r := range msg {
-		if unicode.IsControl(r) && r != '\t' {
+		// DEL is not escaped by time.Parse's quoting and does nothing on a
+		// terminal; the CLI replaces every control character anyway (oneLine).
+		if unicode.IsControl(r) && r != '\t' && r != 0x7f {
 			return fmt.Sprintf("error message carries control character %U: %q", r, msg)
 		}
 	}
