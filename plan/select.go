@@ -382,7 +382,10 @@ func targetFor(sel *Selection) Target {
 		parts = append(parts, fmt.Sprintf("%d from %s (%s)", len(cs), from, strings.Join(cs, ", ")))
 	}
 	stay := len(e.moves) - e.distance.Components
-	r := fmt.Sprintf("Nearest release every component can move to safely: %s move", describeDistance(e.distance))
+	r := "Nearest release every component can move to safely: no component needs to move"
+	if e.distance.Components > 0 {
+		r = fmt.Sprintf("Nearest release every component can move to safely: %s move", describeDistance(e.distance))
+	}
 	if len(parts) > 0 {
 		r += ": " + strings.Join(parts, "; ")
 	}

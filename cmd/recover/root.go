@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
@@ -55,6 +56,9 @@ Data flows one way: inspect -> plan -> apply. Every step can stop at a file:
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	g.kube.AddFlags(root.PersistentFlags())
+	// As kubectl does: API server warnings (deprecated fields in payload manifests,
+	// typically) are printed once each on stderr, never repeated per request.
+	rest.SetDefaultWarningHandler(rest.NewWarningWriter(streams.ErrOut, rest.WarningWriterOptions{Deduplicate: true}))
 	registerKubeCompletions(root, g)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError{msg: err.Error() + " (see 'recover --help')"}

@@ -41,6 +41,7 @@ type options struct {
 	scenario string
 	seed     uint64
 	fast     bool
+	hold     bool
 	noFaults bool
 	quiet    bool
 	out      io.Writer
@@ -54,6 +55,7 @@ func main() {
 	fs.StringVar(&o.scenario, "scenario", "", "scenario directory (holding scenario.yaml), e.g. examples/reconciled-4.3-to-4.4")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed of the fake CVO's shuffled Reconciling order (default: the scenario's)")
 	fs.BoolVar(&o.fast, "fast", false, "use the tests' short delays instead of the scenario's")
+	fs.BoolVar(&o.hold, "hold", true, "keep the cluster as the scenario describes it (the CVO stuck retrieving its payload, machine-config daemons idle) until recover disables the CVO; --hold=false lets the fake CVO go on reconciling at once")
 	fs.BoolVar(&o.noFaults, "no-faults", false, "start without the scenario's faults")
 	fs.BoolVar(&o.quiet, "quiet", false, "do not print what the fake controllers do")
 	fs.Usage = func() {
@@ -98,8 +100,16 @@ func (o *options) run(ctx context.Context) int {
 	if !o.quiet {
 		opts.Out = o.out
 	}
+	timing := scn.Timing
 	if o.fast {
-		opts.Timing = &sim.FastTiming
+		timing = sim.FastTiming
+	}
+	opts.Timing = &timing
+	if o.hold {
+		held := timing
+		held.PayloadLoad = sim.HeldTiming.PayloadLoad
+		held.MachineConfigNode = sim.HeldTiming.MachineConfigNode
+		opts.Timing = &held
 	}
 	s, err := sim.New(env.Config, scn, opts)
 	if err != nil {
@@ -119,12 +129,26 @@ func (o *options) run(ctx context.Context) int {
 		fmt.Fprintf(o.errOut, "recover-lab: %v\n", err)
 		return exitError
 	}
+	if o.hold {
+		go o.releaseWhenCVOStops(ctx, s, timing)
+	}
 	<-ctx.Done()
 	fmt.Fprintln(o.out, "\nrecover-lab: stopping the simulator and the control plane ...")
 	s.Stop()
 	env.Stop()
 	fmt.Fprintf(o.out, "recover-lab: stopped; removed %s\n", env.Dir)
 	return 0
+}
+
+// releaseWhenCVOStops waits for the first time the CVO is scaled to 0 (recover's
+// disable-cvo step, or an admin's oc scale) and then lets the simulated cluster move
+// at the scenario's own pace: the wedge holds still until someone intervenes.
+func (o *options) releaseWhenCVOStops(ctx context.Context, s *sim.Sim, timing sim.Timing) {
+	if _, err := s.WaitForEvent(ctx, func(e sim.Event) bool { return e.Actor == "cvo" && e.Reason == "Stopped" }); err != nil {
+		return
+	}
+	s.SetTiming(timing)
+	fmt.Fprintln(o.out, "recover-lab: the CVO was scaled down; the simulated controllers now run at the scenario's pace")
 }
 
 // banner prints where the cluster is and what to try.
@@ -141,6 +165,9 @@ func (o *options) banner(s *sim.Sim, env *kubetest.Env) {
 		for _, c := range scn.Try {
 			fmt.Fprintf(o.out, "  %s\n", c)
 		}
+	}
+	if o.hold {
+		fmt.Fprintln(o.out, "\nThe cluster holds still (the CVO is stuck retrieving its payload, as in the incident) until it is scaled down.")
 	}
 	for _, f := range s.Faults() {
 		fmt.Fprintf(o.out, "\nactive fault: %s\n", f)
