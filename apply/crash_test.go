@@ -34,6 +34,9 @@ type crashPoint struct {
 	request func(e faultproxy.Entry) bool
 	nth     int
 	stage   faultproxy.Stage
+	// orStarted also kills at the start of a step whose ID contains it (a wait
+	// step waits from its start; a gate met at its first check emits no waiting).
+	orStarted string
 	// tear cuts the journal's last record in half after the kill, as a crash
 	// while writing it leaves it.
 	tear bool
@@ -59,7 +62,7 @@ var crashPoints = []crashPoint{
 	{name: "delete done, answer lost", request: obsDelete, nth: 1, stage: faultproxy.After},
 	{name: "CVO disable: intent journaled, scale-down not sent", request: cvoPatch, nth: 1, stage: faultproxy.Before},
 	{name: "CVO disable: scaled down, answer lost", request: cvoPatch, nth: 1, stage: faultproxy.After},
-	{name: "during a gate's wait", event: "waiting", stepPart: "-"},
+	{name: "during a gate's wait", event: "waiting", stepPart: "-", orStarted: "-wait-"},
 	{name: "gate passed, step not yet journaled done", event: "gate-passed", stepPart: "customresourcedefinition"},
 	{name: "pool paused, answer lost", request: req(http.MethodPatch, "/machineconfigpools/master", ""), nth: 1, stage: faultproxy.After},
 	{name: "desired update set, answer lost", request: req(http.MethodPut, "/clusterversions/version", ""), nth: 1, stage: faultproxy.After},
@@ -127,7 +130,8 @@ func TestCrashMatrix(t *testing.T) {
 			first, kc := auditProxy(t, dir, "first", hook)
 			mu.Lock()
 			cmd, done, stderr := startRecover(t, func(ev map[string]any) {
-				if cp.event != "" && ev["type"] == cp.event && strings.Contains(stepOf(ev), cp.stepPart) {
+				if cp.event != "" && ev["type"] == cp.event && strings.Contains(stepOf(ev), cp.stepPart) ||
+					cp.orStarted != "" && ev["type"] == "step-started" && strings.Contains(stepOf(ev), cp.orStarted) {
 					kill()
 				}
 			}, "--kubeconfig", kc, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json")
