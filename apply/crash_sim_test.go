@@ -3,6 +3,7 @@ package apply_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,14 +140,7 @@ func TestCrashesDuringTheRealRecoveryOnTheSimulator(t *testing.T) {
 	}
 	args := []string{"apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json"}
 	for i, k := range kills {
-		proxy, err := faultproxy.Start(faultproxy.Options{Upstream: fresh.Config})
-		if err != nil {
-			t.Fatal(err)
-		}
-		kc := filepath.Join(dir, "kubeconfig")
-		if err := proxy.WriteKubeconfig(kc); err != nil {
-			t.Fatal(err)
-		}
+		proxy, kc := auditProxyFor(t, fresh.Config, dir, fmt.Sprintf("run%d", i), nil)
 		var mu sync.Mutex
 		var victim *os.Process
 		var once sync.Once
@@ -179,14 +173,7 @@ func TestCrashesDuringTheRealRecoveryOnTheSimulator(t *testing.T) {
 		}
 		args = []string{"apply", "--resume", journalPath, "--yes", "--events", "json"}
 	}
-	proxy, err := faultproxy.Start(faultproxy.Options{Upstream: fresh.Config})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc := filepath.Join(dir, "kubeconfig")
-	if err := proxy.WriteKubeconfig(kc); err != nil {
-		t.Fatal(err)
-	}
+	proxy, kc := auditProxyFor(t, fresh.Config, dir, "final", nil)
 	_, done, stderr := startRecover(t, onEvent, append([]string{"--kubeconfig", kc}, args...)...)
 	if err := <-done; err != nil {
 		t.Fatalf("final resume: exit %d: %s", exitCode(err), stderr.String())

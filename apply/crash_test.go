@@ -15,6 +15,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/internal/applytest"
@@ -163,10 +164,17 @@ func TestCrashMatrix(t *testing.T) {
 	}
 }
 
-// auditProxy starts a fault-free proxy with hook and writes a kubeconfig for it.
+// auditProxy starts a fault-free proxy in front of the package's API server with
+// hook, and writes a kubeconfig for it.
 func auditProxy(t *testing.T, dir, name string, hook func(faultproxy.Entry, faultproxy.Stage) bool) (*faultproxy.Proxy, string) {
 	t.Helper()
-	p, err := faultproxy.Start(faultproxy.Options{Upstream: env.Config, Hook: hook})
+	return auditProxyFor(t, env.Config, dir, name, hook)
+}
+
+// auditProxyFor starts a fault-free proxy in front of upstream.
+func auditProxyFor(t *testing.T, upstream *rest.Config, dir, name string, hook func(faultproxy.Entry, faultproxy.Stage) bool) (*faultproxy.Proxy, string) {
+	t.Helper()
+	p, err := faultproxy.Start(faultproxy.Options{Upstream: upstream, Hook: hook})
 	if err != nil {
 		t.Fatal(err)
 	}
