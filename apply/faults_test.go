@@ -37,8 +37,8 @@ func TestApplyUnderFaults(t *testing.T) {
 		b, sc := applytest.FullPlan(fmt.Sprintf("flt%d", seed))
 		prepareScenario(t, ctx, c, sc)
 		p, err := faultproxy.Start(faultproxy.Options{Upstream: env.Config, Seed: uint64(seed), Latency: 2 * time.Second, Rates: map[faultproxy.Kind]float64{
-			faultproxy.Throttle: 0.01, faultproxy.ServerError: 0.005, faultproxy.Unavailable: 0.005,
-			faultproxy.ResetBefore: 0.005, faultproxy.ResetAfter: 0.005, faultproxy.Latency: 0.005, faultproxy.CutWatch: 0.3,
+			faultproxy.Throttle: 0.02, faultproxy.ServerError: 0.03, faultproxy.Unavailable: 0.03,
+			faultproxy.ResetBefore: 0.02, faultproxy.ResetAfter: 0.02, faultproxy.Latency: 0.01, faultproxy.CutWatch: 0.3,
 		}})
 		if err != nil {
 			t.Fatal(err)

@@ -56,7 +56,11 @@ func (a access) String() string {
 // readClusterVersion reads ClusterVersion/version: its absence means the cluster is
 // not OpenShift.
 func (r *run) readClusterVersion(ctx context.Context) (*configv1.ClusterVersion, error) {
-	u, err := r.e.dyn.Resource(clusterVersionsGVR).Get(ctx, "version", metav1.GetOptions{})
+	var u *unstructured.Unstructured
+	err := retryTransient(ctx, func() (err error) {
+		u, err = r.e.dyn.Resource(clusterVersionsGVR).Get(ctx, "version", metav1.GetOptions{})
+		return err
+	})
 	if err != nil {
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			return nil, fmt.Errorf("ClusterVersion version not found at %s: this is not an OpenShift cluster (check --kubeconfig and --context): %w", r.e.server, err)
@@ -89,7 +93,7 @@ func currentVersions(cv *configv1.ClusterVersion) []string {
 // requiredAccess derives every permission the plan's steps and gates need, mapping
 // manifests to resources through the REST mapper (or, for kinds whose CRD the plan
 // itself creates, through that CRD).
-func (r *run) requiredAccess() ([]access, []string) {
+func (r *run) requiredAccess(ctx context.Context) ([]access, []string) {
 	var problems []string
 	set := map[access]bool{}
 	add := func(group, res, ns string, verbs ...string) {
@@ -103,7 +107,13 @@ func (r *run) requiredAccess() ([]access, []string) {
 		if err != nil {
 			return schema.GroupVersionResource{}, false, err
 		}
-		m, err := r.e.mapper.Mapping(gv.WithKind(kind))
+		var m *meta.RESTMapping
+		err = retryTransient(ctx, func() (err error) {
+			if m, err = r.e.mapper.Mapping(gv.WithKind(kind)); transient(err) {
+				r.e.mapper.Reset() // discovery caches the failure
+			}
+			return err
+		})
 		if err == nil {
 			return m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace, nil
 		}
@@ -222,7 +232,11 @@ func (r *run) checkAccess(ctx context.Context, needed []access) ([]string, error
 			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: a.namespace, Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource},
 			}}
-			res, err := r.e.kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+			var res *authorizationv1.SelfSubjectAccessReview
+			err := retryTransient(ctx, func() (err error) {
+				res, err = r.e.kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+				return err
+			})
 			answers[i] = answer{a: a, err: err}
 			if err == nil {
 				answers[i].allowed = res.Status.Allowed
@@ -270,7 +284,7 @@ func (r *run) preflight(ctx context.Context) error {
 		return &Error{Outcome: OutcomeError, Err: err}
 	}
 
-	needed, mapProblems := r.requiredAccess()
+	needed, mapProblems := r.requiredAccess(ctx)
 	missing, err := r.checkAccess(ctx, needed)
 	if err != nil {
 		return &Error{Outcome: OutcomeError, Err: err}

@@ -297,7 +297,7 @@ var errSkip = errors.New("skipped")
 // gates, then journals it done.
 func (r *run) step(ctx context.Context, s *plan.Step, info StepInfo) error {
 	r.emit(Event{Type: EventStepStarted, Step: &info, Message: s.Reason})
-	for {
+	for attempt := 0; ; attempt++ {
 		err := r.act(ctx, s, info)
 		if err == nil {
 			break
@@ -313,6 +313,17 @@ func (r *run) step(ctx context.Context, s *plan.Step, info StepInfo) error {
 			return err
 		}
 		_ = r.record(journal.Record{Type: journal.TypeOutcome, Step: s.ID, Action: string(s.Action), Outcome: &journal.Outcome{Result: "failed", Error: err.Error()}})
+		// A transient API failure is retried by preparing the step again from the
+		// live object, as a resume would: a change the server made before the
+		// answer was lost is found done, so create-only and delete stay at most once.
+		if attempt < transientRetries && transient(err) {
+			r.warn("step %s: %v; retrying (%d of %d), prepared again from the live state", s.ID, err, attempt+1, transientRetries)
+			r.e.mapper.Reset() // discovery caches a failed fetch
+			if !sleepCtx(ctx, transientBackoff(attempt)) {
+				return r.ctxError(ctx)
+			}
+			continue
+		}
 		r.emit(Event{Type: EventError, Step: &info, Error: err.Error(), Message: "step failed: " + err.Error()})
 		d, derr := r.decide(ctx, Request{Kind: RequestError, Step: info, Message: err.Error(), Options: r.failureOptions(s)})
 		switch {
