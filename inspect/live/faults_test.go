@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,8 @@ import (
 // fail with a one-line error naming the server; a completed snapshot must mark
 // every resource it could not read as not collected (with a NotCollected finding
 // naming it), hold exactly the reference's objects for every resource it did
-// read, and never raise a finding the fault-free snapshot does not have.
+// read, and never raise a finding the fault-free snapshot does not have. Then one
+// resource that never answers is marked not collected, and only it.
 func TestInspectUnderFaults(t *testing.T) {
 	kubetest.Require(t, env)
 	fresh, err := env.Fresh()
@@ -95,6 +97,30 @@ func TestInspectUnderFaults(t *testing.T) {
 		if pr := inputcheck.SnapshotProblem(s); pr != "" {
 			t.Errorf("seed %d: %s", seed, pr)
 		}
+	}
+	// A resource the API server never serves, however often it is retried, is
+	// marked not collected and everything else is read.
+	p, err := faultproxy.Start(faultproxy.Options{Upstream: fresh.Config, Rates: map[faultproxy.Kind]float64{faultproxy.Unavailable: 1},
+		Filter: func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/nodes") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := New(p.Config(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := src.Collect(context.Background())
+	p.Close()
+	if err != nil {
+		t.Fatalf("one resource down must not fail the inspection: %v", err)
+	}
+	for _, r := range s.Resources {
+		if down := r.Key() == inspect.ResNodes.Key(); down != (r.State != inspect.Collected) || (down && !strings.Contains(r.Reason, "unable to handle")) {
+			t.Errorf("with nodes always unavailable: %s is %s (%s)", r.Key(), r.State, r.Reason)
+		}
+	}
+	if len(s.FindingsWithCode(inspect.CodeNotCollected)) != 1 {
+		t.Errorf("want exactly one NotCollected finding (nodes), got %d", len(s.FindingsWithCode(inspect.CodeNotCollected)))
 	}
 	t.Logf("inspect under faults: %d runs, %d faults injected (%v); %d completed (%d with resources marked not collected), %d failed naming the server",
 		runs, injected, total, completed, partial, failed)

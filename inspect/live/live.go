@@ -27,6 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -213,10 +214,22 @@ func (s *Source) verdict(outcomes []outcome) error {
 // listAll pages through one resource type.
 func (s *Source) listAll(ctx context.Context, page pageFunc) (n, requests int, err error) {
 	opts := metav1.ListOptions{Limit: s.opts.PageSize}
-	for {
+	for retries := 0; ; {
 		cont, got, err := page(ctx, opts)
 		requests++
 		n += got
+		// A transient failure (an overloaded or restarting API server, a cut
+		// connection) is retried with backoff; a page adds its objects only when
+		// it succeeds, so nothing is counted twice.
+		if err != nil && retries < transientRetries && transient(err) {
+			select {
+			case <-time.After(250 * time.Millisecond << retries):
+				retries++
+				continue
+			case <-ctx.Done():
+				return n, requests, err
+			}
+		}
 		if err != nil {
 			return n, requests, err
 		}
@@ -269,4 +282,18 @@ func apiPath(r inspect.Resource, ns string) string {
 		p += "/namespaces/" + url.PathEscape(ns)
 	}
 	return p + "/" + r.Resource
+}
+
+// transientRetries is how many times one page is retried after a transient error.
+const transientRetries = 4
+
+// transient reports whether a LIST failed in a way worth retrying. client-go
+// retries only 429/5xx with Retry-After and resets of GETs by itself.
+func transient(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	return apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsServerTimeout(err) ||
+		apierrors.IsTooManyRequests(err) || apierrors.IsTimeout(err) || apierrors.IsUnexpectedServerError(err) ||
+		utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err)
 }
