@@ -69,6 +69,10 @@ func LoadBackupRecord(path string, clusterVersions []string) (*journal.Backup, [
 	}
 	b := &journal.Backup{RecordFile: path, Path: r.Path, SHA256: r.SHA256, EtcdRevision: r.EtcdRevision, ClusterVersion: r.ClusterVersion, TakenAt: r.TakenAt}
 	b.Verified = "snapshot not on this machine: sha256 not verified"
+	// Only a regular file is hashed: /dev/zero or a FIFO would never end.
+	if fi, err := os.Stat(r.Path); err != nil || !fi.Mode().IsRegular() {
+		return b, problems, nil
+	}
 	if f, err := os.Open(r.Path); err == nil {
 		h := sha256.New()
 		_, cerr := io.Copy(h, f)

@@ -54,6 +54,9 @@ func TestBadBackupRecords(t *testing.T) {
 		{"sha256 not hex", func(p string) { write(t, p, strings.Replace(good, sha, "xyz", 1)) }, 7, "not 64 lowercase hex digits"},
 		{"revision zero", func(p string) { write(t, p, strings.Replace(good, "42", "0", 1)) }, 7, "etcdRevision must be a positive number"},
 		{"backup of another version", func(p string) { write(t, p, strings.Replace(good, applytest.CurrentVersion, "4.3.19", 1)) }, 7, "take a new one"},
+		{"snapshot path is a device", func(p string) {
+			write(t, p, strings.Replace(strings.Replace(good, "/var/backup/snapshot.db", "/dev/zero", 1), applytest.CurrentVersion, "4.3.19", 1))
+		}, 7, "take a new one"},
 		{"local snapshot does not match", func(p string) { write(t, p, strings.Replace(good, "/var/backup/snapshot.db", snapshot, 1)) }, 7, "not " + sha},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
