@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -145,6 +146,9 @@ func (r *run) requiredAccess(ctx context.Context) ([]access, []string) {
 			ns := ""
 			if namespaced {
 				ns = m.Namespace
+			}
+			if s.Action == plan.ActionApply && manifestInjectsProxy(m) {
+				add("config.openshift.io", "proxies", "", "get")
 			}
 			switch {
 			case s.Action == plan.ActionDelete:
@@ -356,4 +360,15 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// manifestInjectsProxy reports whether applying m needs the cluster proxy
+// (resource.InjectProxyAnnotation), so preflight checks it may be read.
+func manifestInjectsProxy(m *plan.Manifest) bool {
+	var doc struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	return json.Unmarshal(m.Object, &doc) == nil && doc.Metadata.Annotations[resource.InjectProxyAnnotation] != ""
 }

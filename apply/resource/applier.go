@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -106,6 +107,10 @@ type Applier struct {
 	// FieldManager names recover in managedFields.
 	FieldManager string
 	owner        *metav1.OwnerReference
+
+	// proxy is the cluster proxy, read once, when the first manifest asks for it.
+	proxyMu sync.Mutex
+	proxy   *ProxyEnv
 }
 
 // NewApplier returns an Applier. Owner is the ClusterVersion/version reference added
@@ -153,6 +158,15 @@ func (a *Applier) Prepare(ctx context.Context, m *plan.Manifest, opts PrepareOpt
 	if err != nil {
 		return nil, err
 	}
+	if obj.GetAnnotations()[InjectProxyAnnotation] != "" {
+		p, err := a.clusterProxy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := injectProxy(obj, p); err != nil {
+			return nil, err
+		}
+	}
 	c := &Change{
 		Mapping:    mapping,
 		Name:       obj.GetName(),
@@ -185,6 +199,20 @@ func (a *Applier) prepareRetrying(ctx context.Context, c *Change) error {
 			return err
 		}
 	}
+}
+
+// clusterProxy returns the cluster proxy, reading it on first use.
+func (a *Applier) clusterProxy(ctx context.Context) (ProxyEnv, error) {
+	a.proxyMu.Lock()
+	defer a.proxyMu.Unlock()
+	if a.proxy == nil {
+		p, err := ReadProxy(ctx, a.dynamic)
+		if err != nil {
+			return ProxyEnv{}, err
+		}
+		a.proxy = &p
+	}
+	return *a.proxy, nil
 }
 
 func (a *Applier) client(c *Change) dynamic.ResourceInterface {

@@ -17,7 +17,7 @@ func Diff(before, after *unstructured.Unstructured) string {
 	if a == b {
 		return ""
 	}
-	return udiff.Unified("live", "desired", a, b)
+	return maskURLCredentials(udiff.Unified("live", "desired", a, b))
 }
 
 func diffText(u *unstructured.Unstructured) string {

@@ -138,3 +138,59 @@ func TestDecodeChecksDigestAndIdentity(t *testing.T) {
 		t.Errorf("unrendered templates must be refused: %v", err)
 	}
 }
+
+func TestInjectProxyFollowsTheCVO(t *testing.T) {
+	p := ProxyEnv{HTTPProxy: "http://p:3128", NoProxy: ".local"}
+	d := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: n, annotations: {config.openshift.io/inject-proxy: "op, init"}}, spec: {template: {spec: {initContainers: [{name: init}], containers: [{name: op, env: [{name: A, value: "1"}]}, {name: other}]}}}}`)
+	if err := injectProxy(d, p); err != nil {
+		t.Fatal(err)
+	}
+	containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+	env := containers[0].(map[string]any)["env"].([]any)
+	if len(env) != 4 || env[1].(map[string]any)["name"] != "HTTP_PROXY" || env[3].(map[string]any)["value"] != ".local" {
+		t.Errorf("the named container gets HTTP_PROXY, HTTPS_PROXY, NO_PROXY after its own env: %v", env)
+	}
+	if _, ok := containers[1].(map[string]any)["env"]; ok {
+		t.Errorf("an unnamed container is left alone: %v", containers[1])
+	}
+	inits, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "initContainers")
+	if len(inits[0].(map[string]any)["env"].([]any)) != 3 {
+		t.Errorf("init containers are injected too: %v", inits)
+	}
+
+	missing := obj(t, `{apiVersion: apps/v1, kind: DaemonSet, metadata: {name: d, namespace: n, annotations: {config.openshift.io/inject-proxy: ghost}}, spec: {template: {spec: {containers: [{name: op}]}}}}`)
+	if err := injectProxy(missing, p); err == nil || !strings.Contains(err.Error(), `"ghost"`) {
+		t.Errorf("naming a container the pod does not have is an error, got %v", err)
+	}
+	noProxy := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, annotations: {config.openshift.io/inject-proxy: op}}, spec: {template: {spec: {containers: [{name: op}]}}}}`)
+	if err := injectProxy(noProxy, ProxyEnv{}); err != nil || strings.Contains(fmtJSON(t, noProxy), "PROXY") {
+		t.Errorf("without a cluster proxy nothing is injected: %v %s", err, fmtJSON(t, noProxy))
+	}
+	cm := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c, annotations: {config.openshift.io/inject-proxy: op}}}`)
+	if err := injectProxy(cm, p); err != nil || strings.Contains(fmtJSON(t, cm), "PROXY") {
+		t.Errorf("only Deployments and DaemonSets are injected: %v", err)
+	}
+}
+
+func TestMaskURLCredentials(t *testing.T) {
+	for in, want := range map[string]string{
+		"value: http://user:pw@proxy:3128":     "value: http://***@proxy:3128",
+		"https://token@registry.example/x":     "https://***@registry.example/x",
+		"http://proxy:3128 and a@b.example":    "http://proxy:3128 and a@b.example",
+		`"http://u:p@h" and "https://v:q@k/p"`: `"http://***@h" and "https://***@k/p"`,
+		"no url here user:pass@host":           "no url here user:pass@host",
+	} {
+		if got := maskURLCredentials(in); got != want {
+			t.Errorf("maskURLCredentials(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func fmtJSON(t *testing.T, u *unstructured.Unstructured) string {
+	t.Helper()
+	b, err := json.Marshal(u.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -306,3 +306,50 @@ func TestParseTimestamp(t *testing.T) {
 		t.Fatal("garbage parsed as a time")
 	}
 }
+
+// A directory must-gather is read as a confined tree: a file that is a symlink to
+// something outside it (a kubeconfig, say) is refused, not followed, as archives
+// refuse such links; a link inside the tree still works.
+func TestDirectorySymlinkOutOfTheTreeIsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mg")
+	if err := os.CopyFS(dir, os.DirFS(example1)); err != nil {
+		t.Fatal(err)
+	}
+	cv := filepath.Join(dir, "cluster-scoped-resources", "config.openshift.io", "clusterversions", "version.yaml")
+	data, err := os.ReadFile(cv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "elsewhere.yaml")
+	if err := os.WriteFile(outside, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inside := filepath.Join(dir, "version-copy.yaml")
+	if err := os.WriteFile(inside, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := os.Remove(cv); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "..", "..", "version-copy.yaml"), cv); err != nil {
+		t.Fatal(err)
+	}
+	if s := collect(t, New(dir)); s.ClusterVersion == nil {
+		t.Fatalf("a symlink inside the tree must still be read")
+	}
+
+	if err := os.Remove(cv); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, cv); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(dir).Collect(t.Context())
+	if err == nil && s.ClusterVersion != nil {
+		t.Fatalf("a symlink out of the tree was followed: ClusterVersion %s read from %s", s.ClusterVersion.Status.Desired.Version, outside)
+	}
+	if err != nil {
+		assertInputError(t, err, "version.yaml")
+	}
+}

@@ -58,7 +58,14 @@ func Open(p string, keep func(name string) bool, lim Limits) (fs.FS, error) {
 		return nil, &inspect.InputError{Path: p, Err: err}
 	}
 	if fi.IsDir() {
-		return os.DirFS(p), nil
+		// Confined to the tree: a symlink pointing outside it (a must-gather
+		// file linked to ~/.kube/config, say) fails to read instead of being
+		// followed, as archives refuse such links too.
+		root, err := os.OpenRoot(p)
+		if err != nil {
+			return nil, &inspect.InputError{Path: p, Err: err}
+		}
+		return root.FS(), nil
 	}
 	f, err := os.Open(p)
 	if err != nil {
