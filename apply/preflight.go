@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/openshift-recover/recover/apply/gate"
+	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/lock"
 	"github.com/openshift-recover/recover/apply/resource"
@@ -58,7 +59,7 @@ func (a access) String() string {
 // not OpenShift.
 func (r *run) readClusterVersion(ctx context.Context) (*configv1.ClusterVersion, error) {
 	var u *unstructured.Unstructured
-	err := retryTransient(ctx, func() (err error) {
+	err := retry.Do(ctx, func() (err error) {
 		u, err = r.e.dyn.Resource(clusterVersionsGVR).Get(ctx, "version", metav1.GetOptions{})
 		return err
 	})
@@ -109,8 +110,8 @@ func (r *run) requiredAccess(ctx context.Context) ([]access, []string) {
 			return schema.GroupVersionResource{}, false, err
 		}
 		var m *meta.RESTMapping
-		err = retryTransient(ctx, func() (err error) {
-			if m, err = r.e.mapper.Mapping(gv.WithKind(kind)); transient(err) {
+		err = retry.Do(ctx, func() (err error) {
+			if m, err = r.e.mapper.Mapping(gv.WithKind(kind)); retry.Transient(err) {
 				r.e.mapper.Reset() // discovery caches the failure
 			}
 			return err
@@ -237,7 +238,7 @@ func (r *run) checkAccess(ctx context.Context, needed []access) ([]string, error
 				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: a.namespace, Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource},
 			}}
 			var res *authorizationv1.SelfSubjectAccessReview
-			err := retryTransient(ctx, func() (err error) {
+			err := retry.Do(ctx, func() (err error) {
 				res, err = r.e.kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 				return err
 			})

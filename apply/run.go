@@ -11,6 +11,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 
 	"github.com/openshift-recover/recover/apply/gate"
+	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/lock"
 	"github.com/openshift-recover/recover/apply/resource"
@@ -170,7 +171,13 @@ func (r *run) acquireLock(ctx context.Context) error {
 		// Holding the journal's file lock proves the run that wrote it is dead.
 		opts.TakeOverRunID = r.state.RunID
 	}
-	lk, err := lock.Acquire(ctx, r.e.kube, opts)
+	// Acquire recognises a lease an earlier attempt of this run took, so a
+	// transient failure (even one after the server acted) is safe to retry.
+	var lk *lock.Lock
+	err := retry.Do(ctx, func() (err error) {
+		lk, err = lock.Acquire(ctx, r.e.kube, opts)
+		return err
+	})
 	if err != nil {
 		var held *lock.HeldError
 		if errors.As(err, &held) {
@@ -316,10 +323,10 @@ func (r *run) step(ctx context.Context, s *plan.Step, info StepInfo) error {
 		// A transient API failure is retried by preparing the step again from the
 		// live object, as a resume would: a change the server made before the
 		// answer was lost is found done, so create-only and delete stay at most once.
-		if attempt < transientRetries && transient(err) {
-			r.warn("step %s: %v; retrying (%d of %d), prepared again from the live state", s.ID, err, attempt+1, transientRetries)
+		if attempt < retry.Retries && retry.Transient(err) {
+			r.warn("step %s: %v; retrying (%d of %d), prepared again from the live state", s.ID, err, attempt+1, retry.Retries)
 			r.e.mapper.Reset() // discovery caches a failed fetch
-			if !sleepCtx(ctx, transientBackoff(attempt)) {
+			if !retry.Sleep(ctx, retry.Backoff(attempt)) {
 				return r.ctxError(ctx)
 			}
 			continue

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/plan"
 )
@@ -126,7 +127,11 @@ func (c *Checker) Check(ctx context.Context, g *plan.Gate) (Progress, error) {
 	}
 	objs := make([][]*unstructured.Unstructured, len(s.sources))
 	for i, src := range s.sources {
-		list, err := c.resource(src).List(ctx, listOptions(src))
+		var list *unstructured.UnstructuredList
+		err := retry.Do(ctx, func() (err error) {
+			list, err = c.resource(src).List(ctx, listOptions(src))
+			return err
+		})
 		if err != nil {
 			return Progress{}, fmt.Errorf("listing %s: %w", src.gvr.Resource, err)
 		}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
+	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -61,7 +62,11 @@ func (c *Checker) spec(ctx context.Context, g *plan.Gate) (*spec, error) {
 	}
 	if g.Kind == plan.GateCVOScaledDown {
 		sel := CVOPodSelector
-		d, err := c.dynamic.Resource(deployments).Namespace(CVONamespace).Get(ctx, CVODeployment, metav1.GetOptions{})
+		var d *unstructured.Unstructured
+		err := retry.Do(ctx, func() (err error) {
+			d, err = c.dynamic.Resource(deployments).Namespace(CVONamespace).Get(ctx, CVODeployment, metav1.GetOptions{})
+			return err
+		})
 		switch {
 		case err == nil:
 			var dep appsv1.Deployment

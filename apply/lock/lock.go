@@ -115,9 +115,13 @@ func Acquire(ctx context.Context, client kubernetes.Interface, opts Options) (*L
 		desired(l)
 		created, err := leases.Create(ctx, l, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
-			// Another run created it between our read and our create.
+			// Another run created it between our read and our create, or this run
+			// did, in an attempt whose answer was lost (a retried create).
 			if cur, gerr := leases.Get(ctx, Name, metav1.GetOptions{}); gerr == nil {
-				return nil, heldError(cur, opts.Duration)
+				if !ours(cur, opts) {
+					return nil, heldError(cur, opts.Duration)
+				}
+				created, err = cur, nil
 			}
 		}
 		if err != nil {
@@ -129,7 +133,7 @@ func Acquire(ctx context.Context, client kubernetes.Interface, opts Options) (*L
 	default:
 		holder := ptr.Deref(existing.Spec.HolderIdentity, "")
 		free := holder == "" || expired(existing, opts.Now(), opts.Duration)
-		ownRun := opts.TakeOverRunID != "" && existing.Annotations[RunIDAnnotation] == opts.TakeOverRunID
+		ownRun := ours(existing, opts) || (opts.TakeOverRunID != "" && existing.Annotations[RunIDAnnotation] == opts.TakeOverRunID)
 		if !free && !ownRun && !opts.BreakLock {
 			return nil, heldError(existing, opts.Duration)
 		}
@@ -140,9 +144,13 @@ func Acquire(ctx context.Context, client kubernetes.Interface, opts Options) (*L
 		desired(l)
 		updated, err := leases.Update(ctx, l, metav1.UpdateOptions{})
 		if apierrors.IsConflict(err) {
-			// Someone else took it first.
+			// Someone else took it first, or this run did in an attempt whose
+			// answer was lost.
 			if cur, gerr := leases.Get(ctx, Name, metav1.GetOptions{}); gerr == nil {
-				return nil, heldError(cur, opts.Duration)
+				if !ours(cur, opts) {
+					return nil, heldError(cur, opts.Duration)
+				}
+				updated, err = cur, nil
 			}
 		}
 		if err != nil {
@@ -152,6 +160,13 @@ func Acquire(ctx context.Context, client kubernetes.Interface, opts Options) (*L
 	}
 	go lk.renew()
 	return lk, nil
+}
+
+// ours reports whether l was taken by this very run (same run ID), so that a
+// retried Acquire whose earlier attempt reached the server recognises its own lease.
+func ours(l *coordinationv1.Lease, opts Options) bool {
+	return opts.RunID != "" && l.Annotations[RunIDAnnotation] == opts.RunID &&
+		ptr.Deref(l.Spec.HolderIdentity, "") == opts.Holder
 }
 
 func expired(l *coordinationv1.Lease, now time.Time, def time.Duration) bool {

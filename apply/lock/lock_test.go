@@ -8,8 +8,11 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 )
 
@@ -92,5 +95,42 @@ func TestRenewalNoticesAStolenLease(t *testing.T) {
 	}
 	if got, err := client.CoordinationV1().Leases(Namespace).Get(ctx, Name, metav1.GetOptions{}); err != nil || *got.Spec.HolderIdentity != "mallory" {
 		t.Fatalf("Release must not delete a lease another run holds: %v", err)
+	}
+}
+
+// A create that reached the server but whose answer was lost (a connection reset)
+// must not make the retry see its own lease as somebody else's.
+func TestRetriedAcquireRecognisesItsOwnLease(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2020, 5, 24, 16, 0, 0, 0, time.UTC)
+	client := fake.NewClientset()
+	lost := true
+	client.PrependReactor("create", "leases", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		if !lost {
+			return false, nil, nil
+		}
+		lost = false
+		obj := action.(k8stesting.CreateAction).GetObject()
+		if err := client.Tracker().Create(action.GetResource(), obj, Namespace); err != nil {
+			t.Fatal(err)
+		}
+		return true, nil, apierrors.NewInternalError(errors.New("connection reset after the write"))
+	})
+	opts := Options{Holder: "bob@host pid 2", RunID: "run-b", Now: func() time.Time { return now }}
+	if _, err := Acquire(ctx, client, opts); !apierrors.IsInternalError(err) {
+		t.Fatalf("the first attempt should fail with the lost answer, got %v", err)
+	}
+	l, err := Acquire(ctx, client, opts)
+	if err != nil {
+		t.Fatalf("the retry must recognise the lease its first attempt created, got %v", err)
+	}
+	close(l.stop)
+	<-l.done
+
+	// Another run with the same holder name but a different run ID is not "us".
+	other := opts
+	other.RunID = "run-c"
+	if _, err := Acquire(ctx, client, other); !errors.As(err, new(*HeldError)) {
+		t.Fatalf("a different run must see the lease as held, got %v", err)
 	}
 }

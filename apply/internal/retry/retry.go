@@ -1,4 +1,6 @@
-package apply
+// Package retry decides which API failures are transient and retries the calls
+// that are safe to repeat, for the engine and its gates alike.
+package retry
 
 import (
 	"context"
@@ -9,14 +11,14 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 )
 
-// transientRetries is how many times a request that failed with a transient API
+// Retries is how many times a request that failed with a transient API
 // error is tried again before the failure counts (docs/reliability.md).
-const transientRetries = 4
+const Retries = 4
 
-// transient reports whether err is an API failure worth retrying: the server was
+// Transient reports whether err is an API failure worth retrying: the server was
 // overloaded or unavailable, or the connection was cut. client-go retries only
 // some of these by itself (429 and 5xx with Retry-After; resets of GETs).
-func transient(err error) bool {
+func Transient(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
@@ -25,11 +27,11 @@ func transient(err error) bool {
 		utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) || utilnet.IsConnectionRefused(err)
 }
 
-// transientBackoff is the wait before retry n (0-based): 250ms, doubling.
-func transientBackoff(n int) time.Duration { return 250 * time.Millisecond << n }
+// Backoff is the wait before retry n (0-based): 250ms, doubling.
+func Backoff(n int) time.Duration { return 250 * time.Millisecond << n }
 
-// sleepCtx waits d, or less when ctx ends (it then returns false).
-func sleepCtx(ctx context.Context, d time.Duration) bool {
+// Sleep waits d, or less when ctx ends (it then returns false).
+func Sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -40,13 +42,13 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// retryTransient calls f until it succeeds, fails otherwise than transiently, or
-// has been retried transientRetries times. f must be safe to repeat (a read, an
+// Do calls f until it succeeds, fails otherwise than transiently, or
+// has been retried Retries times. f must be safe to repeat (a read, an
 // access review, a dry run).
-func retryTransient(ctx context.Context, f func() error) error {
+func Do(ctx context.Context, f func() error) error {
 	for n := 0; ; n++ {
 		err := f()
-		if err == nil || n >= transientRetries || !transient(err) || !sleepCtx(ctx, transientBackoff(n)) {
+		if err == nil || n >= Retries || !Transient(err) || !Sleep(ctx, Backoff(n)) {
 			return err
 		}
 	}
