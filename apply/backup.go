@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/inspect/bounded"
 )
 
 // BackupRecord describes an etcd backup taken before the run (cluster-backup.sh on
@@ -30,13 +31,16 @@ type BackupRecord struct {
 	TakenAt time.Time `json:"takenAt,omitzero"`
 }
 
+// maxBackupRecordBytes caps a backup record, a few lines of YAML.
+const maxBackupRecordBytes = 1 << 20
+
 var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // LoadBackupRecord reads and checks a backup record against the cluster's current
 // versions (any of them may match: the last completed and the desired one). It
 // returns the journal's backup entry and the problems found.
 func LoadBackupRecord(path string, clusterVersions []string) (*journal.Backup, []string, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, maxBackupRecordBytes)
 	if err != nil {
 		return nil, nil, &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("reading backup record: %w", err)}
 	}

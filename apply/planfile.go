@@ -5,21 +5,25 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/openshift-recover/recover/apply/gate"
 	"github.com/openshift-recover/recover/apply/resource"
+	"github.com/openshift-recover/recover/inspect/bounded"
 	"github.com/openshift-recover/recover/plan"
 )
+
+// maxPlanBytes is the largest plan LoadPlan reads. A plan carries every
+// manifest it applies, tens of MiB for a whole release.
+const maxPlanBytes = 256 << 20
 
 // LoadPlan reads a plan document and returns it with the sha256 digest of the file
 // ("sha256:<hex>"), which the journal records so a resume executes the same plan.
 // Errors classify as bad input.
 func LoadPlan(path string) (*plan.Plan, string, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, maxPlanBytes)
 	if err != nil {
 		return nil, "", &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("reading plan: %w", err)}
 	}

@@ -1,12 +1,17 @@
 package inspect
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/openshift-recover/recover/inspect/bounded"
 )
 
 // Source collects a Snapshot: from a live cluster, a must-gather, an Insights
@@ -37,6 +42,9 @@ func (f FileSource) Collect(ctx context.Context) (*Snapshot, error) {
 			return nil, &InputError{Path: f.Path, Err: err}
 		}
 		defer file.Close()
+		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxSnapshotBytes {
+			return nil, &InputError{Path: f.Path, Err: &bounded.LimitError{Limit: MaxSnapshotBytes}}
+		}
 		r = file
 	}
 	s, err := ReadSnapshot(r)
@@ -50,10 +58,22 @@ func (f FileSource) Collect(ctx context.Context) (*Snapshot, error) {
 	return s, nil
 }
 
+// MaxSnapshotBytes is the largest saved snapshot ReadSnapshot reads; one of a
+// 5,000-node cluster is about 40 MiB.
+const MaxSnapshotBytes = 512 << 20
+
 // ReadSnapshot decodes a snapshot written as JSON and checks its format version.
 func ReadSnapshot(r io.Reader) (*Snapshot, error) {
+	data, err := bounded.ReadAll(r, "snapshot", MaxSnapshotBytes)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &InputError{Err: fmt.Errorf("reading snapshot: %w", err)}
+	}
 	var s Snapshot
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&s); err != nil {
 		return nil, &InputError{Err: fmt.Errorf("not a recover snapshot (JSON): %w", err)}
 	}

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
+
+	"github.com/openshift-recover/recover/inspect/bounded"
 )
 
 // Journal is a loaded journal.
@@ -36,9 +37,14 @@ func (e *FormatError) Error() string {
 // BadInput marks the error as a problem with an input file.
 func (e *FormatError) BadInput() bool { return true }
 
+// MaxBytes is the largest journal Load reads. A journal holds one record per
+// change plus each step's diff, a few MiB for a whole release; the cap only
+// keeps a wrong path (a device, a disk image) from filling memory.
+const MaxBytes = 256 << 20
+
 // Load reads the journal at path.
 func Load(path string) (*Journal, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading journal: %w", err)
 	}

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/openshift-recover/recover/inspect/bounded"
 )
 
 // ErrInUse is returned when another process has the journal open for writing.
@@ -69,10 +70,10 @@ func Open(path string) (*Writer, *Journal, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	data, err := io.ReadAll(f)
+	data, err := bounded.ReadAll(f, path, MaxBytes)
 	if err != nil {
 		w.Close()
-		return nil, nil, fmt.Errorf("reading journal %s: %w", path, err)
+		return nil, nil, fmt.Errorf("reading journal: %w", err)
 	}
 	j, err := parse(path, data)
 	if err != nil {

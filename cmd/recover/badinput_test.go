@@ -44,9 +44,10 @@ type badCase struct {
 }
 
 const (
-	// hugeSize is the apparent size of the huge inputs: sparse files, so they cost
-	// no disk, only the reader's time.
-	hugeSize = 200 << 20
+	// hugeSize is the apparent size of the huge inputs, above every reader's cap
+	// (the largest is 512 MiB, for one must-gather file): sparse files, so they
+	// cost no disk, and a reader must refuse them before reading them.
+	hugeSize = 1 << 30
 )
 
 // write creates dir/rel with data (parents included) and returns its path.
@@ -70,6 +71,15 @@ func huge(t *testing.T, dir, rel string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// endless returns a device that never ends (/dev/zero), or skips the test.
+func endless(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero on this machine")
+	}
+	return "/dev/zero"
 }
 
 // binary returns n bytes of noise from a fixed seed.
@@ -187,6 +197,9 @@ func runBadCases(t *testing.T, cases []badCase) {
 			if p := inputcheck.LineProblem(line); p != "" {
 				t.Error(p)
 			}
+			if os.Getenv("RECOVER_SHOW_ERRORS") != "" {
+				t.Logf("%s", line)
+			}
 			if !strings.Contains(line, tc.want) {
 				t.Errorf("the error does not say %q: %q", tc.want, line)
 			}
@@ -203,7 +216,8 @@ func TestBadGraphFiles(t *testing.T) {
 		{"truncated", file(g, "graph.json", graph[:len(graph)/2]), ExitBadInput, "malformed JSON"},
 		{"wrong types", file(g, "graph.json", []byte(`{"nodes":"4.4.3","edges":{}}`)), ExitBadInput, "expected"},
 		{"binary", file(g, "graph.json", binary(4096)), ExitBadInput, "malformed JSON"},
-		{"huge", func(t *testing.T, dir string) []string { return append(g, huge(t, dir, "graph.json")) }, ExitBadInput, "graph.json"},
+		{"huge", func(t *testing.T, dir string) []string { return append(g, huge(t, dir, "graph.json")) }, ExitBadInput, "graph.json: cannot read graph: larger than 64 MiB"},
+		{"endless device", func(t *testing.T, dir string) []string { return append(g, endless(t)) }, ExitBadInput, "cannot read graph: larger than 64 MiB"},
 		{"a directory", func(t *testing.T, dir string) []string { return append(g, dir) }, ExitBadInput, "cannot read graph"},
 		{"symlink loop", func(t *testing.T, dir string) []string { return append(g, loop(t, dir, "graph.json")) }, ExitBadInput, "too many levels of symbolic links"},
 		{"wrong kind: a plan document", file(g, "plan.json", []byte(`{"apiVersion":"recover.openshift.io/v1alpha1","kind":"RecoveryPlan","steps":[]}`)), ExitBadInput, "nodes: missing"},
@@ -248,7 +262,7 @@ func TestBadGraphData(t *testing.T) {
 		{"huge channel", func(t *testing.T, dir string) []string {
 			huge(t, dir, "gd/channels/a.yaml")
 			return []string{"graph", "--graph", graph, "--graph-data", filepath.Join(dir, "gd")}
-		}, ExitBadInput, "channels/a.yaml"},
+		}, ExitBadInput, "channels/a.yaml: larger than 16 MiB"},
 	})
 }
 
@@ -287,7 +301,7 @@ func TestBadPayloadDirectories(t *testing.T) {
 		{"malformed manifest", payloadCase(func(t *testing.T, p string) { write(t, p, manifest, []byte("apiVersion: v1\nkind: [ConfigMap\n")) }), ExitBadInput, "malformed YAML"},
 		{"manifest without name", payloadCase(func(t *testing.T, p string) { write(t, p, manifest, []byte("apiVersion: v1\nkind: ConfigMap\n")) }), ExitBadInput, "no kind or metadata.name"},
 		{"binary manifest", payloadCase(func(t *testing.T, p string) { write(t, p, manifest, binary(4096)) }), ExitBadInput, "0000_50_fuzz-operator_00_x.yaml"},
-		{"huge manifest", payloadCase(func(t *testing.T, p string) { huge(t, p, manifest) }), ExitBadInput, "0000_50_fuzz-operator_00_x.yaml"},
+		{"huge manifest", payloadCase(func(t *testing.T, p string) { huge(t, p, manifest) }), ExitBadInput, "0000_50_fuzz-operator_00_x.yaml: larger than 64 MiB"},
 		{"symlink loop", payloadCase(func(t *testing.T, p string) { loop(t, p, manifest) }), ExitBadInput, "too many levels of symbolic links"},
 		{"duplicate object", payloadCase(func(t *testing.T, p string) {
 			write(t, p, manifest, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"))
@@ -477,7 +491,7 @@ func TestBadMustGatherDirectories(t *testing.T) {
 			write(t, mg, cv, []byte("apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata: {name: version}\nstatus: {history: yes}\n"))
 		}), ExitBadInput, "invalid ClusterVersion"},
 		{"binary", mustGatherCase(func(t *testing.T, mg string) { write(t, mg, cv, binary(4096)) }), ExitBadInput, "version.yaml"},
-		{"huge", mustGatherCase(func(t *testing.T, mg string) { huge(t, mg, cv) }), ExitBadInput, "version.yaml"},
+		{"huge", mustGatherCase(func(t *testing.T, mg string) { huge(t, mg, cv) }), ExitBadInput, "version.yaml: larger than 512 MiB"},
 		{"symlink loop", mustGatherCase(func(t *testing.T, mg string) { os.Remove(filepath.Join(mg, cv)); loop(t, mg, cv) }), ExitBadInput, "version.yaml"},
 		{"not Kubernetes objects", mustGatherCase(func(t *testing.T, mg string) { write(t, mg, cv, []byte("- a\n- b\n")) }), ExitBadInput, "not a Kubernetes object"},
 		{"list item of another kind", mustGatherCase(func(t *testing.T, mg string) {
@@ -568,7 +582,7 @@ func TestBadInsightsArchives(t *testing.T) {
 		{"huge version", func(t *testing.T, dir string) []string {
 			huge(t, dir, "ins/config/version")
 			return []string{"inspect", "--insights-archive", filepath.Join(dir, "ins")}
-		}, ExitBadInput, "config/version"},
+		}, ExitBadInput, "config/version: larger than 512 MiB"},
 		{"symlink loop", func(t *testing.T, dir string) []string {
 			write(t, dir, "ins/config/version", version)
 			loop(t, dir, "ins/config/clusteroperator/dns.json")
@@ -604,7 +618,7 @@ func TestBadSnapshots(t *testing.T) {
 		{"wrong types", file(s, "snap.json", []byte(`{"formatVersion":"1.0","nodes":"master-0"}`)), ExitBadInput, "not a recover snapshot"},
 		{"wrong kind: a plan", file(s, "snap.json", []byte(`{"apiVersion":"recover.openshift.io/v1alpha1","kind":"RecoveryPlan"}`)), ExitBadInput, "no formatVersion"},
 		{"binary", file(s, "snap.json", binary(4096)), ExitBadInput, "not a recover snapshot"},
-		{"huge", func(t *testing.T, dir string) []string { return append(s, huge(t, dir, "snap.json")) }, ExitBadInput, "not a recover snapshot"},
+		{"huge", func(t *testing.T, dir string) []string { return append(s, huge(t, dir, "snap.json")) }, ExitBadInput, "snap.json: larger than 512 MiB"},
 		{"a directory", func(t *testing.T, dir string) []string { return append(s, dir) }, ExitBadInput, "is a directory"},
 		{"symlink loop", func(t *testing.T, dir string) []string { return append(s, loop(t, dir, "snap.json")) }, ExitBadInput, "too many levels of symbolic links"},
 	})
@@ -665,7 +679,7 @@ func TestBadPlans(t *testing.T) {
 		{"unknown action", file(a, "plan.json", planJSON(t, func(p map[string]any) { step(p, 1)["action"] = "reboot" })), ExitBadInput, "unknown action"},
 		{"duplicate step id", file(a, "plan.json", planJSON(t, func(p map[string]any) { step(p, 2)["id"] = step(p, 1)["id"] })), ExitBadInput, "duplicate step id"},
 		{"binary", file(a, "plan.json", binary(4096)), ExitBadInput, "not a plan document"},
-		{"huge", func(t *testing.T, dir string) []string { return append(a, huge(t, dir, "plan.json")) }, ExitBadInput, "not a plan document"},
+		{"huge", func(t *testing.T, dir string) []string { return append(a, huge(t, dir, "plan.json")) }, ExitBadInput, "plan.json: larger than 256 MiB"},
 		{"symlink loop", func(t *testing.T, dir string) []string { return append(a, loop(t, dir, "plan.json")) }, ExitBadInput, "too many levels of symbolic links"},
 	})
 }
@@ -684,7 +698,7 @@ func TestBadJournals(t *testing.T) {
 		{"wrong types", file(j, "run.journal", []byte(header+`{"type":"step","seq":"two"}`+"\n")), ExitBadInput, "line 2"},
 		{"wrong kind: a plan", file(j, "run.journal", append(planJSON(t, nil), '\n')), ExitBadInput, "journal"},
 		{"binary", file(j, "run.journal", append(binary(4096), '\n')), ExitBadInput, "line 1"},
-		{"huge", func(t *testing.T, dir string) []string { return append(j, huge(t, dir, "run.journal")) }, ExitBadInput, "no header record"},
+		{"huge", func(t *testing.T, dir string) []string { return append(j, huge(t, dir, "run.journal")) }, ExitBadInput, "run.journal: larger than 256 MiB"},
 		{"a directory", func(t *testing.T, dir string) []string { return append(j, dir) }, ExitBadInput, "is a directory"},
 		{"symlink loop", func(t *testing.T, dir string) []string { return append(j, loop(t, dir, "run.journal")) }, ExitBadInput, "too many levels of symbolic links"},
 		{"resume a garbage journal", func(t *testing.T, dir string) []string {
@@ -708,7 +722,8 @@ func TestBadPolicies(t *testing.T) {
 		{"two minors per hop", file(pol, "policy.yaml", []byte(head+"maxMinorHop: 2\n")), ExitBadInput, "maxMinorHop 2"},
 		{"unknown mode", file(pol, "policy.yaml", []byte(head+"downgrades: Sometimes\n")), ExitBadInput, "downgrades \"Sometimes\""},
 		{"binary", file(pol, "policy.yaml", binary(4096)), ExitBadInput, "policy.yaml"},
-		{"huge", func(t *testing.T, dir string) []string { return append(pol, huge(t, dir, "policy.yaml")) }, ExitBadInput, "policy.yaml"},
+		{"huge", func(t *testing.T, dir string) []string { return append(pol, huge(t, dir, "policy.yaml")) }, ExitBadInput, "policy.yaml: cannot read policy: larger than 1 MiB"},
+		{"endless device", func(t *testing.T, dir string) []string { return append(pol, endless(t)) }, ExitBadInput, "cannot read policy: larger than 1 MiB"},
 		{"a directory", func(t *testing.T, dir string) []string { return append(pol, dir) }, ExitBadInput, "is a directory"},
 		{"symlink loop", func(t *testing.T, dir string) []string { return append(pol, loop(t, dir, "policy.yaml")) }, ExitBadInput, "too many levels of symbolic links"},
 	})

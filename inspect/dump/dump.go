@@ -9,12 +9,15 @@ package dump
 
 import (
 	"context"
-	"os"
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/inspect/bounded"
 	"github.com/openshift-recover/recover/inspect/internal/decode"
 )
+
+// maxFileBytes caps one dumped file, as the archive reader caps one entry.
+const maxFileBytes = 512 << 20
 
 // Source reads `oc get` dumps.
 type Source struct {
@@ -43,7 +46,7 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := os.ReadFile(p)
+		data, err := bounded.ReadFile(p, maxFileBytes)
 		if err != nil {
 			return nil, &inspect.InputError{Path: p, Err: err}
 		}

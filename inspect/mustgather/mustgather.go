@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/inspect/bounded"
 	"github.com/openshift-recover/recover/inspect/internal/archive"
 	"github.com/openshift-recover/recover/inspect/internal/decode"
 )
@@ -199,7 +200,7 @@ type reader struct {
 func (r *reader) timestamp(fsys fs.FS, root string) (time.Time, string) {
 	for dir := root; ; dir = path.Dir(dir) {
 		p := path.Join(dir, "timestamp")
-		if data, err := fs.ReadFile(fsys, p); err == nil {
+		if data, err := bounded.ReadFS(fsys, p, 1<<10); err == nil {
 			if t, ok := parseTimestamp(string(data)); ok {
 				return t, "timestamp file " + p
 			}

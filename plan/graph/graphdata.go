@@ -15,6 +15,8 @@ import (
 
 	"github.com/blang/semver/v4"
 	"sigs.k8s.io/yaml"
+
+	"github.com/openshift-recover/recover/inspect/bounded"
 )
 
 // The cincinnati-graph-data layout.
@@ -53,6 +55,10 @@ type Channel struct {
 	parsed []semver.Version
 }
 
+// maxGraphDataFileBytes caps each graph-data file; the real ones are a few KiB,
+// raw/metadata.json a few MiB.
+const maxGraphDataFileBytes = 16 << 20
+
 // ReadGraphData reads and validates a cincinnati-graph-data directory. The version
 // file and raw/metadata.json are optional (cincinnati requires them; a hand-made
 // disconnected tree often has only channels/ and blocked-edges/); every file that is
@@ -66,7 +72,7 @@ func ReadGraphData(dir string) (*GraphData, error) {
 		return nil, &InputError{Source: dir, Msg: "not a directory", Hint: "--graph-data takes a cincinnati-graph-data directory (channels/, blocked-edges/)"}
 	}
 	gd := &GraphData{Dir: dir}
-	if data, err := os.ReadFile(filepath.Join(dir, graphDataVersionFile)); err == nil {
+	if data, err := bounded.ReadFile(filepath.Join(dir, graphDataVersionFile), maxGraphDataFileBytes); err == nil {
 		gd.Version = strings.TrimSpace(string(data))
 		if !slices.Contains(supportedGraphDataVersions, gd.Version) {
 			return nil, &InputError{Source: filepath.Join(dir, graphDataVersionFile), Msg: fmt.Sprintf("unsupported graph-data schema version %q (supported: %s)", gd.Version, strings.Join(supportedGraphDataVersions, ", "))}
@@ -75,7 +81,7 @@ func ReadGraphData(dir string) (*GraphData, error) {
 		return nil, &InputError{Source: filepath.Join(dir, graphDataVersionFile), Msg: errText(err), Err: err}
 	}
 	rawPath := filepath.Join(dir, graphDataRawMetadata)
-	if data, err := os.ReadFile(rawPath); err == nil {
+	if data, err := bounded.ReadFile(rawPath, maxGraphDataFileBytes); err == nil {
 		if err := json.Unmarshal(data, &gd.RawMetadata); err != nil {
 			return nil, jsonError(rawPath, data, err, "raw/metadata.json maps versions to metadata objects of strings")
 		}
@@ -149,7 +155,7 @@ func yamlError(source string, err error, hint string) error {
 
 func readChannel(dir, rel string) (Channel, error) {
 	path := filepath.Join(dir, rel)
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, maxGraphDataFileBytes)
 	if err != nil {
 		return Channel{}, &InputError{Source: path, Msg: errText(err), Err: err}
 	}
@@ -184,7 +190,7 @@ type blockedEdgeFile struct {
 
 func readBlockedEdge(dir, rel string) (BlockedEdge, error) {
 	path := filepath.Join(dir, rel)
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, maxGraphDataFileBytes)
 	if err != nil {
 		return BlockedEdge{}, &InputError{Source: path, Msg: errText(err), Err: err}
 	}

@@ -12,10 +12,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openshift-recover/recover/inspect/bounded"
 )
 
 // Options say where a graph comes from and how to filter it.
@@ -42,7 +43,8 @@ type Options struct {
 	Timeout time.Duration
 	Retries int
 	Backoff time.Duration
-	// MaxBytes caps the response size (default 64 MiB).
+	// MaxBytes caps the size of the graph, read from a file or a URL (default
+	// DefaultMaxBytes).
 	MaxBytes int64
 	// UserAgent is sent with requests.
 	UserAgent string
@@ -60,6 +62,17 @@ func IsURL(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }
 
+// DefaultMaxBytes is the largest graph Load reads when Options.MaxBytes is unset;
+// the real update service's amd64 graph is about 5 MiB.
+const DefaultMaxBytes = 64 << 20
+
+func (o Options) maxBytes() int64 {
+	if o.MaxBytes > 0 {
+		return o.MaxBytes
+	}
+	return DefaultMaxBytes
+}
+
 // Load reads a graph from a file or URL and, with GraphData, applies graph-data.
 func Load(ctx context.Context, o Options) (*Result, error) {
 	if o.Graph == "" {
@@ -74,7 +87,7 @@ func Load(ctx context.Context, o Options) (*Result, error) {
 	if IsURL(o.Graph) {
 		data, err = fetch(ctx, o, arch)
 	} else {
-		data, err = os.ReadFile(o.Graph)
+		data, err = bounded.ReadFile(o.Graph, o.maxBytes())
 		if err != nil {
 			return nil, &InputError{Source: o.Graph, Msg: "cannot read graph: " + errText(err), Hint: "pass --graph FILE|URL", Err: err}
 		}
@@ -160,7 +173,7 @@ func fetch(ctx context.Context, o Options, arch string) ([]byte, error) {
 	u.RawQuery = q.Encode()
 	target := u.String()
 
-	timeout, retries, backoff, maxBytes := o.Timeout, o.Retries, o.Backoff, o.MaxBytes
+	timeout, retries, backoff, maxBytes := o.Timeout, o.Retries, o.Backoff, o.maxBytes()
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
@@ -172,9 +185,6 @@ func fetch(ctx context.Context, o Options, arch string) ([]byte, error) {
 	}
 	if backoff <= 0 {
 		backoff = time.Second
-	}
-	if maxBytes <= 0 {
-		maxBytes = 64 << 20
 	}
 	client := o.HTTPClient
 	if client == nil {

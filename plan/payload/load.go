@@ -15,6 +15,8 @@ import (
 
 	"github.com/blang/semver/v4"
 	"sigs.k8s.io/yaml"
+
+	"github.com/openshift-recover/recover/inspect/bounded"
 )
 
 // Options say how to load a payload.
@@ -163,7 +165,7 @@ func readManifestDir(root, sub string, data renderData) ([]*Manifest, error) {
 			continue
 		}
 		path := filepath.Join(root, sub, name)
-		raw, err := os.ReadFile(path)
+		raw, err := bounded.ReadFile(path, maxManifestFileBytes)
 		if err != nil {
 			return nil, &InputError{Path: path, Msg: pathErrText(err), Err: err}
 		}
@@ -210,6 +212,14 @@ func renderTemplate(path string, raw []byte, data renderData) ([]byte, error) {
 
 // maxRenderedBytes bounds one rendered template: the CVO's own manifests render
 // to a few KiB.
+// maxManifestFileBytes caps one manifest file; the largest real ones (CRDs with
+// their schemas) are under 2 MiB.
+const maxManifestFileBytes = 64 << 20
+
+// maxMetadataFileBytes caps release-metadata and image-references; the real
+// ones are a few KiB to about 100 KiB.
+const maxMetadataFileBytes = 16 << 20
+
 const maxRenderedBytes = 16 << 20
 
 // boundedWriter stops a template's execution (text/template aborts on a write
@@ -307,7 +317,7 @@ type releaseMetadataFile struct {
 
 func (p *Payload) readReleaseMetadata(relDir, version string) error {
 	path := filepath.Join(relDir, ReleaseMetadataFile)
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, maxMetadataFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		if version == "" {
 			return &InputError{Path: path, Msg: "missing, so the release version is unknown", Hint: "extract the payload with `oc adm release extract --to DIR <image>`, or pass --payload-version for a bare manifest tree", Err: err}
@@ -379,7 +389,7 @@ type imageStream struct {
 
 func (p *Payload) readImageReferences(relDir string, optional bool) error {
 	path := filepath.Join(relDir, ImageReferencesFile)
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, maxMetadataFileBytes)
 	if errors.Is(err, fs.ErrNotExist) && optional {
 		p.Warnings = append(p.Warnings, "no release-manifests/image-references: component images are unknown")
 		return nil

@@ -3,11 +3,14 @@ package policy
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/openshift-recover/recover/inspect/bounded"
 )
 
 // The policy document's identity.
@@ -124,9 +127,12 @@ func Digest(data []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// maxPolicyBytes caps a policy file; a real one is a few KiB.
+const maxPolicyBytes = 1 << 20
+
 // Load reads and checks a policy file.
 func Load(path string) (*Policy, []byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, maxPolicyBytes)
 	if err != nil {
 		return nil, nil, &InputError{Path: path, Msg: "cannot read policy: " + errText(err), Hint: "pass --policy FILE with a TransitionPolicy (see docs/policy.md)"}
 	}
@@ -240,7 +246,8 @@ func yamlText(err error) string {
 
 // errText is an OS error without the path it repeats.
 func errText(err error) string {
-	if pe, ok := err.(*os.PathError); ok {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
 		return pe.Err.Error()
 	}
 	return err.Error()

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/inspect/bounded"
 )
 
 // Doc is one object read from a file.
@@ -44,6 +45,10 @@ type typeMeta struct {
 	Kind       string            `json:"kind"`
 	Items      []json.RawMessage `json:"items"`
 }
+
+// maxFileBytes caps one file of a must-gather directory, as archive.Limits
+// caps one entry of an archive.
+const maxFileBytes = 512 << 20
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
@@ -298,7 +303,7 @@ func Files(ctx context.Context, b *inspect.Builder, fsys fs.FS, display string, 
 			return n, err
 		}
 		shown := path.Join(display, f)
-		data, err := fs.ReadFile(fsys, f)
+		data, err := bounded.ReadFS(fsys, f, maxFileBytes)
 		if err != nil {
 			return n, &inspect.InputError{Path: shown, Err: err}
 		}

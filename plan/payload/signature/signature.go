@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
+
+	"github.com/openshift-recover/recover/inspect/bounded"
 )
 
 // MaxSignatures is how many signature-N files a store is searched for, as the
@@ -182,9 +184,12 @@ func Verify(ctx context.Context, digest string, o Options) (*Result, error) {
 		digest, strings.Join(missing, ", "), strings.Join(seen, "; "))}
 }
 
+// maxKeyringBytes caps a keyring file; Red Hat's release key is about 2 KiB.
+const maxKeyringBytes = 16 << 20
+
 // LoadKeyring reads an armored or binary OpenPGP public keyring.
 func LoadKeyring(path string) (openpgp.EntityList, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, maxKeyringBytes)
 	if err != nil {
 		return nil, &Error{Msg: fmt.Sprintf("reading keyring %s: %v", path, pathErrText(err)), Input: true, Err: err}
 	}
