@@ -14,7 +14,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/openshift-recover/recover/apply"
-	"github.com/openshift-recover/recover/apply/gate"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/printer"
 	"github.com/openshift-recover/recover/plan"
@@ -44,7 +43,7 @@ type applyOptions struct {
 	backupRecord  string
 	iHaveABackup  bool
 	breakLock     bool
-	gateTimeouts  []string
+	gateTimeouts  *gateTimeoutFlag
 	leaseDuration time.Duration
 	showDiffs     bool
 
@@ -105,7 +104,7 @@ Without --yes it asks before every change (a terminal is required).`,
 	fs.StringVar(&o.backupRecord, "backup-record", "", "etcd backup record (YAML/JSON: path, sha256, etcdRevision, clusterVersion), checked and journaled.")
 	fs.BoolVar(&o.iHaveABackup, "i-have-a-backup", false, "Acknowledge that a current etcd backup exists, instead of --backup-record (journaled as unverified).")
 	fs.BoolVar(&o.breakLock, "break-lock", false, "Take the apply lock even if another run holds it. Only when that run is certainly dead.")
-	fs.StringArrayVar(&o.gateTimeouts, "gate-timeout", nil, "Gate timeout per kind, KIND=DURATION (repeatable), e.g. cluster-operator=45m. Kinds: "+gateKinds()+".")
+	o.gateTimeouts = addGateTimeoutFlag(fs)
 	fs.DurationVar(&o.leaseDuration, "lease-duration", o.leaseDuration, "Duration of the apply lock's lease; it is renewed every third of it.")
 	fs.BoolVar(&o.showDiffs, "diff", false, "Print each step's diff (plain events; always shown in JSON events and when asking).")
 	_ = cmd.MarkFlagFilename("plan", "json")
@@ -117,27 +116,14 @@ Without --yes it asks before every change (a terminal is required).`,
 	return cmd
 }
 
-func gateKinds() string {
-	var kinds []string
-	for _, k := range []plan.GateKind{plan.GateClusterOperator, plan.GateCRDEstablished, plan.GateWorkloadRollout, plan.GateStaticPods,
-		plan.GatePoolUpdated, plan.GateCVOScaledDown, plan.GateCVORunning, plan.GateDeleted} {
-		kinds = append(kinds, string(k))
-	}
-	return strings.Join(kinds, ", ")
-}
-
 // Complete parses the gate timeouts, loads the plan (from --plan, or the path the
 // resumed journal records) and finds out whether a person is at a terminal.
 func (o *applyOptions) Complete() error {
-	o.timeouts = map[plan.GateKind]time.Duration{}
-	for _, kv := range o.gateTimeouts {
-		k, v, ok := strings.Cut(kv, "=")
-		d, err := time.ParseDuration(v)
-		if _, known := gate.DefaultTimeouts[plan.GateKind(k)]; !ok || !known || err != nil || d <= 0 {
-			return usageError{msg: fmt.Sprintf("--gate-timeout %q: want KIND=DURATION with KIND one of %s and a positive duration like 45m", kv, gateKinds())}
-		}
-		o.timeouts[plan.GateKind(k)] = d
+	timeouts, err := o.gateTimeouts.parse()
+	if err != nil {
+		return err
 	}
+	o.timeouts = timeouts
 	o.tty = isTerminal(o.g.streams.In) && isTerminal(o.g.streams.Out)
 	if o.planPath == "" && o.resume != "" {
 		j, err := journal.Load(o.resume)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/policy"
 	"github.com/openshift-recover/recover/plan/render"
 )
 
@@ -29,7 +28,7 @@ type planOptions struct {
 	g           *globalOptions
 	source      *sourceFlags
 	inputs      planInputFlags
-	policyPath  string
+	policy      *policyFlag
 	accept      []string
 	forceReason string
 	signatures  *signatureFlags
@@ -37,9 +36,7 @@ type planOptions struct {
 	// args are the flags as given, to print the follow-up commands.
 	args []string
 
-	src    inspect.Source
-	policy *policy.Policy
-	polRaw []byte
+	src inspect.Source
 }
 
 func newPlanCmd(g *globalOptions) *cobra.Command {
@@ -99,10 +96,9 @@ target satisfies the policy (both print the candidate table first), 4 for bad in
 	o.inputs.addGraphFlags(cmd)
 	o.inputs.addPayloadFlags(cmd)
 	fs := cmd.Flags()
-	fs.StringVar(&o.policyPath, "policy", "", "Transition policy file (YAML, kind TransitionPolicy; see docs/policy.md). Default: the built-in policy.")
 	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names to accept (comma-separated), after reviewing them.")
 	fs.StringVar(&o.forceReason, "force-reason", "", "Force the desired update (desiredUpdate.force), recording why; needed when the target needs force.")
-	_ = cmd.MarkFlagFilename("policy", "yaml", "yml")
+	o.policy = addPolicyFlag(cmd)
 	o.signatures = addSignatureFlags(cmd)
 	o.output = addOutputFlag(cmd, outputTable, outputJSON, outputYAML, outputMarkdown)
 	return cmd
@@ -130,12 +126,8 @@ func (o *planOptions) Complete(cmd *cobra.Command) error {
 	if err := o.source.Validate(); err != nil {
 		return err
 	}
-	if o.policyPath != "" {
-		p, raw, err := policy.Load(o.policyPath)
-		if err != nil {
-			return err
-		}
-		o.policy, o.polRaw = p, raw
+	if err := o.policy.load(); err != nil {
+		return err
 	}
 	src, err := o.source.Source(o.g)
 	if err != nil {
@@ -188,13 +180,11 @@ func (o *planOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("loading the update graph: %w", err)
 	}
 	in := plan.Options{
-		Snapshot: snap, Graph: g, Policy: o.policy, Accept: o.accept, ForceReason: o.forceReason,
+		Snapshot: snap, Graph: g, Accept: o.accept, ForceReason: o.forceReason,
 		Payload: o.inputs.payloadSource(), Generator: "recover " + currentVersion().Version, Now: clock(),
 		VerifyRelease: o.signatures.verifier(),
 	}
-	if o.policyPath != "" {
-		in.PolicySource, in.PolicyDigest = o.policyPath, policy.Digest(o.polRaw)
-	}
+	o.policy.setOn(&in)
 	p, err := plan.Make(ctx, in)
 	var nte *plan.NoTargetError
 	if errors.As(err, &nte) {

@@ -27,6 +27,9 @@ func addSignatureFlags(cmd *cobra.Command) *signatureFlags {
 	return f
 }
 
+// given reports whether a keyring or a store was named.
+func (f *signatureFlags) given() bool { return len(f.keyrings) > 0 || len(f.stores) > 0 }
+
 // officialStore is where Red Hat publishes OpenShift release signatures.
 const officialStore = "https://mirror.openshift.com/pub/openshift-v4/signatures/openshift/release"
 

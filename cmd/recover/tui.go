@@ -43,6 +43,10 @@ type tuiOptions struct {
 	allowStale   bool
 	breakLock    bool
 	forceReason  string
+	policy       *policyFlag
+	signatures   *signatureFlags
+	gateTimeouts *gateTimeoutFlag
+	timeouts     map[plan.GateKind]time.Duration
 
 	// terminal reports whether a person is at a terminal (stdin and stdout);
 	// tests replace it.
@@ -123,6 +127,9 @@ restore the CVO. Keys and screens: docs/tui.md.`,
 	fs.BoolVar(&o.allowStale, "allow-stale", false, "Apply even if the cluster changed since the plan was made.")
 	fs.StringVar(&o.forceReason, "force-reason", "", "Force the desired update when computing the plan, recording why (as recover plan --force-reason).")
 	fs.BoolVar(&o.breakLock, "break-lock", false, "Take the apply lock even if another run holds it. Only when that run is certainly dead.")
+	o.gateTimeouts = addGateTimeoutFlag(fs)
+	o.policy = addPolicyFlag(cmd)
+	o.signatures = addSignatureFlags(cmd)
 	_ = cmd.MarkFlagFilename("plan", "json")
 	_ = cmd.MarkFlagFilename("resume", "journal")
 	_ = cmd.MarkFlagFilename("backup-record", "yaml", "yml", "json")
@@ -156,7 +163,9 @@ func (o *tuiOptions) Complete(ctx context.Context) error {
 	return nil
 }
 
-// validateFlags checks the flags against each other.
+// validateFlags checks the flags against each other, then parses the gate
+// timeouts and reads the policy, so that a bad value is refused before any
+// cluster or archive is read.
 func (o *tuiOptions) validateFlags() error {
 	o.inputs.trim()
 	computing := o.inputs.Graph != "" || o.inputs.Payload != ""
@@ -173,8 +182,18 @@ func (o *tuiOptions) validateFlags() error {
 		return usageError{msg: "--graph/--payload compute a plan; --plan and --resume open a saved one: give one or the other"}
 	case o.backupRecord != "" && o.iHaveABackup:
 		return usageError{msg: "pass either --backup-record FILE or --i-have-a-backup, not both"}
-	case (len(o.accept) > 0 || o.forceReason != "") && !computing:
-		return usageError{msg: "--accept and --force-reason are for computing a plan: pass them with --graph and --payload"}
+	case (len(o.accept) > 0 || o.forceReason != "" || o.policy.path != "" || o.signatures.given()) && !computing:
+		return usageError{msg: "--accept, --force-reason, --policy, --release-keyring and --signature-store are for computing a plan: pass them with --graph and --payload"}
+	case o.gateTimeouts.given() && (!o.source.Live() || o.readOnly):
+		return usageError{msg: "--gate-timeout is for a run on the live cluster: drop it, or drop --read-only and the offline source"}
+	}
+	timeouts, err := o.gateTimeouts.parse()
+	if err != nil {
+		return err
+	}
+	o.timeouts = timeouts
+	if err := o.policy.load(); err != nil {
+		return err
 	}
 	if o.inputs.GraphData != "" && o.inputs.Graph == "" {
 		return usageError{msg: "--graph-data needs --graph: the graph-builder graph to apply it to"}
@@ -253,7 +272,7 @@ func (o *tuiOptions) buildSession(ctx context.Context) (*tui.Session, error) {
 		}
 		s.Engine = engine
 		s.Options = apply.Options{
-			JournalPath: o.journalPath, AllowStale: o.allowStale, Fingerprint: liveFingerprint(cfg),
+			Timeouts: o.timeouts, JournalPath: o.journalPath, AllowStale: o.allowStale, Fingerprint: liveFingerprint(cfg),
 			BackupRecordFile: o.backupRecord, IHaveABackup: o.iHaveABackup, BreakLock: o.breakLock,
 			Generator: currentVersion().Version,
 		}
@@ -395,8 +414,9 @@ func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
 	}
 	base := plan.Options{
 		Snapshot: snap, Graph: g, ForceReason: o.forceReason, Payload: o.inputs.payloadSource(),
-		Generator: "recover " + currentVersion().Version,
+		Generator: "recover " + currentVersion().Version, VerifyRelease: o.signatures.verifier(),
 	}
+	o.policy.setOn(&base)
 	s.Replan = func(ctx context.Context, accept []string) (*plan.Plan, error) {
 		in := base
 		in.Accept = accept

@@ -60,6 +60,13 @@ func TestTUIRefusesBadInvocations(t *testing.T) {
 		{[]string{"--must-gather", filepath.Join(t.TempDir(), "nothing")}, ExitBadInput, ""},
 		{[]string{"--must-gather", mg, "--plan", filepath.Join(t.TempDir(), "missing.json")}, ExitBadInput, "plan"},
 		{[]string{"--must-gather", mg, "--graph", filepath.Join(t.TempDir(), "missing.json")}, ExitBadInput, "graph"},
+		{[]string{"--must-gather", mg, "--policy", "p.yaml"}, ExitUsage, "pass them with --graph and --payload"},
+		{[]string{"--must-gather", mg, "--release-keyring", "k.gpg"}, ExitUsage, "pass them with --graph and --payload"},
+		{[]string{"--must-gather", mg, "--gate-timeout", "cluster-operator=45m"}, ExitUsage, "--gate-timeout is for a run on the live cluster"},
+		{[]string{"--plan", "plan.json", "--read-only", "--gate-timeout", "cluster-operator=45m"}, ExitUsage, "--gate-timeout is for a run on the live cluster"},
+		{[]string{"--plan", "plan.json", "--gate-timeout", "operator=45m"}, ExitUsage, "want KIND=DURATION"},
+		{[]string{"--plan", "plan.json", "--gate-timeout", "cluster-operator=-1m"}, ExitUsage, "want KIND=DURATION"},
+		{[]string{"--must-gather", mg, "--graph", exampleGraph, "--payload", exampleDir + "/releases/4.4.4", "--policy", filepath.Join(t.TempDir(), "missing.yaml")}, ExitBadInput, "cannot read policy"},
 	} {
 		code, _, errOut := runRecover(t, append([]string{"tui"}, tc.args...)...)
 		last := errOut[strings.LastIndex(strings.TrimSuffix(errOut, "\n"), "\n")+1:]
@@ -72,8 +79,14 @@ func TestTUIRefusesBadInvocations(t *testing.T) {
 // session builds the session recover tui would open for args.
 func session(t *testing.T, args ...string) (*tui.Session, error) {
 	t.Helper()
+	return sessionOn(t, genericclioptions.NewConfigFlags(true), args...)
+}
+
+// sessionOn is session with the global kube flags given (a kubeconfig).
+func sessionOn(t *testing.T, kube *genericclioptions.ConfigFlags, args ...string) (*tui.Session, error) {
+	t.Helper()
 	streams, _, _, _ := genericiooptions.NewTestIOStreams()
-	g := &globalOptions{kube: genericclioptions.NewConfigFlags(true), streams: streams}
+	g := &globalOptions{kube: kube, streams: streams}
 	cmd, got := newTUICommand(g)
 	if err := cmd.ParseFlags(args); err != nil {
 		t.Fatal(err)
@@ -130,6 +143,42 @@ func TestTUISessionComputesThePlan(t *testing.T) {
 			t.Errorf("the screens lack %q", want)
 		}
 	}
+}
+
+// TestTUISessionPlansUnderThePolicy: --policy is used for the first plan and for
+// every re-plan the Target screen asks for, and the plan records it.
+func TestTUISessionPlansUnderThePolicy(t *testing.T) {
+	args := []string{"--must-gather", exampleDir + "/must-gather", "--graph", exampleGraph, "--graph-data", exampleData,
+		"--channel", "stable-4.4", "--payload", exampleDir + "/releases/4.4.4"}
+	pol := writePolicy(t, "kubeletSkew: Upstream\n")
+	s, err := session(t, append(args, "--policy", pol)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []*plan.Plan{s.Plan, replan(t, s)} {
+		if p == nil || p.Inputs.Policy == nil || p.Inputs.Policy.Source != pol || p.Inputs.Policy.Digest == "" ||
+			!strings.Contains(strings.Join(p.Target.Reasons, " "), "upstream limit") {
+			t.Fatalf("plan %d does not follow --policy: %+v", i, p)
+		}
+	}
+
+	strict, err := session(t, append(args, "--policy", writePolicy(t, "maxMinorHop: 0\n"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nte *plan.NoTargetError
+	if strict.Plan != nil || !errors.As(strict.PlanErr, &nte) {
+		t.Fatalf("with maxMinorHop 0 the session planned %v (error %v), want no target", strict.Plan, strict.PlanErr)
+	}
+}
+
+func replan(t *testing.T, s *tui.Session) *plan.Plan {
+	t.Helper()
+	p, err := s.Replan(context.Background(), s.Accepted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // TestTUISessionWithoutTargetOffersTheRisk: when only a risky target exists the

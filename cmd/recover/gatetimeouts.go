@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/openshift-recover/recover/apply/gate"
+	"github.com/openshift-recover/recover/plan"
+)
+
+// gateTimeoutFlag is --gate-timeout KIND=DURATION (repeatable): how long a run
+// waits on each kind of gate (recover apply, recover tui).
+type gateTimeoutFlag struct {
+	values []string
+}
+
+// addGateTimeoutFlag registers --gate-timeout on fs.
+func addGateTimeoutFlag(fs *pflag.FlagSet) *gateTimeoutFlag {
+	f := &gateTimeoutFlag{}
+	fs.StringArrayVar(&f.values, "gate-timeout", nil, "Gate timeout per kind, KIND=DURATION (repeatable), e.g. cluster-operator=45m. Kinds: "+gateKinds()+".")
+	return f
+}
+
+// given reports whether the flag was used.
+func (f *gateTimeoutFlag) given() bool { return len(f.values) > 0 }
+
+// parse returns the timeouts by gate kind, or a usage error naming the bad value.
+func (f *gateTimeoutFlag) parse() (map[plan.GateKind]time.Duration, error) {
+	out := map[plan.GateKind]time.Duration{}
+	for _, kv := range f.values {
+		k, v, ok := strings.Cut(kv, "=")
+		d, err := time.ParseDuration(v)
+		if _, known := gate.DefaultTimeouts[plan.GateKind(k)]; !ok || !known || err != nil || d <= 0 {
+			return nil, usageError{msg: fmt.Sprintf("--gate-timeout %q: want KIND=DURATION with KIND one of %s and a positive duration like 45m", kv, gateKinds())}
+		}
+		out[plan.GateKind(k)] = d
+	}
+	return out, nil
+}
+
+// gateKinds lists the gate kinds --gate-timeout accepts.
+func gateKinds() string {
+	var kinds []string
+	for _, k := range []plan.GateKind{plan.GateClusterOperator, plan.GateCRDEstablished, plan.GateWorkloadRollout, plan.GateStaticPods,
+		plan.GatePoolUpdated, plan.GateCVOScaledDown, plan.GateCVORunning, plan.GateDeleted} {
+		kinds = append(kinds, string(k))
+	}
+	return strings.Join(kinds, ", ")
+}
