@@ -116,14 +116,7 @@ func TestInspectErrors(t *testing.T) {
 // TestInspectPlainKubernetesIsNotOpenShift runs inspect against a real
 // kube-apiserver without the OpenShift CRDs.
 func TestInspectPlainKubernetesIsNotOpenShift(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: starts a real kube-apiserver")
-	}
-	env, err := kubetest.Start(kubetest.Options{SkipCRDs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Stop()
+	env := apiServer(t, kubetest.Options{SkipCRDs: true})
 	code, _, errOut := runRecover(t, "inspect", "--kubeconfig", env.Kubeconfig)
 	if code != ExitCluster || !strings.Contains(errOut, "not an OpenShift 4 cluster") {
 		t.Fatalf("exit %d, stderr %q; want %d and 'not an OpenShift 4 cluster'", code, errOut, ExitCluster)

@@ -13,7 +13,24 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/openshift-recover/recover/internal/kubetest"
 )
+
+// apiServer starts a real kube-apiserver for one test (skipped with -short) and
+// stops it when the test ends.
+func apiServer(t *testing.T, opts kubetest.Options) *kubetest.Env {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: starts a real kube-apiserver")
+	}
+	env, err := kubetest.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Stop)
+	return env
+}
 
 // runRecover runs the CLI in-process and returns its exit code, stdout and stderr.
 func runRecover(t *testing.T, args ...string) (int, string, string) {

@@ -75,14 +75,7 @@ const secretMarker = "MARKER-TOKEN-3f9c2a7e51d04b86"
 // refuses, a kubeconfig that does not parse, --token, and a server that does not
 // answer. No output stream may contain the marker.
 func TestTokensAndKubeconfigsAreNeverPrinted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: starts a real kube-apiserver")
-	}
-	env, err := kubetest.Start(kubetest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Stop()
+	env := apiServer(t, kubetest.Options{})
 	dir := t.TempDir()
 	kubeconfig := func(name, server, extra string) string {
 		return write(t, dir, name, []byte(`apiVersion: v1

@@ -18,14 +18,7 @@ import (
 // kube-apiserver holding the incident-1 cluster: --gate-timeout reaches the
 // engine's options, as it does for recover apply.
 func TestTUILiveSessionCarriesTheGateTimeouts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: starts a real kube-apiserver")
-	}
-	env, err := kubetest.Start(kubetest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Stop()
+	env := apiServer(t, kubetest.Options{})
 	scn, err := sim.LoadScenario(exampleDir)
 	if err != nil {
 		t.Fatal(err)
