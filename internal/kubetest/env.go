@@ -253,17 +253,17 @@ func (e *Env) UserKubeconfig(user string) (string, error) {
 // runs them) on the same etcd under a new key prefix: an empty cluster with the CRDs
 // installed, for tests that need their own singletons. It stops with the parent.
 func (e *Env) Fresh() (*Env, error) {
-	e.mu.Lock()
-	n := len(e.fresh) + 1
-	e.mu.Unlock()
+	// The prefix is reserved under the lock, so that servers started at the
+	// same time never share one.
 	child := &Env{Dir: e.Dir, opts: e.opts, bins: e.bins, etcdURL: e.etcdURL, tokens: e.tokens}
+	e.mu.Lock()
+	e.fresh = append(e.fresh, child)
+	n := len(e.fresh)
+	e.mu.Unlock()
 	if err := child.startAPIServer(fmt.Sprintf("/registry/fresh%d", n)); err != nil {
 		child.Stop()
 		return nil, err
 	}
-	e.mu.Lock()
-	e.fresh = append(e.fresh, child)
-	e.mu.Unlock()
 	return child, nil
 }
 

@@ -229,6 +229,37 @@ func TestFreshIsIsolatedAndStopsCleanly(t *testing.T) {
 	}
 }
 
+// TestFreshServersStartedTogetherAreIsolated: two fresh servers started at the
+// same time get their own etcd prefixes, so a ClusterVersion created in one is
+// not in the other.
+func TestFreshServersStartedTogetherAreIsolated(t *testing.T) {
+	kubetest.Require(t, env)
+	ctx := context.Background()
+	var servers [2]*kubetest.Env
+	var errs [2]error
+	done := make(chan int)
+	for i := range servers {
+		go func() { servers[i], errs[i] = env.Fresh(); done <- i }()
+	}
+	<-done
+	<-done
+	for i, s := range servers {
+		if s != nil {
+			t.Cleanup(s.Stop)
+		}
+		if errs[i] != nil {
+			t.Fatalf("fresh server %d: %v", i, errs[i])
+		}
+	}
+	cv := &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version"}, Spec: configv1.ClusterVersionSpec{ClusterID: "00000000-0000-0000-0000-000000000001"}}
+	if _, err := configclient.NewForConfigOrDie(servers[0].Config).ConfigV1().ClusterVersions().Create(ctx, cv, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := configclient.NewForConfigOrDie(servers[1].Config).ConfigV1().ClusterVersions().Get(ctx, "version", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the second fresh server sees the first one's ClusterVersion (err %v): they share an etcd prefix", err)
+	}
+}
+
 func TestHarnessFailsLoudlyWhenServerIsNotRunning(t *testing.T) {
 	ctx := context.Background()
 	// A client of an API server that is not there: the harness's check says so.
