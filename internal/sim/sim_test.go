@@ -51,6 +51,10 @@ func newHarness(t *testing.T, f *fixture, opts Options, noStart bool) *harness {
 // simulator's events.
 func loadHarness(t *testing.T, scn *Scenario, opts Options) *harness {
 	t.Helper()
+	// Each harness has its own API server and simulator, so the tests that use
+	// one run side by side (up to -parallel, GOMAXPROCS by default): they wait
+	// on simulated delays far more than they compute.
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	t.Cleanup(cancel)
 	fresh, err := env.Fresh()
