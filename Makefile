@@ -3,6 +3,10 @@ GO        ?= go
 GOFLAGS   ?=
 # Integration tests start real control planes; a generous timeout covers a slow disk.
 TEST_TIMEOUT ?= 30m
+# Packages tested at once. The integration packages mostly wait on their control
+# planes, so four at a time fill 2 cores better than go's default of one per core
+# (go test ./... uncached: about 270 s with 2, 202 s with 4).
+TEST_PARALLEL ?= 4
 
 .PHONY: all build test test-short kube-binaries vet fmt-check bench example help
 
@@ -25,7 +29,7 @@ fmt-check: ## fail when gofmt would change a file
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 test: kube-binaries fmt-check vet ## the whole suite: unit, integration (real kube-apiserver), end-to-end
-	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test $(GOFLAGS) -timeout $(TEST_TIMEOUT) ./...
+	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test $(GOFLAGS) -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) ./...
 	@if command -v tmux >/dev/null 2>&1; then hack/tui-smoke.sh; else echo "tui smoke test skipped: tmux not found"; fi
 
 test-short: ## unit tests only, no control plane
