@@ -50,18 +50,8 @@ func TestCrashesDuringTheRealRecoveryOnTheSimulator(t *testing.T) {
 	}
 	defer fresh.Stop()
 	example := filepath.Join(root, "examples", "reconciled-4.3-to-4.4")
-	scn, err := sim.LoadScenario(example)
+	s, err := sim.Run(ctx, fresh.Config, example, sim.Options{Timing: &sim.HeldTiming})
 	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.New(fresh.Config, scn, sim.Options{Timing: &sim.HeldTiming})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Load(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	defer s.Stop()

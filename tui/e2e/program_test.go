@@ -136,24 +136,14 @@ func startLab(ctx context.Context, t *testing.T) *lab {
 		t.Fatal(err)
 	}
 	example := filepath.Join(root, "examples", "reconciled-4.3-to-4.4")
-	scn, err := sim.LoadScenario(example)
-	if err != nil {
-		t.Fatal(err)
-	}
 	fresh, err := env.Fresh()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(fresh.Stop)
-	s, err := sim.New(fresh.Config, scn, sim.Options{Timing: &sim.FastTiming})
+	s, err := sim.Run(ctx, fresh.Config, example, sim.Options{Timing: &sim.FastTiming})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Load(ctx); err != nil {
-		t.Fatalf("loading the scenario: %v", err)
-	}
-	if err := s.Start(ctx); err != nil {
-		t.Fatal(err)
+		t.Fatalf("starting the scenario: %v", err)
 	}
 	t.Cleanup(s.Stop)
 

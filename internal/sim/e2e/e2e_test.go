@@ -60,22 +60,12 @@ func load(t *testing.T, example string) *cluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(fresh.Stop)
-	scn, err := sim.LoadScenario(filepath.Join(root, "examples", example))
-	if err != nil {
-		t.Fatal(err)
-	}
 	opts := sim.Options{Timing: &sim.HeldTiming}
 	if os.Getenv("RECOVER_SIM_EVENTS") != "" {
 		opts.Out = os.Stderr // watch the simulator while a test runs
 	}
-	s, err := sim.New(fresh.Config, scn, opts)
+	s, err := sim.Run(ctx, fresh.Config, filepath.Join(root, "examples", example), opts)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Load(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
