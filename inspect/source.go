@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect/bounded"
@@ -35,19 +33,17 @@ type FileSource struct {
 // Collect reads and checks the saved snapshot. Its findings are recomputed, so a
 // snapshot saved by an older recover gets the current analysis.
 func (f FileSource) Collect(ctx context.Context) (*Snapshot, error) {
-	var r io.Reader = f.In
-	if f.Path != "-" {
-		file, err := os.Open(f.Path)
-		if err != nil {
-			return nil, &InputError{Path: f.Path, Err: err}
-		}
-		defer file.Close()
-		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxSnapshotBytes {
-			return nil, &InputError{Path: f.Path, Err: &bounded.LimitError{Limit: MaxSnapshotBytes}}
-		}
-		r = file
+	var data []byte
+	var err error
+	if f.Path == "-" {
+		data, err = bounded.ReadAll(f.In, "stdin", MaxSnapshotBytes)
+	} else {
+		data, err = bounded.ReadFile(f.Path, MaxSnapshotBytes)
 	}
-	s, err := ReadSnapshot(r)
+	if err != nil {
+		return nil, &InputError{Path: f.Path, Err: limitOr(err)}
+	}
+	s, err := decodeSnapshot(data)
 	if err != nil {
 		if ie, ok := err.(*InputError); ok && ie.Path == "" {
 			ie.Path = f.Path
@@ -58,7 +54,7 @@ func (f FileSource) Collect(ctx context.Context) (*Snapshot, error) {
 	return s, nil
 }
 
-// MaxSnapshotBytes is the largest saved snapshot ReadSnapshot reads; one of a
+// MaxSnapshotBytes is the largest saved snapshot recover reads; one of a
 // 5,000-node cluster is about 40 MiB.
 const MaxSnapshotBytes = 512 << 20
 
@@ -66,12 +62,23 @@ const MaxSnapshotBytes = 512 << 20
 func ReadSnapshot(r io.Reader) (*Snapshot, error) {
 	data, err := bounded.ReadAll(r, "snapshot", MaxSnapshotBytes)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, &InputError{Err: fmt.Errorf("reading snapshot: %w", err)}
+		return nil, &InputError{Err: fmt.Errorf("reading snapshot: %w", limitOr(err))}
 	}
+	return decodeSnapshot(data)
+}
+
+// limitOr returns the *bounded.LimitError inside err (the path is said once, by
+// the InputError), or err itself.
+func limitOr(err error) error {
+	var le *bounded.LimitError
+	if errors.As(err, &le) {
+		return le
+	}
+	return err
+}
+
+// decodeSnapshot decodes a snapshot and checks its format version.
+func decodeSnapshot(data []byte) (*Snapshot, error) {
 	var s Snapshot
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&s); err != nil {

@@ -53,6 +53,10 @@ func ReadFS(fsys fs.FS, name string, limit int64) ([]byte, error) {
 func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, err // a file's read error names the file already
+		}
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
 	if int64(len(data)) > limit {
