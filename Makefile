@@ -42,7 +42,7 @@ bench: kube-binaries ## benchmarks (figures for the notes)
 SCENARIO ?= examples/reconciled-4.3-to-4.4
 LAB_FLAGS ?=
 lab: kube-binaries ## a simulated wedged cluster to try recover on: make lab [SCENARIO=examples/false-success-revision] [LAB_FLAGS=--fast]
-	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) run ./internal/sim/cmd/recover-lab --scenario $(SCENARIO) $(LAB_FLAGS)
+	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) run ./internal/lab/sim/cmd/recover-lab --scenario $(SCENARIO) $(LAB_FLAGS)
 
 # Fuzzing (docs/reliability.md): every fuzz target runs for a short fixed budget as
 # part of make test, and for longer with make fuzz; one target at a time.

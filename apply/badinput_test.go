@@ -9,8 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/openshift-recover/recover/internal/applytest"
-	"github.com/openshift-recover/recover/internal/inputcheck"
+	"github.com/openshift-recover/recover/internal/testing/applytest"
+	"github.com/openshift-recover/recover/internal/testing/inputcheck"
 )
 
 // TestBadBackupRecords runs `recover apply --backup-record` with malformed

@@ -18,9 +18,9 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/live"
-	"github.com/openshift-recover/recover/internal/faultproxy"
-	"github.com/openshift-recover/recover/internal/kubetest"
-	"github.com/openshift-recover/recover/internal/sim"
+	"github.com/openshift-recover/recover/internal/lab/sim"
+	"github.com/openshift-recover/recover/internal/testing/faultproxy"
+	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
 )

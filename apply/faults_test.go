@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift-recover/recover/apply"
-	"github.com/openshift-recover/recover/internal/applytest"
-	"github.com/openshift-recover/recover/internal/faultproxy"
+	"github.com/openshift-recover/recover/internal/testing/applytest"
+	"github.com/openshift-recover/recover/internal/testing/faultproxy"
 )
 
 // TestApplyUnderFaults runs the full test plan through the fault proxy: 500 and

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/apply"
-	"github.com/openshift-recover/recover/internal/applytest"
-	"github.com/openshift-recover/recover/internal/inputcheck"
+	"github.com/openshift-recover/recover/internal/testing/applytest"
+	"github.com/openshift-recover/recover/internal/testing/inputcheck"
 	"github.com/openshift-recover/recover/plan"
 )
 

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/apply"
-	"github.com/openshift-recover/recover/internal/applytest"
-	"github.com/openshift-recover/recover/internal/kubetest"
+	"github.com/openshift-recover/recover/internal/testing/applytest"
+	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan"
 )
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"regexp"
 	"strings"
 	"time"
@@ -97,12 +98,12 @@ func ValidatePlan(p *plan.Plan) error {
 				add("%s: %v", where, err)
 				break
 			}
-			del := obj.GetAnnotations()[resource.DeleteAnnotation] == "true"
+			del := obj.GetAnnotations()[openshift.AnnotationDelete] == "true"
 			if s.Action == plan.ActionApply && del {
-				add("%s: manifest %s is annotated %s=true; it must be a delete step", where, s.Manifest.File, resource.DeleteAnnotation)
+				add("%s: manifest %s is annotated %s=true; it must be a delete step", where, s.Manifest.File, openshift.AnnotationDelete)
 			}
 			if s.Action == plan.ActionDelete && !del {
-				add("%s: delete step for %s %s, which is not annotated %s=true; the CVO only deletes annotated manifests", where, s.Manifest.Kind, s.Manifest.Name, resource.DeleteAnnotation)
+				add("%s: delete step for %s %s, which is not annotated %s=true; the CVO only deletes annotated manifests", where, s.Manifest.Kind, s.Manifest.Name, openshift.AnnotationDelete)
 			}
 		case plan.ActionPausePool, plan.ActionUnpausePool:
 			if s.Pool == "" {
@@ -164,7 +165,7 @@ func stepObject(s *plan.Step) string {
 	case s.Pool != "":
 		return "MachineConfigPool " + s.Pool
 	case s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO:
-		return "Deployment " + gate.CVONamespace + "/" + gate.CVODeployment
+		return "Deployment " + openshift.CVONamespace + "/" + openshift.CVODeployment
 	case s.Action == plan.ActionSetDesiredUpdate:
 		return "ClusterVersion version"
 	case s.Gate != nil:

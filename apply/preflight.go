@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"sort"
 	"strings"
 	"sync"
@@ -17,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/openshift-recover/recover/apply/gate"
 	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/lock"
@@ -132,7 +132,7 @@ func (r *run) requiredAccess(ctx context.Context) ([]access, []string) {
 		s := &r.p.Steps[i]
 		switch s.Action {
 		case plan.ActionDisableCVO, plan.ActionRestoreCVO:
-			add("apps", "deployments", gate.CVONamespace, "get", "patch")
+			add("apps", "deployments", openshift.CVONamespace, "get", "patch")
 		case plan.ActionPausePool, plan.ActionUnpausePool:
 			add("machineconfiguration.openshift.io", "machineconfigpools", "", "get", "patch")
 		case plan.ActionSetDesiredUpdate:

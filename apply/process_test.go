@@ -19,8 +19,8 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
-	"github.com/openshift-recover/recover/internal/applytest"
-	"github.com/openshift-recover/recover/internal/kubetest"
+	"github.com/openshift-recover/recover/internal/testing/applytest"
+	"github.com/openshift-recover/recover/internal/testing/kubetest"
 )
 
 var (

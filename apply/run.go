@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"path/filepath"
 	"strings"
 	"time"
@@ -566,7 +567,7 @@ func (r *run) nextCommands(res *Result) []string {
 	}
 	if res.CVODisabled {
 		next = append(next, fmt.Sprintf("oc scale --namespace %s deployment/%s --replicas=%d   # give control back to the CVO without finishing the plan",
-			gate.CVONamespace, gate.CVODeployment, max(ptrValue(r.cvoOriginal, 1), 1)))
+			openshift.CVONamespace, openshift.CVODeployment, max(ptrValue(r.cvoOriginal, 1), 1)))
 	}
 	return next
 }

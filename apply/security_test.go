@@ -14,7 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/openshift-recover/recover/internal/applytest"
+	"github.com/openshift-recover/recover/internal/testing/applytest"
 )
 
 // runBinary runs the recover binary to the end and returns its exit code and

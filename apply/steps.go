@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/openshift-recover/recover/apply/gate"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/plan"
@@ -135,7 +135,7 @@ func objectRef(apiVersion, kind, ns, name string) journal.ObjectRef {
 }
 
 func isCVODeployment(m *plan.Manifest) bool {
-	return m != nil && m.Kind == "Deployment" && m.Namespace == gate.CVONamespace && m.Name == gate.CVODeployment
+	return m != nil && m.Kind == "Deployment" && m.Namespace == openshift.CVONamespace && m.Name == openshift.CVODeployment
 }
 
 // prepareManifest prepares an apply or delete with the CVO's semantics.
@@ -174,9 +174,9 @@ func (r *run) prepareManifest(ctx context.Context, s *plan.Step) (*mutation, err
 }
 
 func (r *run) cvoDeployment(ctx context.Context) (*unstructured.Unstructured, int32, error) {
-	d, err := r.e.dyn.Resource(deploymentsGVR).Namespace(gate.CVONamespace).Get(ctx, gate.CVODeployment, metav1.GetOptions{})
+	d, err := r.e.dyn.Resource(deploymentsGVR).Namespace(openshift.CVONamespace).Get(ctx, openshift.CVODeployment, metav1.GetOptions{})
 	if err != nil {
-		return nil, 0, fmt.Errorf("reading the CVO deployment %s/%s: %w", gate.CVONamespace, gate.CVODeployment, err)
+		return nil, 0, fmt.Errorf("reading the CVO deployment %s/%s: %w", openshift.CVONamespace, openshift.CVODeployment, err)
 	}
 	replicas := int32(1)
 	if v, found, _ := unstructured.NestedInt64(d.Object, "spec", "replicas"); found {
@@ -191,10 +191,10 @@ func (r *run) scaleCVO(ctx context.Context, replicas int32, dryRun bool) (*unstr
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	return r.e.dyn.Resource(deploymentsGVR).Namespace(gate.CVONamespace).Patch(ctx, gate.CVODeployment, types.MergePatchType, patch, opts)
+	return r.e.dyn.Resource(deploymentsGVR).Namespace(openshift.CVONamespace).Patch(ctx, openshift.CVODeployment, types.MergePatchType, patch, opts)
 }
 
-var cvoRef = objectRef("apps/v1", "Deployment", gate.CVONamespace, gate.CVODeployment)
+var cvoRef = objectRef("apps/v1", "Deployment", openshift.CVONamespace, openshift.CVODeployment)
 
 // prepareDisableCVO records the CVO's replicas (from the journal when a previous
 // run already scaled it down, never from the live 0) and scales it to 0.

@@ -67,7 +67,7 @@ keys() {
 
 echo "tui-smoke: building recover and the lab"
 go build -o "$work/recover" ./cmd/recover
-go build -o "$work/recover-lab" ./internal/sim/cmd/recover-lab
+go build -o "$work/recover-lab" ./internal/lab/sim/cmd/recover-lab
 export RECOVER_KUBE_BIN=${RECOVER_KUBE_BIN:-$(hack/kube-binaries.sh)}
 
 echo "tui-smoke: starting the lab ($example)"

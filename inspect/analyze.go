@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"sort"
 	"strconv"
 	"strings"
@@ -667,12 +668,12 @@ func (a *analysis) nodes() {
 func (a *analysis) cvo() {
 	s := a.s
 	mode := s.CVOMode()
-	subject := "deployment/" + CVONamespace + "/" + CVODeployment
+	subject := "deployment/" + openshift.CVONamespace + "/" + openshift.CVODeployment
 	switch {
-	case s.CVO == nil && s.collectedIn(ResDeployments.Key(), CVONamespace):
+	case s.CVO == nil && s.collectedIn(ResDeployments.Key(), openshift.CVONamespace):
 		a.add(Finding{Code: CodeCVODisabled, Severity: SeverityWarning, Subject: subject,
 			Message:  "The cluster-version operator's Deployment does not exist: nothing applies or reconciles the release.",
-			Evidence: []Evidence{reality("no Deployment "+CVONamespace+"/"+CVODeployment, "deployments in "+CVONamespace)},
+			Evidence: []Evidence{reality("no Deployment "+openshift.CVONamespace+"/"+openshift.CVODeployment, "deployments in "+openshift.CVONamespace)},
 			Details:  map[string]string{"cvoMode": string(mode)}})
 	case s.CVO != nil && s.CVO.EffectiveReplicas() == 0:
 		a.add(Finding{Code: CodeCVODisabled, Severity: SeverityWarning, Subject: subject,

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"github.com/openshift-recover/recover/internal/openshift"
 	"strings"
 	"testing"
 	"time"
@@ -124,7 +125,7 @@ func TestFindings(t *testing.T) {
 			f.node("worker-0").Status.Conditions[0].Status = corev1.ConditionUnknown
 		}},
 		{"CVO scaled to zero", CodeCVODisabled, "deployment/openshift-cluster-version/cluster-version-operator", func(f *fixture) {
-			f.deploy(CVODeployment).Spec.Replicas = ptr.To[int32](0)
+			f.deploy(openshift.CVODeployment).Spec.Replicas = ptr.To[int32](0)
 		}},
 		{"CVO deployment deleted", CodeCVODisabled, "deployment/openshift-cluster-version/cluster-version-operator", func(f *fixture) {
 			f.deploys = f.deploys[:len(f.deploys)-1]

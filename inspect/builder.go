@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"github.com/openshift-recover/recover/internal/openshift"
 	"sort"
 	"sync"
 	"time"
@@ -80,7 +81,7 @@ func (b *Builder) Record(rs ResourceStatus) {
 
 // SetClusterVersion stores ClusterVersion/version (other names are ignored).
 func (b *Builder) SetClusterVersion(cv *configv1.ClusterVersion) {
-	if cv.Name != "" && cv.Name != clusterVersionName {
+	if cv.Name != "" && cv.Name != openshift.ClusterVersionName {
 		return
 	}
 	b.mu.Lock()
@@ -102,7 +103,7 @@ func (b *Builder) AddClusterOperator(co *configv1.ClusterOperator) {
 // SetStaticPodOperator stores a static-pod operator CR (resource is its plural,
 // e.g. "kubeapiservers"; only the singleton "cluster" counts).
 func (b *Builder) SetStaticPodOperator(resource, name string, spec operatorv1.StaticPodOperatorSpec, status operatorv1.StaticPodOperatorStatus) {
-	if name != singletonName {
+	if name != openshift.SingletonName {
 		return
 	}
 	b.mu.Lock()
@@ -189,7 +190,7 @@ func (b *Builder) AddDeployment(d *appsv1.Deployment) {
 		return
 	}
 	r := DeploymentFromAPI(d)
-	isCVO := d.Namespace == CVONamespace && d.Name == CVODeployment
+	isCVO := d.Namespace == openshift.CVONamespace && d.Name == openshift.CVODeployment
 	if !isCVO && !isOperatorDeployment(&r) {
 		return
 	}
@@ -207,7 +208,7 @@ func (b *Builder) AddDeployment(d *appsv1.Deployment) {
 
 // SetFeatureGate stores FeatureGate/cluster.
 func (b *Builder) SetFeatureGate(fg *configv1.FeatureGate) {
-	if fg.Name != "" && fg.Name != singletonName {
+	if fg.Name != "" && fg.Name != openshift.SingletonName {
 		return
 	}
 	b.mu.Lock()
@@ -221,7 +222,7 @@ func (b *Builder) SetFeatureGate(fg *configv1.FeatureGate) {
 
 // SetInfrastructure stores Infrastructure/cluster.
 func (b *Builder) SetInfrastructure(in *configv1.Infrastructure) {
-	if in.Name != "" && in.Name != singletonName {
+	if in.Name != "" && in.Name != openshift.SingletonName {
 		return
 	}
 	r := &Infrastructure{

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"github.com/openshift-recover/recover/internal/openshift"
 	"regexp"
 	"sort"
 	"strconv"
@@ -98,7 +99,7 @@ func MachineConfigPoolFromAPI(p *mcfgv1.MachineConfigPool) MachineConfigPool {
 		DegradedMachineCount:    p.Status.DegradedMachineCount,
 		Conditions:              p.Status.Conditions,
 	}
-	_, out.RequiredForUpgrade = p.Labels[requiredForUpgradePoolLabel]
+	_, out.RequiredForUpgrade = p.Labels[openshift.LabelRequiredForUpgradePool]
 	if p.Spec.NodeSelector != nil && len(p.Spec.NodeSelector.MatchLabels) > 0 {
 		out.NodeSelector = p.Spec.NodeSelector.MatchLabels
 	}

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -79,7 +80,7 @@ func healthy() *fixture {
 		}
 		f.deploys = append(f.deploys, deployment(ns, name+"-operator", 1, env))
 	}
-	f.deploys = append(f.deploys, deployment(CVONamespace, CVODeployment, 1, nil))
+	f.deploys = append(f.deploys, deployment(openshift.CVONamespace, openshift.CVODeployment, 1, nil))
 	f.deploys[len(f.deploys)-1].Spec.Template.Spec.Containers[0].Image = img444
 	f.kas.LatestAvailableRevision = 5
 	for i := 0; i < 3; i++ {
@@ -90,7 +91,7 @@ func healthy() *fixture {
 	}
 	f.nodes = append(f.nodes, node1("worker-0", "worker", "v1.17.1", "rendered-worker-new"))
 	f.pools = []*mcfgv1.MachineConfigPool{pool("master", "rendered-master-new", 3), pool("worker", "rendered-worker-new", 1)}
-	f.pools[0].Labels = map[string]string{requiredForUpgradePoolLabel: ""}
+	f.pools[0].Labels = map[string]string{openshift.LabelRequiredForUpgradePool: ""}
 	f.mcs = []metav1.ObjectMeta{
 		{Name: "rendered-master-new", Annotations: map[string]string{annReleaseImageVersion: "4.4.4"}},
 		{Name: "rendered-master-old", Annotations: map[string]string{annReleaseImageVersion: "4.4.3"}},

@@ -10,7 +10,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/mustgather"
-	"github.com/openshift-recover/recover/internal/inputcheck"
+	"github.com/openshift-recover/recover/internal/testing/inputcheck"
 )
 
 // FuzzReadSnapshot feeds arbitrary bytes to the saved-snapshot reader (recover

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -207,14 +208,14 @@ func (p *printer) f(format string, args ...any) {
 func cvoLine(s *Snapshot) string {
 	mode := s.CVOMode()
 	if s.CVO == nil {
-		if s.collectedIn(ResDeployments.Key(), CVONamespace) {
+		if s.collectedIn(ResDeployments.Key(), openshift.CVONamespace) {
 			return fmt.Sprintf("no Deployment; would start in %s mode", mode)
 		}
 		return fmt.Sprintf("Deployment not collected; would start in %s mode", mode)
 	}
 	image := ""
 	for _, c := range s.CVO.Containers {
-		if c.Name == CVODeployment || image == "" {
+		if c.Name == openshift.CVODeployment || image == "" {
 			image = c.Image
 		}
 	}

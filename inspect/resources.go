@@ -49,19 +49,6 @@ var (
 	ResDeployments            = Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
 )
 
-// Well-known names.
-const (
-	clusterVersionName          = "version"
-	singletonName               = "cluster"
-	requiredForUpgradePoolLabel = "operator.machineconfiguration.openshift.io/required-for-upgrade"
-)
-
-// The CVO Deployment's identity (facts §4: namespace, Deployment and container).
-const (
-	CVONamespace  = "openshift-cluster-version"
-	CVODeployment = "cluster-version-operator"
-)
-
 // StaticPodComponent describes one static-pod operator and where its operand runs.
 type StaticPodComponent struct {
 	Resource Resource

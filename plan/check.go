@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"maps"
 	"regexp"
 	"slices"
@@ -24,8 +25,6 @@ const (
 	InvariantNoDowngrade    = "no-forbidden-downgrade"
 	InvariantPools          = "pools"
 	InvariantDesiredUpdate  = "desired-update"
-
-	deleteAnnotation = "release.openshift.io/delete"
 )
 
 // Invariants describes every invariant Check asserts, in the order it checks them.
@@ -266,17 +265,17 @@ func (m *model) manifestStep(i int, st *Step) error {
 		return m.fail(i, InvariantManifestDigest, "manifest %s %s does not match its digest", mf.Kind, mf.Name)
 	}
 	del := false
-	if bytes.Contains(mf.Object, []byte(`"`+deleteAnnotation+`"`)) { // decode only when it may be there
+	if bytes.Contains(mf.Object, []byte(`"`+openshift.AnnotationDelete+`"`)) { // decode only when it may be there
 		var obj struct {
 			Metadata struct {
 				Annotations map[string]string `json:"annotations"`
 			} `json:"metadata"`
 		}
 		_ = json.Unmarshal(mf.Object, &obj)
-		del = obj.Metadata.Annotations[deleteAnnotation] == "true"
+		del = obj.Metadata.Annotations[openshift.AnnotationDelete] == "true"
 	}
 	if del != (st.Action == ActionDelete) {
-		return m.fail(i, InvariantManifestDigest, "%s step for %s %s, annotated %s=%t", st.Action, mf.Kind, mf.Name, deleteAnnotation, del)
+		return m.fail(i, InvariantManifestDigest, "%s step for %s %s, annotated %s=%t", st.Action, mf.Kind, mf.Name, openshift.AnnotationDelete, del)
 	}
 	if st.Group < m.lastStage {
 		return m.fail(i, InvariantRunLevelOrder, "%s %s is in stage %d after a step of stage %d", mf.Kind, mf.Name, st.Group, m.lastStage)
@@ -301,7 +300,7 @@ func (m *model) manifestStep(i int, st *Step) error {
 			m.pendingStatic[op] = st.Component
 		}
 	}
-	if m.compCO[st.Component] == mcoOperator && st.Action == ActionApply && mf.Kind == "Deployment" {
+	if m.compCO[st.Component] == openshift.MachineConfigOperator && st.Action == ActionApply && mf.Kind == "Deployment" {
 		for _, pm := range m.pools {
 			pm.roll = max(pm.roll, m.targetKube)
 			if !pm.paused {
@@ -333,7 +332,7 @@ func (m *model) requiredGate(i int, st *Step) error {
 		return nil
 	case mf.Kind == "CustomResourceDefinition":
 		want = GateCRDEstablished
-	case mf.Kind == "Deployment" && mf.Namespace == cvoNamespace && mf.Name == cvoDeployment:
+	case mf.Kind == "Deployment" && mf.Namespace == openshift.CVONamespace && mf.Name == openshift.CVODeployment:
 		return nil
 	case mf.Kind == "Deployment" || mf.Kind == "DaemonSet" || (mf.Kind == "Job" && mf.APIVersion == "batch/v1"):
 		want = GateWorkloadRollout
@@ -386,7 +385,7 @@ func (m *model) gatePassed(i int, st *Step) error {
 			}
 			m.cos[g.ClusterOperator] = v.Version
 		}
-		if g.ClusterOperator == mcoOperator {
+		if g.ClusterOperator == openshift.MachineConfigOperator {
 			for _, name := range slices.Sorted(maps.Keys(m.pools)) {
 				pm := m.pools[name]
 				if !pm.required {

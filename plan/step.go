@@ -1,5 +1,7 @@
 package plan
 
+import "github.com/openshift-recover/recover/internal/openshift"
+
 // Object names what a step acts on, for people: "Deployment ns/name",
 // "MachineConfigPool master", "ClusterVersion version", "kubeapiservers/cluster".
 func (s *Step) Object() string {
@@ -9,7 +11,7 @@ func (s *Step) Object() string {
 	case s.Pool != "":
 		return "MachineConfigPool " + s.Pool
 	case s.Action == ActionDisableCVO || s.Action == ActionRestoreCVO:
-		return "Deployment " + cvoNamespace + "/" + cvoDeployment
+		return "Deployment " + openshift.CVONamespace + "/" + openshift.CVODeployment
 	case s.Action == ActionSetDesiredUpdate:
 		return "ClusterVersion version"
 	case s.Gate != nil && s.Gate.StaticPods != nil:

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"regexp"
 	"slices"
 	"sort"
@@ -12,17 +13,6 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan/payload"
-)
-
-// Well-known names of the objects the steps touch.
-const (
-	cvoNamespace  = "openshift-cluster-version"
-	cvoDeployment = "cluster-version-operator"
-	// cvoComponent is the payload component of the CVO's own manifests.
-	cvoComponent = "cluster-version-operator"
-	// mcoOperator is the machine-config ClusterOperator, which reports its new
-	// version only once the required pools (master) rolled out.
-	mcoOperator = "machine-config"
 )
 
 // controlPlaneOperands are the static-pod operands that must be verified at the
@@ -104,7 +94,7 @@ func (b *builder) analyzeComponents() {
 		switch {
 		case name == "":
 			ci.why = "its file names carry no run-level and component; nothing verifies it, so it is applied"
-		case name == cvoComponent:
+		case name == openshift.CVOComponent:
 			if cvo := b.f.s.CVO; cvo != nil && len(cvo.Containers) > 0 && cvo.Containers[0].Image == b.image {
 				ci.skip, ci.why = true, "the CVO Deployment already runs the "+b.target+" release image"
 			} else {
@@ -364,14 +354,14 @@ func (b *builder) manifestGate(m *payload.Manifest, ci *componentInfo) (*Gate, s
 		g := &Gate{Kind: GateClusterOperator, ClusterOperator: m.Name, Versions: declared,
 			Description: fmt.Sprintf("clusteroperator/%s reports %s with Available=True and Degraded=False", m.Name, versionList(declared))}
 		reason := fmt.Sprintf("Precreate %s if absent, as the CVO does (its status belongs to the operator; %s), and wait, as the CVO does before it moves on, until the operator reports %s's versions.%s", obj, where, b.target, comp)
-		if m.Name == mcoOperator {
+		if m.Name == openshift.MachineConfigOperator {
 			reason += " machine-config reports its new version only once the master pool has rolled out."
 		}
 		return g, reason
 	case m.Kind == "CustomResourceDefinition" && m.Group == "apiextensions.k8s.io":
 		return &Gate{Kind: GateCRDEstablished, Object: ref, Description: "CustomResourceDefinition " + m.Name + " is Established"},
 			fmt.Sprintf("%s %s (%s); later manifests may create its objects.%s", verb, obj, where, comp)
-	case m.Kind == "Deployment" && m.Namespace == cvoNamespace && m.Name == cvoDeployment:
+	case m.Kind == "Deployment" && m.Namespace == openshift.CVONamespace && m.Name == openshift.CVODeployment:
 		return nil, fmt.Sprintf("%s the CVO's own Deployment of %s (%s): apply keeps its replicas at 0 while the CVO is disabled, so restore-cvo starts the %s CVO.", verb, b.target, where, b.target)
 	case (m.Kind == "Deployment" || m.Kind == "DaemonSet") && m.Group == "apps":
 		return &Gate{Kind: GateWorkloadRollout, Object: ref, Description: obj + " has rolled out (observed generation, updated and available replicas)"},
@@ -435,7 +425,7 @@ func (b *builder) withUnpauses(ms []Step) []Step {
 				lastCP = i
 			}
 		}
-		if st.Manifest != nil && st.Manifest.Kind == "ClusterOperator" && st.Manifest.Name == mcoOperator && mcoCO < 0 {
+		if st.Manifest != nil && st.Manifest.Kind == "ClusterOperator" && st.Manifest.Name == openshift.MachineConfigOperator && mcoCO < 0 {
 			mcoCO = i
 		}
 	}
@@ -462,7 +452,7 @@ func (b *builder) withUnpauses(ms []Step) []Step {
 func (b *builder) endWaits() []Step {
 	mcoGated := false
 	for _, st := range b.steps {
-		if st.Gate != nil && st.Gate.Kind == GateClusterOperator && st.Gate.ClusterOperator == mcoOperator {
+		if st.Gate != nil && st.Gate.Kind == GateClusterOperator && st.Gate.ClusterOperator == openshift.MachineConfigOperator {
 			mcoGated = true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"strings"
 	"time"
 
@@ -18,15 +19,6 @@ import (
 	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/plan"
-)
-
-// The cluster-version operator's identifiers (CVO pkg/internal/constants.go).
-const (
-	CVONamespace  = "openshift-cluster-version"
-	CVODeployment = "cluster-version-operator"
-	// CVOPodSelector is the label of the CVO's pods, used when the Deployment
-	// cannot be read.
-	CVOPodSelector = "k8s-app=cluster-version-operator"
 )
 
 // Default timeouts per gate kind. A plan gate's Timeout overrides them, and the
@@ -281,7 +273,7 @@ func Subject(g *plan.Gate) string {
 			return g.StaticPods.Resource + "/cluster"
 		}
 	case plan.GateCVOScaledDown, plan.GateCVORunning:
-		return "deployment/" + CVONamespace + "/" + CVODeployment
+		return "deployment/" + openshift.CVONamespace + "/" + openshift.CVODeployment
 	}
 	if g.Object != nil {
 		parts := []string{strings.ToLower(g.Object.Kind)}

@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,10 +62,10 @@ func (c *Checker) spec(ctx context.Context, g *plan.Gate) (*spec, error) {
 		return nil, err
 	}
 	if g.Kind == plan.GateCVOScaledDown {
-		sel := CVOPodSelector
+		sel := openshift.CVOPodSelector
 		var d *unstructured.Unstructured
 		err := retry.Do(ctx, func() (err error) {
-			d, err = c.dynamic.Resource(deployments).Namespace(CVONamespace).Get(ctx, CVODeployment, metav1.GetOptions{})
+			d, err = c.dynamic.Resource(deployments).Namespace(openshift.CVONamespace).Get(ctx, openshift.CVODeployment, metav1.GetOptions{})
 			return err
 		})
 		switch {
@@ -158,15 +159,15 @@ func (c *Checker) specNoRead(g *plan.Gate) (*spec, error) {
 	case plan.GateCVOScaledDown:
 		return &spec{
 			sources: []source{
-				{gvr: deployments, namespace: CVONamespace, name: CVODeployment},
-				{gvr: pods, namespace: CVONamespace, selector: CVOPodSelector},
+				{gvr: deployments, namespace: openshift.CVONamespace, name: openshift.CVODeployment},
+				{gvr: pods, namespace: openshift.CVONamespace, selector: openshift.CVOPodSelector},
 			},
 			eval: func(o [][]*unstructured.Unstructured) Progress { return evalCVOScaledDown(first(o[0]), o[1]) },
 		}, nil
 	case plan.GateCVORunning:
 		return &spec{
 			sources: []source{
-				{gvr: deployments, namespace: CVONamespace, name: CVODeployment},
+				{gvr: deployments, namespace: openshift.CVONamespace, name: openshift.CVODeployment},
 				{gvr: clusterVersions, name: "version"},
 			},
 			eval: func(o [][]*unstructured.Unstructured) Progress { return evalCVORunning(first(o[0]), first(o[1])) },
@@ -275,9 +276,6 @@ func evalDeleted(what string, u *unstructured.Unstructured) Progress {
 	return Progress{Message: what + " still exists", Pending: []string{what + " exists"}}
 }
 
-// controlPlaneLabels pick the nodes a static-pod operand runs on by default.
-var controlPlaneLabels = []string{"node-role.kubernetes.io/master", "node-role.kubernetes.io/control-plane"}
-
 // evalStaticPods verifies every selected node's mirror pod: it exists, runs, is
 // ready and carries revision == latestAvailableRevision; the operator's
 // nodeStatuses must agree. A node whose mirror pod disagrees with nodeStatuses is
@@ -316,7 +314,7 @@ func evalStaticPods(sp *plan.StaticPodsGate, sel labels.Selector, cr *unstructur
 			}
 		} else {
 			cp := false
-			for _, k := range controlPlaneLabels {
+			for _, k := range openshift.ControlPlaneLabels {
 				if _, ok := l[k]; ok {
 					cp = true
 				}

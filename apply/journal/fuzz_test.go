@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/openshift-recover/recover/internal/inputcheck"
+	"github.com/openshift-recover/recover/internal/testing/inputcheck"
 )
 
 // FuzzLoad feeds arbitrary bytes to the journal reader (recover journal, apply

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"sync"
 	"time"
 
@@ -16,7 +17,8 @@ import (
 
 // Lease identity and annotations.
 const (
-	Namespace = "openshift-cluster-version"
+	// Namespace is the CVO's: the lease sits beside what it guards.
+	Namespace = openshift.CVONamespace
 	Name      = "recover-apply"
 	// RunIDAnnotation and JournalAnnotation tell a later run which run holds the
 	// lease and where its journal is.

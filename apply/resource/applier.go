@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"reflect"
 	"strings"
 	"sync"
@@ -16,12 +17,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/openshift-recover/recover/plan"
-)
-
-// The manifest annotations the CVO honours when applying.
-const (
-	CreateOnlyAnnotation = "release.openshift.io/create-only"
-	DeleteAnnotation     = "release.openshift.io/delete"
 )
 
 // Operation is what a change does.
@@ -171,7 +166,7 @@ func (a *Applier) Prepare(ctx context.Context, m *plan.Manifest, opts PrepareOpt
 		Mapping:    mapping,
 		Name:       obj.GetName(),
 		manifest:   obj,
-		createOnly: obj.GetAnnotations()[CreateOnlyAnnotation] == "true",
+		createOnly: obj.GetAnnotations()[openshift.AnnotationCreateOnly] == "true",
 		opts:       opts,
 	}
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
@@ -180,8 +175,8 @@ func (a *Applier) Prepare(ctx context.Context, m *plan.Manifest, opts PrepareOpt
 		}
 		c.Namespace = obj.GetNamespace()
 	}
-	if v, ok := obj.GetAnnotations()[DeleteAnnotation]; ok && v != "true" {
-		return nil, fmt.Errorf("%s %s: annotation %s=%q: the only valid value is \"true\"", obj.GetKind(), obj.GetName(), DeleteAnnotation, v)
+	if v, ok := obj.GetAnnotations()[openshift.AnnotationDelete]; ok && v != "true" {
+		return nil, fmt.Errorf("%s %s: annotation %s=%q: the only valid value is \"true\"", obj.GetKind(), obj.GetName(), openshift.AnnotationDelete, v)
 	}
 	if err := a.prepareRetrying(ctx, c); err != nil {
 		return nil, err

@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"io"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/openshift-recover/recover/apply/gate"
 	"github.com/openshift-recover/recover/apply/journal"
 )
 
@@ -110,7 +110,7 @@ func summarizeJournal(j *journal.Journal) *journalSummary {
 		if st.CVO.OriginalReplicas != nil && *st.CVO.OriginalReplicas > 0 {
 			replicas = *st.CVO.OriginalReplicas
 		}
-		s.Next = append(s.Next, fmt.Sprintf("oc scale --namespace %s deployment/%s --replicas=%d", gate.CVONamespace, gate.CVODeployment, replicas))
+		s.Next = append(s.Next, fmt.Sprintf("oc scale --namespace %s deployment/%s --replicas=%d", openshift.CVONamespace, openshift.CVODeployment, replicas))
 	}
 	return s
 }

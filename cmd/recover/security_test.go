@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openshift-recover/recover/internal/inputcheck"
-	"github.com/openshift-recover/recover/internal/kubetest"
-	"github.com/openshift-recover/recover/internal/sigtest"
+	"github.com/openshift-recover/recover/internal/testing/inputcheck"
+	"github.com/openshift-recover/recover/internal/testing/kubetest"
+	"github.com/openshift-recover/recover/internal/testing/sigtest"
 	"github.com/openshift-recover/recover/plan"
 )
 

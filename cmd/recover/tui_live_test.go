@@ -9,8 +9,8 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/openshift-recover/recover/internal/kubetest"
-	"github.com/openshift-recover/recover/internal/sim"
+	"github.com/openshift-recover/recover/internal/lab/sim"
+	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan"
 )
 

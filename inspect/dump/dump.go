@@ -9,6 +9,7 @@ package dump
 
 import (
 	"context"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect"
@@ -86,7 +87,7 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 		record(inspect.ResPods, c.Namespace)
 	}
 	record(inspect.ResDeployments, "")
-	record(inspect.ResDeployments, inspect.CVONamespace)
+	record(inspect.ResDeployments, openshift.CVONamespace)
 	return b.Finish(), nil
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/inspect/internal/archive"
-	"github.com/openshift-recover/recover/internal/inputcheck"
+	"github.com/openshift-recover/recover/internal/testing/inputcheck"
 )
 
 // FuzzArchive feeds arbitrary bytes to the Insights reader as a .tar archive: a

@@ -25,7 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/internal/kubetest"
+	"github.com/openshift-recover/recover/internal/testing/kubetest"
 )
 
 // syntheticNode is a node shaped like a real one (labels, MCO annotations,

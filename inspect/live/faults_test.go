@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/internal/faultproxy"
-	"github.com/openshift-recover/recover/internal/inputcheck"
-	"github.com/openshift-recover/recover/internal/kubetest"
+	"github.com/openshift-recover/recover/internal/testing/faultproxy"
+	"github.com/openshift-recover/recover/internal/testing/inputcheck"
+	"github.com/openshift-recover/recover/internal/testing/kubetest"
 )
 
 // TestInspectUnderFaults inspects the first incident's cluster through the fault

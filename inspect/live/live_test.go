@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -22,7 +23,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/mustgather"
-	"github.com/openshift-recover/recover/internal/kubetest"
+	"github.com/openshift-recover/recover/internal/testing/kubetest"
 )
 
 var env *kubetest.Env
@@ -134,12 +135,12 @@ func fixIncidentTwo(t *testing.T, cfg *rest.Config) {
 	if _, err := pods.Create(ctx, repaired, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	scale, err := kube.AppsV1().Deployments(inspect.CVONamespace).GetScale(ctx, inspect.CVODeployment, metav1.GetOptions{})
+	scale, err := kube.AppsV1().Deployments(openshift.CVONamespace).GetScale(ctx, openshift.CVODeployment, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	scale.Spec.Replicas = 0
-	if _, err := kube.AppsV1().Deployments(inspect.CVONamespace).UpdateScale(ctx, inspect.CVODeployment, scale, metav1.UpdateOptions{}); err != nil {
+	if _, err := kube.AppsV1().Deployments(openshift.CVONamespace).UpdateScale(ctx, openshift.CVODeployment, scale, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got := findings(collect(t, cfg, Options{Now: func() time.Time { return time.Date(2020, 6, 2, 11, 5, 0, 0, time.UTC) }}))

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/inspect/internal/archive"
-	"github.com/openshift-recover/recover/internal/inputcheck"
+	"github.com/openshift-recover/recover/internal/testing/inputcheck"
 )
 
 // seedTar builds an uncompressed tar (archive.Read takes tar and tar.gz alike) of

@@ -18,6 +18,7 @@ package mustgather
 import (
 	"context"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"io/fs"
 	"path"
 	"sort"
@@ -354,14 +355,14 @@ func (r *reader) deployments() error {
 		if err != nil {
 			return err
 		}
-		if e.Name() == inspect.CVONamespace {
+		if e.Name() == openshift.CVONamespace {
 			cvo, cvoFiles = n, files
 		}
 		total += n
 		all = append(all, files...)
 	}
-	r.record(inspect.ResDeployments, inspect.CVONamespace, cvoFiles,
-		[]string{path.Join("namespaces", inspect.CVONamespace, "apps", "deployments.yaml")}, cvo)
+	r.record(inspect.ResDeployments, openshift.CVONamespace, cvoFiles,
+		[]string{path.Join("namespaces", openshift.CVONamespace, "apps", "deployments.yaml")}, cvo)
 	r.record(inspect.ResDeployments, "", all, []string{"namespaces/openshift-*/apps/deployments.yaml"}, total)
 	return nil
 }

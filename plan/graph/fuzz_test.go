@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openshift-recover/recover/internal/inputcheck"
+	"github.com/openshift-recover/recover/internal/testing/inputcheck"
 	"github.com/openshift-recover/recover/plan/graph"
 )
 

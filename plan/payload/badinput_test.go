@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 
-	"github.com/openshift-recover/recover/internal/inputcheck"
+	"github.com/openshift-recover/recover/internal/testing/inputcheck"
 )
 
 // TestTemplateBombsAreRefused loads payloads whose CVO templates loop or print

@@ -3,13 +3,14 @@ package payload
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/openshift-recover/recover/internal/inputcheck"
+	"github.com/openshift-recover/recover/internal/testing/inputcheck"
 )
 
 // The fuzz targets of the payload loader (docs/reliability.md). Seeds: f.Add calls
@@ -66,7 +67,7 @@ func FuzzDecodeFile(f *testing.F) {
 			if m.Index != i || m.Line < 1 || m.Line > lines {
 				t.Fatalf("manifest %d: index %d, line %d of a %d-line file", i, m.Index, m.Line, lines)
 			}
-			if m.Delete && m.Annotations[AnnotationDelete] != "true" {
+			if m.Delete && m.Annotations[openshift.AnnotationDelete] != "true" {
 				t.Fatalf("manifest %d marked Delete without the annotation", i)
 			}
 			if !json.Valid(m.JSON) {

@@ -2,6 +2,7 @@ package payload
 
 import (
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"slices"
 	"sort"
 	"strconv"
@@ -58,8 +59,8 @@ func Decide(m *Manifest, in Inclusion, rules RuleSet, payloadMajor uint64) Decis
 			return excluded(RuleExclude, key+"="+v)
 		}
 	}
-	_, hasSet := ann[AnnotationFeatureSet]
-	_, hasGate := ann[AnnotationFeatureGate]
+	_, hasSet := ann[openshift.AnnotationFeatureSet]
+	_, hasGate := ann[openshift.AnnotationFeatureGate]
 	if hasSet && hasGate {
 		return excluded(RuleSetAndGate, "both feature set and feature gate annotations are present: manifests may specify either a feature set or a feature gate, but not both")
 	}
@@ -94,10 +95,10 @@ func Decide(m *Manifest, in Inclusion, rules RuleSet, payloadMajor uint64) Decis
 	if len(m.Capabilities) > 0 && in.Capabilities != nil {
 		reason += "; capabilities " + strings.Join(m.Capabilities, "+") + " enabled"
 	}
-	if v, ok := ann[AnnotationFeatureSet]; ok {
+	if v, ok := ann[openshift.AnnotationFeatureSet]; ok {
 		reason += "; feature set " + featureSetName(in.FeatureSet) + " in " + v
 	}
-	if v, ok := ann[AnnotationFeatureGate]; ok {
+	if v, ok := ann[openshift.AnnotationFeatureGate]; ok {
 		reason += "; feature gates " + v + " satisfied"
 	}
 	return Decision{Included: true, Rule: RuleIncluded, Reason: reason}
@@ -131,28 +132,28 @@ func featureSetName(fs string) string {
 // checkFeatureSet: an annotated manifest needs the cluster's feature set among its
 // comma-separated values, all of which must be known.
 func checkFeatureSet(ann map[string]string, featureSet string) (Decision, bool) {
-	v, ok := ann[AnnotationFeatureSet]
+	v, ok := ann[openshift.AnnotationFeatureSet]
 	if !ok {
 		return Decision{}, true
 	}
 	values := strings.Split(v, ",")
 	for _, fs := range values {
 		if !slices.Contains(knownFeatureSets, fs) {
-			return excluded(RuleFeatureSet, fmt.Sprintf("unrecognized value %q in %s=%s; known values are: %s", fs, AnnotationFeatureSet, v, strings.Join(knownFeatureSets, ","))), false
+			return excluded(RuleFeatureSet, fmt.Sprintf("unrecognized value %q in %s=%s; known values are: %s", fs, openshift.AnnotationFeatureSet, v, strings.Join(knownFeatureSets, ","))), false
 		}
 	}
 	required := featureSetName(featureSet)
 	if !slices.Contains(values, required) {
 		sorted := slices.Clone(values)
 		sort.Strings(sorted)
-		return excluded(RuleFeatureSet, fmt.Sprintf("%q is required, and %s=%s", required, AnnotationFeatureSet, strings.Join(slices.Compact(sorted), ","))), false
+		return excluded(RuleFeatureSet, fmt.Sprintf("%q is required, and %s=%s", required, openshift.AnnotationFeatureSet, strings.Join(slices.Compact(sorted), ","))), false
 	}
 	return Decision{}, true
 }
 
 // checkFeatureGates: "Gate" must be enabled, "-Gate" must not be.
 func checkFeatureGates(ann map[string]string, enabled []string) (Decision, bool) {
-	v, ok := ann[AnnotationFeatureGate]
+	v, ok := ann[openshift.AnnotationFeatureGate]
 	if !ok {
 		return Decision{}, true
 	}
@@ -175,7 +176,7 @@ func checkFeatureGates(ann map[string]string, enabled []string) (Decision, bool)
 // checkMajorVersion: "N" includes major N, "-N" excludes it; only FeatureGate and
 // CustomResourceDefinition manifests may carry the annotation.
 func checkMajorVersion(m *Manifest, ann map[string]string, major uint64) (Decision, bool) {
-	v, ok := ann[AnnotationMajorVersion]
+	v, ok := ann[openshift.AnnotationMajorVersion]
 	if !ok {
 		return Decision{}, true
 	}

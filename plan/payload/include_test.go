@@ -1,6 +1,7 @@
 package payload
 
 import (
+	"github.com/openshift-recover/recover/internal/openshift"
 	"strings"
 	"testing"
 )
@@ -54,21 +55,21 @@ func TestDecideLibraryGo(t *testing.T) {
 		{"exclude id not set", manifest("Deployment", "apps", "ns", "a", selfHA, "true", hosted, "true"), Inclusion{}, true, RuleIncluded, ""},
 		{"exclude value not true", manifest("Deployment", "apps", "ns", "a", selfHA, "true", hosted, "false"), Inclusion{ExcludeID: "internal-openshift-hosted"}, true, RuleIncluded, ""},
 		{"exclude before profile", manifest("Deployment", "apps", "ns", "a", hosted, "true"), Inclusion{ExcludeID: "internal-openshift-hosted"}, false, RuleExclude, ""},
-		{"set and gate", manifest("ConfigMap", "", "ns", "a", selfHA, "true", AnnotationFeatureSet, techPre, AnnotationFeatureGate, "GateA"), Inclusion{FeatureSet: techPre, EnabledFeatureGates: []string{"GateA"}}, false, RuleSetAndGate, "both feature set and feature gate"},
-		{"feature set required", manifest("Namespace", "", "", "capi", selfHA, "true", AnnotationFeatureSet, techPre), Inclusion{}, false, RuleFeatureSet, `"Default" is required, and release.openshift.io/feature-set=TechPreviewNoUpgrade`},
-		{"feature set matches", manifest("Namespace", "", "", "capi", selfHA, "true", AnnotationFeatureSet, techPre), Inclusion{FeatureSet: techPre}, true, RuleIncluded, "feature set TechPreviewNoUpgrade"},
-		{"feature set list", manifest("Namespace", "", "", "x", selfHA, "true", AnnotationFeatureSet, "Default,"+techPre), Inclusion{}, true, RuleIncluded, ""},
-		{"feature set unknown", manifest("Namespace", "", "", "x", selfHA, "true", AnnotationFeatureSet, "Bogus"), Inclusion{FeatureSet: "Bogus"}, false, RuleFeatureSet, `unrecognized value "Bogus"`},
-		{"feature set before profile", manifest("Namespace", "", "", "x", AnnotationFeatureSet, techPre), Inclusion{}, false, RuleFeatureSet, ""},
-		{"gate enabled", manifest("ConfigMap", "", "ns", "a", selfHA, "true", AnnotationFeatureGate, "GateA,GateB"), Inclusion{EnabledFeatureGates: []string{"GateA", "GateB"}}, true, RuleIncluded, "feature gates GateA,GateB satisfied"},
-		{"gate missing", manifest("ConfigMap", "", "ns", "a", selfHA, "true", AnnotationFeatureGate, "GateA,GateB"), Inclusion{EnabledFeatureGates: []string{"GateA"}}, false, RuleFeatureGate, "feature gate GateB is required but not enabled"},
-		{"negated gate off", manifest("ConfigMap", "", "ns", "a", selfHA, "true", AnnotationFeatureGate, "-GateA"), Inclusion{}, true, RuleIncluded, ""},
-		{"negated gate on", manifest("ConfigMap", "", "ns", "a", selfHA, "true", AnnotationFeatureGate, "-GateA"), Inclusion{EnabledFeatureGates: []string{"GateA"}}, false, RuleFeatureGate, "feature gate GateA is enabled but manifest requires it to be disabled"},
-		{"major match", manifest("CustomResourceDefinition", "apiextensions.k8s.io", "", "a.b", selfHA, "true", AnnotationMajorVersion, "4"), Inclusion{}, true, RuleIncluded, ""},
-		{"major other", manifest("CustomResourceDefinition", "apiextensions.k8s.io", "", "a.b", selfHA, "true", AnnotationMajorVersion, "5"), Inclusion{}, false, RuleMajorVersion, "major version 4 does not match any required versions"},
-		{"major excluded", manifest("FeatureGate", "config.openshift.io", "", "cluster", selfHA, "true", AnnotationMajorVersion, "-5"), Inclusion{MajorVersion: u64(5)}, false, RuleMajorVersion, "major version 5 matches excluded version 5"},
-		{"major wrong kind", manifest("ConfigMap", "", "ns", "a", selfHA, "true", AnnotationMajorVersion, "4"), Inclusion{}, false, RuleMajorVersion, "only supported for feature gates and custom resources"},
-		{"major invalid", manifest("CustomResourceDefinition", "apiextensions.k8s.io", "", "a.b", selfHA, "true", AnnotationMajorVersion, "four"), Inclusion{}, false, RuleMajorVersion, `invalid included major version "four"`},
+		{"set and gate", manifest("ConfigMap", "", "ns", "a", selfHA, "true", openshift.AnnotationFeatureSet, techPre, openshift.AnnotationFeatureGate, "GateA"), Inclusion{FeatureSet: techPre, EnabledFeatureGates: []string{"GateA"}}, false, RuleSetAndGate, "both feature set and feature gate"},
+		{"feature set required", manifest("Namespace", "", "", "capi", selfHA, "true", openshift.AnnotationFeatureSet, techPre), Inclusion{}, false, RuleFeatureSet, `"Default" is required, and release.openshift.io/feature-set=TechPreviewNoUpgrade`},
+		{"feature set matches", manifest("Namespace", "", "", "capi", selfHA, "true", openshift.AnnotationFeatureSet, techPre), Inclusion{FeatureSet: techPre}, true, RuleIncluded, "feature set TechPreviewNoUpgrade"},
+		{"feature set list", manifest("Namespace", "", "", "x", selfHA, "true", openshift.AnnotationFeatureSet, "Default,"+techPre), Inclusion{}, true, RuleIncluded, ""},
+		{"feature set unknown", manifest("Namespace", "", "", "x", selfHA, "true", openshift.AnnotationFeatureSet, "Bogus"), Inclusion{FeatureSet: "Bogus"}, false, RuleFeatureSet, `unrecognized value "Bogus"`},
+		{"feature set before profile", manifest("Namespace", "", "", "x", openshift.AnnotationFeatureSet, techPre), Inclusion{}, false, RuleFeatureSet, ""},
+		{"gate enabled", manifest("ConfigMap", "", "ns", "a", selfHA, "true", openshift.AnnotationFeatureGate, "GateA,GateB"), Inclusion{EnabledFeatureGates: []string{"GateA", "GateB"}}, true, RuleIncluded, "feature gates GateA,GateB satisfied"},
+		{"gate missing", manifest("ConfigMap", "", "ns", "a", selfHA, "true", openshift.AnnotationFeatureGate, "GateA,GateB"), Inclusion{EnabledFeatureGates: []string{"GateA"}}, false, RuleFeatureGate, "feature gate GateB is required but not enabled"},
+		{"negated gate off", manifest("ConfigMap", "", "ns", "a", selfHA, "true", openshift.AnnotationFeatureGate, "-GateA"), Inclusion{}, true, RuleIncluded, ""},
+		{"negated gate on", manifest("ConfigMap", "", "ns", "a", selfHA, "true", openshift.AnnotationFeatureGate, "-GateA"), Inclusion{EnabledFeatureGates: []string{"GateA"}}, false, RuleFeatureGate, "feature gate GateA is enabled but manifest requires it to be disabled"},
+		{"major match", manifest("CustomResourceDefinition", "apiextensions.k8s.io", "", "a.b", selfHA, "true", openshift.AnnotationMajorVersion, "4"), Inclusion{}, true, RuleIncluded, ""},
+		{"major other", manifest("CustomResourceDefinition", "apiextensions.k8s.io", "", "a.b", selfHA, "true", openshift.AnnotationMajorVersion, "5"), Inclusion{}, false, RuleMajorVersion, "major version 4 does not match any required versions"},
+		{"major excluded", manifest("FeatureGate", "config.openshift.io", "", "cluster", selfHA, "true", openshift.AnnotationMajorVersion, "-5"), Inclusion{MajorVersion: u64(5)}, false, RuleMajorVersion, "major version 5 matches excluded version 5"},
+		{"major wrong kind", manifest("ConfigMap", "", "ns", "a", selfHA, "true", openshift.AnnotationMajorVersion, "4"), Inclusion{}, false, RuleMajorVersion, "only supported for feature gates and custom resources"},
+		{"major invalid", manifest("CustomResourceDefinition", "apiextensions.k8s.io", "", "a.b", selfHA, "true", openshift.AnnotationMajorVersion, "four"), Inclusion{}, false, RuleMajorVersion, `invalid included major version "four"`},
 		{"capability enabled", manifest("Deployment", "apps", "ns", "a", selfHA, "true", AnnotationCapability, "Console+openshift-samples"), Inclusion{Capabilities: caps}, true, RuleIncluded, "capabilities Console+openshift-samples enabled"},
 		{"capability disabled", manifest("Deployment", "apps", "ns", "a", selfHA, "true", AnnotationCapability, "Console+Insights"), Inclusion{Capabilities: caps}, false, RuleCapability, "disabled capabilities: Insights"},
 		{"capability unknown", manifest("Deployment", "apps", "ns", "a", selfHA, "true", AnnotationCapability, "Bogus+Insights"), Inclusion{Capabilities: caps}, false, RuleCapability, "unrecognized capability names: Bogus"},
@@ -107,7 +108,7 @@ func TestDecidePreProfiles(t *testing.T) {
 		t.Fatalf("override: %+v", d)
 	}
 	// Feature sets are not a rule before profiles.
-	tp := manifest("Namespace", "", "", "x", AnnotationFeatureSet, techPre)
+	tp := manifest("Namespace", "", "", "x", openshift.AnnotationFeatureSet, techPre)
 	if d := Decide(tp, Inclusion{}, RulesPreProfiles, 4); !d.Included {
 		t.Fatalf("feature set under pre-profile rules: %+v", d)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"io"
 	"regexp"
 	"strconv"
@@ -166,10 +167,10 @@ func decodeFile(dir, file string, data []byte) ([]*Manifest, error) {
 
 // readApplyAnnotations reads create-only, delete and capability annotations.
 func (m *Manifest) readApplyAnnotations(path string) error {
-	m.CreateOnly = m.Annotations[AnnotationCreateOnly] == "true"
-	if v, ok := m.Annotations[AnnotationDelete]; ok {
+	m.CreateOnly = m.Annotations[openshift.AnnotationCreateOnly] == "true"
+	if v, ok := m.Annotations[openshift.AnnotationDelete]; ok {
 		if v != "true" {
-			return &InputError{Path: path, Line: m.Line, Field: "metadata.annotations[" + AnnotationDelete + "]", Msg: fmt.Sprintf("value %q on %s; the CVO accepts only \"true\"", v, m.Ref()), Hint: "fix the payload or use another release"}
+			return &InputError{Path: path, Line: m.Line, Field: "metadata.annotations[" + openshift.AnnotationDelete + "]", Msg: fmt.Sprintf("value %q on %s; the CVO accepts only \"true\"", v, m.Ref()), Hint: "fix the payload or use another release"}
 		}
 		m.Delete = true
 	}

@@ -22,12 +22,7 @@ const (
 const (
 	AnnotationExcludePrefix = "exclude.release.openshift.io/"
 	AnnotationIncludePrefix = "include.release.openshift.io/"
-	AnnotationFeatureSet    = "release.openshift.io/feature-set"
-	AnnotationFeatureGate   = "release.openshift.io/feature-gate"
-	AnnotationMajorVersion  = "release.openshift.io/major-version"
 	AnnotationCapability    = "capability.openshift.io/name"
-	AnnotationCreateOnly    = "release.openshift.io/create-only"
-	AnnotationDelete        = "release.openshift.io/delete"
 )
 
 // Payload is a loaded release payload.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/internal/inputcheck"
+	"github.com/openshift-recover/recover/internal/testing/inputcheck"
 )
 
 // FuzzDocuments feeds arbitrary bytes to the object reader every offline source

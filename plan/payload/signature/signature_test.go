@@ -16,8 +16,8 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 
-	"github.com/openshift-recover/recover/internal/inputcheck"
-	"github.com/openshift-recover/recover/internal/sigtest"
+	"github.com/openshift-recover/recover/internal/testing/inputcheck"
+	"github.com/openshift-recover/recover/internal/testing/sigtest"
 )
 
 var (

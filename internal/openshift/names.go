@@ -1,0 +1,54 @@
+package openshift
+
+// The cluster-version operator (cluster-version-operator pkg/internal/constants.go;
+// enhancements dev-guide/cluster-version-operator/dev/clusterversion.md).
+const (
+	// CVONamespace and CVODeployment name the CVO's Deployment.
+	CVONamespace  = "openshift-cluster-version"
+	CVODeployment = "cluster-version-operator"
+	// CVOPodSelector is the label of the CVO's pods, used when the Deployment
+	// cannot be read.
+	CVOPodSelector = "k8s-app=cluster-version-operator"
+	// CVOComponent is the payload component of the CVO's own manifests.
+	CVOComponent = "cluster-version-operator"
+	// ClusterVersionName is the ClusterVersion singleton.
+	ClusterVersionName = "version"
+	// SingletonName is the name of the config.openshift.io and operator.openshift.io
+	// singletons (FeatureGate, Infrastructure, KubeAPIServer, ...).
+	SingletonName = "cluster"
+)
+
+// MachineConfigOperator is the machine-config ClusterOperator, which reports its
+// new version only once the required pools (master) rolled out.
+const MachineConfigOperator = "machine-config"
+
+// Release manifest annotations (cluster-version-operator lib/resourcebuilder,
+// pkg/payload; enhancements dev-guide/cluster-version-operator/dev/operators.md).
+const (
+	AnnotationCreateOnly   = "release.openshift.io/create-only"
+	AnnotationDelete       = "release.openshift.io/delete"
+	AnnotationFeatureSet   = "release.openshift.io/feature-set"
+	AnnotationFeatureGate  = "release.openshift.io/feature-gate"
+	AnnotationMajorVersion = "release.openshift.io/major-version"
+	// ReleaseAnnotationInfix marks the include./exclude.release.openshift.io/
+	// annotations a snapshot keeps.
+	ReleaseAnnotationInfix = "release.openshift.io/"
+)
+
+// Node role labels. Control-plane nodes carry master (every release) or
+// control-plane (4.9 and later), or both.
+const (
+	LabelNodeRolePrefix         = "node-role.kubernetes.io/"
+	LabelNodeRoleMaster         = LabelNodeRolePrefix + "master"
+	LabelNodeRoleControl        = LabelNodeRolePrefix + "control-plane"
+	RoleMaster                  = "master"
+	RoleControlPlane            = "control-plane"
+	LabelRequiredForUpgradePool = "operator.machineconfiguration.openshift.io/required-for-upgrade"
+)
+
+// ControlPlaneLabels pick the nodes a static-pod operand runs on.
+var ControlPlaneLabels = []string{LabelNodeRoleMaster, LabelNodeRoleControl}
+
+// IsControlPlaneRole reports whether a node role (the part after
+// node-role.kubernetes.io/) is a control-plane role.
+func IsControlPlaneRole(role string) bool { return role == RoleMaster || role == RoleControlPlane }
