@@ -18,7 +18,19 @@ type Finding struct {
 	// Details carries machine-readable values, e.g. "cvoMode": "Reconciling" on
 	// UpdateClaimedCompleteButMixed, "node": "master-2" on static-pod findings.
 	Details map[string]string `json:"details,omitempty"`
+	// Class is ClassBlocks when the finding holds the update (or a recovery) back,
+	// ClassInforms when it is context (formatVersion 1.1).
+	Class string `json:"class,omitempty"`
 }
+
+// The finding classes.
+const (
+	// ClassBlocks: this holds the update back; it must be resolved for the update
+	// to progress.
+	ClassBlocks = "blocks-update"
+	// ClassInforms: something to know; the update can progress with it.
+	ClassInforms = "informs"
+)
 
 // Evidence is one fact behind a finding.
 type Evidence struct {
@@ -120,6 +132,51 @@ const (
 	// CodeNotCollected: a resource type could not be read; facts that depend on it
 	// are unknown, not empty.
 	CodeNotCollected = "NotCollected"
+
+	// The wedge codes (formatVersion 1.1; ../shared/domain/update-wedges.md W1-W17).
+
+	// CodeDrainBlockedByPDB: nodes cannot drain because a PodDisruptionBudget
+	// allows no disruption and guards pods on them (W1).
+	CodeDrainBlockedByPDB = "DrainBlockedByPDB"
+	// CodeGuardPDBBlocksDrain: a control-plane guard PDB (kube-apiserver, etcd,
+	// kube-controller-manager, kube-scheduler) blocks a master's drain because a
+	// member on another node is not ready; it is never relaxed (W2).
+	CodeGuardPDBBlocksDrain = "GuardPDBBlocksDrain"
+	// CodeCSRPending: certificate signing requests of a node that is NotReady or
+	// new wait for approval (W13).
+	CodeCSRPending = "CSRPending"
+	// CodeCertificateExpiry: a signer certificate is expired or expires soon (W11, W13).
+	CodeCertificateExpiry = "CertificateExpiry"
+	// CodeUpgradeableFalse: ClusterVersion or a ClusterOperator says
+	// Upgradeable=False: minor updates are blocked until its reason is resolved (W10).
+	CodeUpgradeableFalse = "UpgradeableFalse"
+	// CodeAdminAckRequired: an admin gate applies to the next minor and the admin
+	// has not acknowledged it in openshift-config/admin-acks (W10).
+	CodeAdminAckRequired = "AdminAckRequired"
+	// CodeRemovedAPIInUse: clients still call an API the next release removes (W10).
+	CodeRemovedAPIInUse = "RemovedAPIInUse"
+	// CodeReleaseNotAccepted: ClusterVersion ReleaseAccepted=False: the CVO could
+	// not retrieve, verify or precondition-check the target release (W9).
+	CodeReleaseNotAccepted = "ReleaseNotAccepted"
+	// CodeCVOStuckOnManifest: the CVO cannot apply one manifest of the release
+	// ("N of M"), with the object and its cause (W8).
+	CodeCVOStuckOnManifest = "CVOStuckOnManifest"
+	// CodeWebhookUnavailable: an admission webhook whose failure policy is Fail
+	// calls a service without ready endpoints, so the writes it intercepts fail
+	// (W1, W8).
+	CodeWebhookUnavailable = "WebhookUnavailable"
+	// CodeConditionalRiskOnTarget: the release the cluster updates to carries a
+	// conditional-update risk that applies to it (W14).
+	CodeConditionalRiskOnTarget = "ConditionalRiskOnTarget"
+	// CodeStaticPodRolloutStuck: a static-pod operator's revision keeps failing to
+	// install on a node (nodeStatuses lastFailedRevision, lastFailedCount) (W7).
+	CodeStaticPodRolloutStuck = "StaticPodRolloutStuck"
+	// CodeCompletedWithPoolsBehind: the update is Completed while worker pools
+	// still roll out, are degraded or are paused with machines behind (W12).
+	CodeCompletedWithPoolsBehind = "CompletedWithPoolsBehind"
+	// CodePreviousUpdateIncomplete: the update before the current one never
+	// completed (history holds a Partial entry below the newest).
+	CodePreviousUpdateIncomplete = "PreviousUpdateIncomplete"
 )
 
 // Codes lists every finding code, in documentation order.
@@ -147,6 +204,36 @@ var Codes = []string{
 	CodeForcedUpdate,
 	CodeUnverifiedUpdate,
 	CodeNotCollected,
+	CodeDrainBlockedByPDB,
+	CodeGuardPDBBlocksDrain,
+	CodeCSRPending,
+	CodeCertificateExpiry,
+	CodeUpgradeableFalse,
+	CodeAdminAckRequired,
+	CodeRemovedAPIInUse,
+	CodeReleaseNotAccepted,
+	CodeCVOStuckOnManifest,
+	CodeWebhookUnavailable,
+	CodeConditionalRiskOnTarget,
+	CodeStaticPodRolloutStuck,
+	CodeCompletedWithPoolsBehind,
+	CodePreviousUpdateIncomplete,
+}
+
+// Wedge is one line of the answer to "why is this cluster stuck": a cause, the
+// findings that show it, and the command that comes next. Wedges are ranked by
+// what blocks progress first (Rank 1 first).
+type Wedge struct {
+	Rank int `json:"rank"`
+	// Code is the finding code of the cause; Class is ClassBlocks or ClassInforms.
+	Code  string `json:"code"`
+	Class string `json:"class"`
+	// Summary is one sentence: what holds the cluster and where.
+	Summary string `json:"summary"`
+	// Subjects are the subjects of the findings it stands for.
+	Subjects []string `json:"subjects"`
+	// Next is the command to run next (a recover or oc command line).
+	Next string `json:"next"`
 }
 
 // FindingsWithCode returns the findings with the given code.

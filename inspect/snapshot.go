@@ -11,7 +11,7 @@ import (
 // FormatVersion is the snapshot document's format version. A minor bump only adds
 // fields (readers ignore unknown ones); a major bump breaks, and ReadSnapshot refuses
 // a major it does not know.
-const FormatVersion = "1.0"
+const FormatVersion = "1.1"
 
 // Snapshot is what a Source read from one cluster at one time: the claims (status
 // fields) beside the reality (what runs), with provenance and findings.
@@ -49,9 +49,40 @@ type Snapshot struct {
 	// Infrastructure is Infrastructure/cluster.
 	Infrastructure *Infrastructure `json:"infrastructure,omitempty"`
 
+	// The wedge facts (formatVersion 1.1 additions; wedgefacts.go).
+
+	// PodDisruptionBudgets are every namespace's PDBs, sorted by namespace and name.
+	PodDisruptionBudgets []PodDisruptionBudget `json:"podDisruptionBudgets,omitempty"`
+	// DrainPods are the PDB-guarded pods on nodes that drain, are cordoned or are
+	// degraded, sorted by node, namespace and name.
+	DrainPods []DrainPod `json:"drainPods,omitempty"`
+	// CertificateSigningRequests are the CSRs not yet approved or denied, sorted by name.
+	CertificateSigningRequests []CertificateSigningRequest `json:"certificateSigningRequests,omitempty"`
+	// Machines are the machine-api Machines, sorted by namespace and name.
+	Machines []Machine `json:"machines,omitempty"`
+	// AdminGates are the admin-gates and admin-acks ConfigMaps' data.
+	AdminGates *AdminGates `json:"adminGates,omitempty"`
+	// APIRequestCounts are the APIs a coming release removes, with their request
+	// counts, sorted by name.
+	APIRequestCounts []APIRequestCount `json:"apiRequestCounts,omitempty"`
+	// Webhooks are the admission webhooks, sorted by kind, configuration and name.
+	Webhooks []Webhook `json:"webhooks,omitempty"`
+	// AdmissionPolicies are the ValidatingAdmissionPolicies, sorted by name.
+	AdmissionPolicies []AdmissionPolicy `json:"admissionPolicies,omitempty"`
+	// ServiceEndpoints are the ready endpoints of the services webhooks call.
+	ServiceEndpoints []ServiceEndpoints `json:"serviceEndpoints,omitempty"`
+	// Certificates are the signer certificates' validity (Secret metadata only).
+	Certificates []CertificateSecret `json:"certificates,omitempty"`
+	// CloudCredential is cloudcredentials.operator.openshift.io/cluster.
+	CloudCredential *CloudCredential `json:"cloudCredential,omitempty"`
+
 	// Summary is the claim-versus-reality view derived from the facts above
 	// (recomputed by Refresh).
 	Summary *Summary `json:"summary,omitempty"`
+	// Wedges say why the cluster is stuck, most blocking first: one line per cause,
+	// each pointing at its findings and the next command (formatVersion 1.1;
+	// recomputed by Refresh).
+	Wedges []Wedge `json:"wedges,omitempty"`
 	// Findings are Analyze's result, sorted by severity, code and subject
 	// (recomputed by Refresh).
 	Findings []Finding `json:"findings"`
@@ -193,10 +224,16 @@ type StaticPodOperator struct {
 	LatestAvailableRevision int32                          `json:"latestAvailableRevision"`
 	NodeStatuses            []operatorv1.NodeStatus        `json:"nodeStatuses,omitempty"`
 	Conditions              []operatorv1.OperatorCondition `json:"conditions,omitempty"`
+	// ForceRedeploymentReason is spec.forceRedeploymentReason: a new value makes
+	// the operator roll a new revision to every node (formatVersion 1.1).
+	ForceRedeploymentReason string `json:"forceRedeploymentReason,omitempty"`
 	// MirrorPods are the static pods' mirror pods, one per node where it runs.
 	MirrorPods []StaticPod `json:"mirrorPods,omitempty"`
 	// Installers are the installer pods (installer-<revision>-[retry-<n>-]<node>).
 	Installers []InstallerPod `json:"installers,omitempty"`
+	// Guards are the guard pods (<operand>-guard-<node>) the guard PDB counts
+	// (formatVersion 1.1).
+	Guards []GuardPod `json:"guards,omitempty"`
 }
 
 // StaticPod is a mirror pod of a static pod: the revision it carries and what it runs.
@@ -254,6 +291,12 @@ type MachineConfigPool struct {
 	UnavailableMachineCount int32                               `json:"unavailableMachineCount"`
 	DegradedMachineCount    int32                               `json:"degradedMachineCount"`
 	Conditions              []mcfgv1.MachineConfigPoolCondition `json:"conditions,omitempty"`
+	// Generation and ObservedGeneration tell whether status has seen the spec
+	// (formatVersion 1.1).
+	Generation         int64 `json:"generation,omitempty"`
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// UID identifies the pool a remedy may patch.
+	UID string `json:"uid,omitempty"`
 }
 
 // MachineConfig is a MachineConfig's metadata: which release rendered it.
@@ -283,6 +326,19 @@ type Node struct {
 	DesiredConfig string `json:"desiredConfig,omitempty"`
 	MCDState      string `json:"mcdState,omitempty"`
 	MCDReason     string `json:"mcdReason,omitempty"`
+	// DesiredDrain and LastAppliedDrain are the drain annotations
+	// (machineconfiguration.openshift.io/desiredDrain, lastAppliedDrain): a drain
+	// ("drain-<config>") or uncordon request, and the last one the drain controller
+	// completed. They differ while a drain is under way (formatVersion 1.1).
+	DesiredDrain     string `json:"desiredDrain,omitempty"`
+	LastAppliedDrain string `json:"lastAppliedDrain,omitempty"`
+	// ReadyReason and ReadyMessage are the Ready condition's, when it is not True.
+	ReadyReason  string `json:"readyReason,omitempty"`
+	ReadyMessage string `json:"readyMessage,omitempty"`
+	// Addresses are status.addresses' values, what a kubelet-serving CSR's names
+	// must match.
+	Addresses []string  `json:"addresses,omitempty"`
+	Created   time.Time `json:"created,omitzero"`
 }
 
 // FeatureGate is FeatureGate/cluster's feature set and the gates per version.

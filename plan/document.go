@@ -14,7 +14,7 @@ const (
 	// FormatVersion follows Terraform's rule: a minor bump only adds fields (readers
 	// ignore unknown ones); a major bump breaks, and readers refuse a major they do
 	// not know.
-	FormatVersion = "1.0"
+	FormatVersion = "1.1"
 )
 
 // Plan is the self-contained, versioned recovery plan: the target, why it was
@@ -53,7 +53,82 @@ type Plan struct {
 	// every step ("kubelet-skew: ..."); a plan that broke one was never emitted
 	// (formatVersion 1.0 addition).
 	Invariants []string `json:"invariants,omitempty"`
+
+	// Mode is ModeUpdate (a target release, with any remedies first) or
+	// ModeRemediation (no new release: only remedies and the CVO hand-back); ""
+	// in plans before formatVersion 1.1 means ModeUpdate.
+	Mode string `json:"mode,omitempty"`
+	// Remediations are the wedges the plan unblocks, each with the finding it
+	// answers and the steps that do it (formatVersion 1.1).
+	Remediations []Remediation `json:"remediations,omitempty"`
+	// Refused are the remedies the plan does not take, each with why: unsafe
+	// (a guard PDB, a CSR nobody vouches for) or an admin's promise not named with
+	// --accept (formatVersion 1.1).
+	Refused []RefusedRemedy `json:"refused,omitempty"`
 }
+
+// The plan modes.
+const (
+	ModeUpdate      = "update"
+	ModeRemediation = "remediation"
+)
+
+// Remediation is one wedge the plan unblocks.
+type Remediation struct {
+	// Remedy names what is done (RemedyRelaxPDB, ...); Finding and Subject are the
+	// finding it answers.
+	Remedy  string `json:"remedy"`
+	Finding string `json:"finding"`
+	Subject string `json:"subject"`
+	// Summary says what the steps do, in one sentence.
+	Summary string `json:"summary"`
+	// Steps are the IDs of its steps, in order (a temporary change and its revert
+	// among them).
+	Steps []string `json:"steps"`
+	// Accepted is the --accept name that allowed it, for remedies that need one.
+	Accepted string `json:"accepted,omitempty"`
+}
+
+// RefusedRemedy is a remedy the plan does not take.
+type RefusedRemedy struct {
+	Remedy  string `json:"remedy"`
+	Finding string `json:"finding"`
+	Subject string `json:"subject"`
+	// Reason is one line: why not, and what to do instead.
+	Reason string `json:"reason"`
+	// Accept, when set, is the --accept name that would allow it (an admin's
+	// promise); empty for remedies recover never takes.
+	Accept string `json:"accept,omitempty"`
+}
+
+// The remedies (the Remedy of a Remediation or RefusedRemedy, and of its steps).
+const (
+	// RemedyRelaxPDB: relax a PodDisruptionBudget that holds a drain, wait for the
+	// drained nodes to settle, restore the budget exactly (W1).
+	RemedyRelaxPDB = "relax-pdb"
+	// RemedyGuardPDB: never taken; a guard PDB holds because a control-plane
+	// member is not ready (W2).
+	RemedyGuardPDB = "guard-pdb"
+	// RemedyApproveCSR: approve the pending CSRs a node or machine vouches for (W13).
+	RemedyApproveCSR = "approve-csr"
+	// RemedyUnpausePool: unpause a pool that blocks the update (W11).
+	RemedyUnpausePool = "unpause-pool"
+	// RemedyForceRedeployment: roll a static-pod operand's revision again
+	// (forceRedeploymentReason) when a node's revision is stuck or falsely
+	// claimed (W7, the second incident). Needs --accept force-redeployment:<component>.
+	RemedyForceRedeployment = "force-redeployment"
+	// RemedyAdminAck: acknowledge an admin gate. Needs --accept admin-ack:<key>.
+	RemedyAdminAck = "admin-ack"
+	// RemedyRemoveOverrides: remove ClusterVersion spec.overrides. Needs --accept
+	// remove-overrides.
+	RemedyRemoveOverrides = "remove-overrides"
+	// RemedyUpgradeableTo: annotate cloudcredential upgradeable-to once manual
+	// credentials match the target. Needs --accept upgradeable-to:<version>.
+	RemedyUpgradeableTo = "upgradeable-to"
+	// RemedyRetarget: move the update to a fixed z-stream of the minor already
+	// under way (W14, W10 with OCPBUGS-42880).
+	RemedyRetarget = "retarget"
+)
 
 // SkippedComponent is a payload component the plan does not touch.
 type SkippedComponent struct {
@@ -204,6 +279,30 @@ const (
 	ActionUnpausePool      Action = "unpause-pool"
 	ActionSetDesiredUpdate Action = "set-desired-update"
 	ActionRestoreCVO       Action = "restore-cvo"
+
+	// The remediation actions (formatVersion 1.1). Each patches one object with
+	// Step.Change; the fields it sets are journaled (their pre-image) before.
+
+	// ActionRelaxPDB relaxes a PodDisruptionBudget (temporary: RevertedBy names
+	// the revert step).
+	ActionRelaxPDB Action = "relax-pdb"
+	// ActionRevert restores the fields another step's Change set, exactly, from the
+	// pre-image journaled before that change (Step.Reverts names it).
+	ActionRevert Action = "revert"
+	// ActionApproveCSR approves one certificate signing request (Step.CSR), after
+	// checking live that it is still pending and still vouched for.
+	ActionApproveCSR Action = "approve-csr"
+	// ActionForceRedeployment sets a static-pod operator's
+	// spec.forceRedeploymentReason.
+	ActionForceRedeployment Action = "force-redeployment"
+	// ActionAcknowledgeGate sets an admin gate's key to "true" in
+	// openshift-config/admin-acks.
+	ActionAcknowledgeGate Action = "acknowledge-admin-gate"
+	// ActionRemoveOverrides removes ClusterVersion spec.overrides.
+	ActionRemoveOverrides Action = "remove-overrides"
+	// ActionAnnotateUpgradeableTo sets cloudcredential.openshift.io/upgradeable-to
+	// on cloudcredentials.operator.openshift.io/cluster.
+	ActionAnnotateUpgradeableTo Action = "annotate-upgradeable-to"
 )
 
 // Step is one unit of work. Exactly the fields its Action needs are set.
@@ -228,6 +327,20 @@ type Step struct {
 	// DesiredUpdate is set for set-desired-update.
 	DesiredUpdate *DesiredUpdate `json:"desiredUpdate,omitempty"`
 
+	// Remedy names the remedy a remediation step belongs to (RemedyRelaxPDB, ...);
+	// Finding is the code of the finding it answers (formatVersion 1.1).
+	Remedy  string `json:"remedy,omitempty"`
+	Finding string `json:"finding,omitempty"`
+	// Change is set for the remediation actions that patch an object (and for
+	// unpause-pool when it is a remedy).
+	Change *Change `json:"change,omitempty"`
+	// CSR is set for approve-csr.
+	CSR *CSRApproval `json:"csr,omitempty"`
+	// RevertedBy, on a temporary change, is the ID of the revert step that undoes
+	// it; Reverts, on a revert step, is the ID of the step it undoes.
+	RevertedBy string `json:"revertedBy,omitempty"`
+	Reverts    string `json:"reverts,omitempty"`
+
 	// Gate is what must be true before the next step starts; nil means none.
 	Gate *Gate `json:"gate,omitempty"`
 }
@@ -248,6 +361,41 @@ type Manifest struct {
 	Object json.RawMessage `json:"object"`
 	// Digest is the sha256 of Object, so edits to a saved plan are detected.
 	Digest string `json:"digest"`
+}
+
+// Change is a JSON merge patch (RFC 7386) of one object. apply journals the
+// live values of Fields (the pre-image) before it patches, and a revert step
+// writes exactly those values back.
+type Change struct {
+	Object ObjectRef `json:"object"`
+	// UID is the object's UID in the snapshot; apply refuses an object with
+	// another UID (deleted and recreated since the plan was made).
+	UID string `json:"uid,omitempty"`
+	// Patch is the merge patch.
+	Patch json.RawMessage `json:"patch"`
+	// Fields are the dotted paths the patch sets ("spec.minAvailable",
+	// "metadata.annotations.cloudcredential\.openshift\.io/upgradeable-to" is
+	// written with the key as one segment: ["metadata","annotations","k"]).
+	Fields [][]string `json:"fields"`
+	// Before is what the snapshot showed of Fields, for review (the journal's
+	// pre-image, read live, is what a revert restores).
+	Before json.RawMessage `json:"before,omitempty"`
+}
+
+// CSRApproval names one certificate signing request to approve and the rule that
+// vouches for it; apply checks live that it still holds.
+type CSRApproval struct {
+	Name string `json:"name"`
+	UID  string `json:"uid,omitempty"`
+	// SignerName, Username and CommonName are what the request said when the plan
+	// was made; apply refuses a request that says anything else.
+	SignerName string `json:"signerName"`
+	Username   string `json:"username"`
+	CommonName string `json:"commonName"`
+	// Node is the node the request is for; VouchedBy says which Node or Machine
+	// matches it ("machine openshift-machine-api/worker-3 has address worker-3").
+	Node      string `json:"node"`
+	VouchedBy string `json:"vouchedBy"`
 }
 
 // DesiredUpdate is the ClusterVersion spec.desiredUpdate the plan hands back to the CVO.
@@ -282,6 +430,24 @@ const (
 	GateCVORunning GateKind = "cvo-running"
 	// GateDeleted: the object named by Object is gone.
 	GateDeleted GateKind = "deleted"
+
+	// The remediation gates (formatVersion 1.1).
+
+	// GateNodesSettled: every node in Nodes has its last drain or uncordon
+	// request applied, its machine-config daemon Done and its desired
+	// configuration running (inspect.NodeSettled).
+	GateNodesSettled GateKind = "nodes-settled"
+	// GateNodesReady: every node in Nodes is Ready (inspect.NodeReady).
+	GateNodesReady GateKind = "nodes-ready"
+	// GateCSRIssued: the CSR named by Object was approved and its certificate
+	// issued (inspect.CSRIssued).
+	GateCSRIssued GateKind = "csr-issued"
+	// GateRestored: the object named by Object carries again the pre-image the
+	// journal recorded for the step the revert undoes.
+	GateRestored GateKind = "restored"
+	// GateConditionCleared: the ClusterVersion or ClusterOperator named by Object
+	// no longer has Condition False (or True, for Degraded) with Reason.
+	GateConditionCleared GateKind = "condition-cleared"
 )
 
 // Gate is one verifiable condition.
@@ -302,6 +468,11 @@ type Gate struct {
 	StaticPods *StaticPodsGate `json:"staticPods,omitempty"`
 	// Pool is set for pool-updated gates.
 	Pool string `json:"pool,omitempty"`
+	// Nodes is set for nodes-settled and nodes-ready gates.
+	Nodes []string `json:"nodes,omitempty"`
+	// Condition and Reason are set for condition-cleared gates.
+	Condition string `json:"condition,omitempty"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // OperandVersion is one entry a ClusterOperator must report in status.versions.
@@ -329,4 +500,8 @@ type StaticPodsGate struct {
 	PodPrefix string `json:"podPrefix"`
 	// NodeSelector picks the nodes that must run it (default: control-plane nodes).
 	NodeSelector string `json:"nodeSelector,omitempty"`
+	// MinRevision, when set, is the revision the rollout must reach at least: a
+	// forced redeployment must produce a revision newer than the one it started
+	// from (formatVersion 1.1).
+	MinRevision int32 `json:"minRevision,omitempty"`
 }

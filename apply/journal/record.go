@@ -1,12 +1,13 @@
 package journal
 
 import (
+	"encoding/json"
 	"time"
 )
 
 // FormatVersion is the journal format. Readers refuse a major version they do not
 // know; a minor bump only adds fields.
-const FormatVersion = "1.0"
+const FormatVersion = "1.1"
 
 // RecordType says what a Record holds.
 type RecordType string
@@ -31,6 +32,11 @@ const (
 	TypeStop RecordType = "stop"
 	// TypeFinish records that the whole plan ran.
 	TypeFinish RecordType = "finish"
+	// TypeReverted records that the engine undid a temporary change (Step names
+	// the step that made it) because the run stopped before the plan's own revert
+	// step: the change's pre-image was written back. A resume makes the change
+	// again (formatVersion 1.1).
+	TypeReverted RecordType = "reverted"
 )
 
 // Record is one line of the journal. Type says which of the optional fields is set.
@@ -138,6 +144,14 @@ type Intent struct {
 	After  string `json:"after,omitempty"`
 	// Diff is the redacted unified diff of the change (Secret values are hashed).
 	Diff string `json:"diff,omitempty"`
+	// PreImage is the live value of every field a remediation step's Change sets,
+	// read just before the change, as a JSON object of dotted path -> value (null
+	// when the field was absent): what a revert writes back (formatVersion 1.1).
+	PreImage map[string]json.RawMessage `json:"preImage,omitempty"`
+	// Temporary is true when a revert step of the plan undoes the change.
+	Temporary bool `json:"temporary,omitempty"`
+	// RevertOf, on a revert's intent, names the step whose change it undoes.
+	RevertOf string `json:"revertOf,omitempty"`
 }
 
 // Outcome is what the API server did.
@@ -173,6 +187,9 @@ const (
 	StepFailed  StepStatus = "failed"
 	StepDone    StepStatus = "done"
 	StepSkipped StepStatus = "skipped"
+	// StepReverted: a temporary change the engine undid when the run stopped;
+	// the step is not complete, so a resume makes the change again.
+	StepReverted StepStatus = "reverted"
 )
 
 // Stop records why a run stopped before the end of its plan.

@@ -21,7 +21,9 @@ const (
 	// ExitUsage: bad flags or arguments.
 	ExitUsage = 2
 	// ExitRisksNotAccepted: plan found safe targets, but only ones whose update edges
-	// carry risks not named in --accept.
+	// carry risks not named in --accept; or the remedies the cluster needs are an
+	// admin's promises (an admin-gate ack, removing overrides, a cloud-credential
+	// upgradeable-to, a forced redeployment) not named in --accept.
 	ExitRisksNotAccepted = 3
 	// ExitBadInput: an input file or document (must-gather, archive, graph, payload,
 	// plan, policy, journal) is missing, unreadable or malformed.
@@ -46,6 +48,10 @@ const (
 	// (invalid manifest, admission, conflict); the journal is resumable with
 	// recover apply --resume.
 	ExitStepFailed = 11
+	// ExitRemedyRefused: plan found what holds the cluster, but the only remedies
+	// are ones recover refuses as unsafe (relaxing a guard PDB, approving a CSR no
+	// node or machine vouches for); the report says what to repair instead.
+	ExitRemedyRefused = 12
 )
 
 // Library packages classify their errors without importing this package: an error
