@@ -335,9 +335,8 @@ type Node struct {
 	// ReadyReason and ReadyMessage are the Ready condition's, when it is not True.
 	ReadyReason  string `json:"readyReason,omitempty"`
 	ReadyMessage string `json:"readyMessage,omitempty"`
-	// Addresses are status.addresses' values, what a kubelet-serving CSR's names
-	// must match.
-	Addresses []string  `json:"addresses,omitempty"`
+	// Addresses are status.addresses, what a kubelet-serving CSR's names must match.
+	Addresses []Address `json:"addresses,omitempty"`
 	Created   time.Time `json:"created,omitzero"`
 }
 

@@ -94,9 +94,16 @@ type Machine struct {
 	// NodeRef is status.nodeRef.name, "" before the node joined.
 	NodeRef string `json:"nodeRef,omitempty"`
 	Phase   string `json:"phase,omitempty"`
-	// Addresses are status.addresses' values (hostnames, DNS names, IPs).
-	Addresses []string  `json:"addresses,omitempty"`
+	// Addresses are status.addresses (InternalDNS, Hostname, InternalIP, ...).
+	Addresses []Address `json:"addresses,omitempty"`
 	Created   time.Time `json:"created,omitzero"`
+}
+
+// Address is one address of a node or machine: its type (InternalIP,
+// ExternalIP, InternalDNS, ExternalDNS, Hostname) and value.
+type Address struct {
+	Type    string `json:"type"`
+	Address string `json:"address"`
 }
 
 // AdminGates are the admin-acks gates: the gates the CVO enforces
