@@ -98,13 +98,13 @@ func (a *analysis) drains() {
 			ev = append(append(ev, uev...), rule(drainRule), rule(guardRule(comp)))
 			a.add(Finding{Code: CodeGuardPDBBlocksDrain, Severity: SeverityError, Class: ClassBlocks, Subject: subject,
 				Message: fmt.Sprintf("The %s guard PDB %s allows no disruption (%s): %s, so the drain of %s waits. A guard PDB is never relaxed: repair the %s member first and the drain proceeds (OCPBUGS-23796, W2).",
-					comp.Component, p.Key(), budget, why, nodeList(heldNodes), comp.Component),
+					comp.Component, p.Key(), budget, why, countedNodes(heldNodes), comp.Component),
 				Evidence: ev, Details: d})
 		} else {
 			ev = append(ev, rule(drainRule))
 			a.add(Finding{Code: CodeDrainBlockedByPDB, Severity: SeverityError, Class: ClassBlocks, Subject: subject,
 				Message: fmt.Sprintf("PodDisruptionBudget %s allows no disruption (%s) and guards %s on %s, whose drain waits until it allows one. Relax it for the drain and restore it after (runbook MachineConfigControllerDrainError, W1).",
-					p.Key(), budget, podList(podNames), nodeList(heldNodes)),
+					p.Key(), budget, podList(podNames), countedNodes(heldNodes)),
 				Evidence: ev, Details: details})
 		}
 		for _, n := range heldNodes {
@@ -163,14 +163,13 @@ func drainState(n *Node) string {
 }
 
 func podList(pods []string) string {
-	what := "pod "
-	if len(pods) > 1 {
-		what = fmt.Sprintf("%d pods: ", len(pods))
+	switch {
+	case len(pods) == 1:
+		return "pod " + pods[0]
+	case len(pods) <= 5:
+		return fmt.Sprintf("%d pods (%s)", len(pods), strings.Join(pods, ", "))
 	}
-	if len(pods) <= 5 {
-		return what + strings.Join(pods, ", ")
-	}
-	return fmt.Sprintf("%s%s and %d more", what, strings.Join(pods[:5], ", "), len(pods)-5)
+	return fmt.Sprintf("%d pods (%s and %d more)", len(pods), strings.Join(pods[:5], ", "), len(pods)-5)
 }
 
 func containsString(list []string, s string) bool {
