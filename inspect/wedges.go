@@ -237,6 +237,10 @@ func (w *wedger) exists(key string) string {
 	return ""
 }
 
+// preconditionReason finds the reason of a failed precondition: `Precondition %q
+// failed because of %q` (cluster-version-operator pkg/payload/precondition).
+var preconditionReason = regexp.MustCompile(`Precondition "[^"]+" failed because of "([^"]+)"`)
+
 var poolInMessage = regexp.MustCompile(`MachineConfigPool (\S+) is not ready|pool (\S+) (?:is|has) `)
 
 // parentOf returns the group that explains g ("" when none does).
@@ -280,6 +284,15 @@ func (w *wedger) parentOf(g *wedgeGroup) string {
 			co := s.ClusterOperator(strings.TrimPrefix(f.Subject, "clusteroperator/"))
 			if co == nil {
 				continue
+			}
+			// A control-plane operator degraded by the member its guard PDB
+			// names as not ready.
+			for _, k := range w.order {
+				for _, m := range w.groups[k].members {
+					if m.Code == CodeGuardPDBBlocksDrain && m.Details["unready"] != "" && w.operatorOf(m.Details["component"]) == co.Name {
+						return k
+					}
+				}
 			}
 			for _, c := range co.Conditions {
 				if string(c.Type) != string(conditionOfCode(f.Code)) {
@@ -346,6 +359,33 @@ func (w *wedger) parentOf(g *wedgeGroup) string {
 		}
 	case "removed-api":
 		return w.exists("admin-ack")
+	case CodeReleaseNotAccepted:
+		// A precondition that failed because of an Upgradeable=False reason is
+		// that reason's line.
+		f := g.members[0]
+		if f.Details["class"] != ReleaseClassPreconditions {
+			break
+		}
+		msg := ""
+		if c := cvCondition(s.ClusterVersion, openshift.ConditionReleaseAccepted); c != nil {
+			msg = c.Message
+		}
+		for _, m := range preconditionReason.FindAllStringSubmatch(msg, -1) {
+			class := ClassifyUpgradeable(m[1])
+			if class == UpgradeClassAdminAck {
+				if k := w.exists("admin-ack"); k != "" {
+					return k
+				}
+			}
+			if class == UpgradeClassOverrides {
+				if k := w.groupWith(CodeUnmanagedOverrides, ""); k != "" {
+					return k
+				}
+			}
+			if k := w.exists("upgradeable|" + class); k != "" {
+				return k
+			}
+		}
 	case CodeMixedOperatorVersions:
 		if k := w.groupWith(CodeUpdateClaimedCompleteButMixed, ""); k != "" {
 			return k

@@ -127,6 +127,19 @@ func TestWedgesFoldTheirExplanations(t *testing.T) {
 			f.kas.NodeStatuses[2].TargetRevision, f.kas.NodeStatuses[2].LastFailedRevision, f.kas.NodeStatuses[2].LastFailedCount = 6, 6, 2
 			setCOCondition(f.co("kube-apiserver"), "Degraded", "True", "NodeInstaller_InstallerPodFailed", "NodeInstallerDegraded: 1 nodes are failing on revision 6")
 		}, code: CodeStaticPodRolloutStuck, subjects: []string{"node/master-2", "clusteroperator/kube-apiserver"}, next: "recover plan --accept force-redeployment:kube-apiserver", wedgeSize: 1},
+		{name: "an operator degraded by the member its guard PDB names", mutate: func(f *fixture) {
+			setCOCondition(f.co("kube-apiserver"), "Degraded", "True", "StaticPods_Error", "pod kube-apiserver-master-2 container kube-apiserver is not ready")
+		}, edit: kasGuard(0), code: CodeGuardPDBBlocksDrain, subjects: []string{"poddisruptionbudget/openshift-kube-apiserver/kube-apiserver-guard-pdb", "clusteroperator/kube-apiserver"},
+			next: "oc describe clusteroperator/kube-apiserver", wedgeSize: 1},
+		{name: "a precondition failed on an admin gate", mutate: func(f *fixture) {
+			requestMinor(f)
+			setCVCondition(f.cv, "ReleaseAccepted", "False", "PreconditionChecks", `Preconditions failed for payload loaded version="4.5.1" image="q": Precondition "ClusterVersionUpgradeable" failed because of "AdminAckRequired": APIs removed`)
+			setCVCondition(f.cv, "Upgradeable", "False", "AdminAckRequired", "APIs removed")
+		}, edit: func(s *Snapshot) {
+			s.AdminGates.Gates[gate44] = "APIs removed"
+			s.APIRequestCounts = []APIRequestCount{{Name: "flowschemas.v1alpha1.flowcontrol.apiserver.k8s.io", RemovedInRelease: "1.18", RequestCount: 4}}
+		}, code: CodeAdminAckRequired, subjects: []string{"admingate/" + gate44, cvSubject, "apirequestcount/flowschemas.v1alpha1.flowcontrol.apiserver.k8s.io"},
+			next: "recover plan --accept admin-ack:" + gate44, wedgeSize: 1},
 		{name: "aggregated Upgradeable=False joins its operators", mutate: func(f *fixture) {
 			requestMinor(f)
 			setCVCondition(f.cv, "Upgradeable", "False", "ClusterOperatorsNotUpgradeable", upgradeable47)
