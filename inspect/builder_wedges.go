@@ -93,6 +93,18 @@ func (b *Builder) DrainPodsNeeded() bool {
 	return len(b.s.PodDisruptionBudgets) > 0 && len(b.troubledNodes()) > 0
 }
 
+// PDBNamespaces returns the namespaces that hold a PodDisruptionBudget, sorted:
+// where the pods of DrainPods can be.
+func (b *Builder) PDBNamespaces() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	set := map[string]bool{}
+	for _, p := range b.s.PodDisruptionBudgets {
+		set[p.Namespace] = true
+	}
+	return keysInOrder(set)
+}
+
 func (b *Builder) troubledNodes() map[string]bool {
 	out := map[string]bool{}
 	for i := range b.s.Nodes {

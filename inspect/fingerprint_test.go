@@ -149,7 +149,9 @@ func TestFingerprintTracksWhatARemedyDependsOn(t *testing.T) {
 			w.pdbs[0].Spec.MinAvailable = nil
 			w.pdbs[0].Spec.MaxUnavailable = ptr.To(intstr.FromInt32(1))
 		}, true},
-		"drain pdb eviction policy": {func(w *drainWorld, b *Builder) { w.pdbs[0].Spec.UnhealthyPodEvictionPolicy = ptr.To(policyv1.AlwaysAllow) }, true},
+		"drain pdb eviction policy": {func(w *drainWorld, b *Builder) {
+			w.pdbs[0].Spec.UnhealthyPodEvictionPolicy = ptr.To(policyv1.AlwaysAllow)
+		}, true},
 		"pending csr": {func(w *drainWorld, b *Builder) {
 			b.AddCertificateSigningRequest(&certificatesv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{Name: "csr-1"}})
 		}, true},

@@ -69,6 +69,13 @@ var (
 	ResCloudCredentials                  = Resource{Group: "operator.openshift.io", Version: "v1", Resource: "cloudcredentials", Kind: "CloudCredential"}
 )
 
+// ReasonNotNeeded starts the Reason of a resource recorded Collected although it
+// was not read: nothing collected needs it (no node drains while a
+// PodDisruptionBudget exists, so there are no DrainPods; no webhook calls a
+// service, so there are no ServiceEndpoints), and its facts are empty by
+// definition. It yields no NotCollected finding.
+const ReasonNotNeeded = "not needed: "
+
 // WedgeClusterResources are the cluster-scoped resource types of the wedge facts.
 var WedgeClusterResources = []Resource{
 	ResCertificateSigningRequests, ResAPIRequestCounts,
