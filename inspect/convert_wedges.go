@@ -213,7 +213,12 @@ func APIRequestCountFromAPI(a *apiserverv1.APIRequestCount) (APIRequestCount, bo
 	}, true
 }
 
-// webhookFrom reduces the parts every webhook kind shares.
+// defaultWebhookTimeout is admissionregistration.k8s.io/v1's default
+// timeoutSeconds, which the API server writes into a webhook that sets none.
+const defaultWebhookTimeout = 10
+
+// webhookFrom reduces the parts every webhook kind shares; unset failure policy
+// and timeout read as the API's defaults (Fail, 10 s), as a live object has them.
 func webhookFrom(kind, configuration, name string, cc admissionv1.WebhookClientConfig, rules []admissionv1.RuleWithOperations,
 	failure *admissionv1.FailurePolicyType, timeout *int32, nsSel, objSel *metav1.LabelSelector) Webhook {
 	w := Webhook{
@@ -226,6 +231,7 @@ func webhookFrom(kind, configuration, name string, cc admissionv1.WebhookClientC
 	if failure != nil && *failure != "" {
 		w.FailurePolicy = string(*failure)
 	}
+	w.TimeoutSeconds = defaultWebhookTimeout
 	if timeout != nil {
 		w.TimeoutSeconds = *timeout
 	}

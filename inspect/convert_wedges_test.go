@@ -206,8 +206,8 @@ func TestWebhooksFromAPI(t *testing.T) {
 		{Kind: WebhookValidating, Configuration: "cfg", Name: "svc.example.com", FailurePolicy: "Fail", TimeoutSeconds: 5, Service: "hooks/validator",
 			Rules:             []string{"CREATE,UPDATE apps/v1 deployments", "* v1 pods,pods/status (Namespaced)", "DELETE core,batch/v1,v1beta1 *"},
 			NamespaceSelector: "kubernetes.io/metadata.name notin (kube-system)", ReadyEndpoints: -1},
-		{Kind: WebhookValidating, Configuration: "cfg", Name: "url.example.com", FailurePolicy: "Ignore", URL: "hooks.example.com:8443", ObjectSelector: "team=a", ReadyEndpoints: -1},
-		{Kind: WebhookValidating, Configuration: "cfg", Name: "bad-url.example.com", FailurePolicy: "Fail", URL: "unparseable URL", ReadyEndpoints: -1},
+		{Kind: WebhookValidating, Configuration: "cfg", Name: "url.example.com", FailurePolicy: "Ignore", TimeoutSeconds: 10, URL: "hooks.example.com:8443", ObjectSelector: "team=a", ReadyEndpoints: -1},
+		{Kind: WebhookValidating, Configuration: "cfg", Name: "bad-url.example.com", FailurePolicy: "Fail", TimeoutSeconds: 10, URL: "unparseable URL", ReadyEndpoints: -1},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)

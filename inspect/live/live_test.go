@@ -211,9 +211,12 @@ func TestUnreachableCluster(t *testing.T) {
 }
 
 // seedClusterVersion creates ClusterVersion/version in the shared environment once.
-func seedClusterVersion(t *testing.T) {
+func seedClusterVersion(t *testing.T) { seedClusterVersionIn(t, env.Config) }
+
+// seedClusterVersionIn creates ClusterVersion/version in the cluster of cfg.
+func seedClusterVersionIn(t *testing.T, cfg *rest.Config) {
 	ctx := context.Background()
-	client := configclient.NewForConfigOrDie(env.Config)
+	client := configclient.NewForConfigOrDie(cfg)
 	cv := &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version"}, Spec: configv1.ClusterVersionSpec{ClusterID: "5c2d3e0a-9b1f-4f6e-8d8a-1f2b3c4d5e6f"}}
 	if _, err := client.ConfigV1().ClusterVersions().Create(ctx, cv, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
