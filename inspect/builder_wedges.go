@@ -22,8 +22,8 @@ import (
 // at Finish: sources feed objects in any order (pods before their nodes and
 // budgets, endpoint slices before the webhooks that call them).
 type wedgeState struct {
-	// pdbSel holds each PodDisruptionBudget's selector, by "<ns>/<name>".
-	pdbSel map[string]labels.Selector
+	// pdbSel holds each PodDisruptionBudget's selector by namespace and name.
+	pdbSel map[string]map[string]labels.Selector
 	// candidates are the pods a drain would evict, with their labels, by
 	// "<ns>/<name>"; Finish keeps those a budget selects on a troubled node.
 	candidates map[string]*drainCand
@@ -47,7 +47,7 @@ type drainCand struct {
 
 func newWedgeState() wedgeState {
 	return wedgeState{
-		pdbSel:     map[string]labels.Selector{},
+		pdbSel:     map[string]map[string]labels.Selector{},
 		candidates: map[string]*drainCand{},
 		slices:     map[string]map[string]int32{},
 		bindings:   map[string][]string{},
@@ -64,7 +64,10 @@ func (b *Builder) AddPodDisruptionBudget(p *policyv1.PodDisruptionBudget) {
 		return
 	}
 	b.s.PodDisruptionBudgets = append(b.s.PodDisruptionBudgets, r)
-	b.w.pdbSel[r.Key()] = sel
+	if b.w.pdbSel[p.Namespace] == nil {
+		b.w.pdbSel[p.Namespace] = map[string]labels.Selector{}
+	}
+	b.w.pdbSel[p.Namespace][p.Name] = sel
 }
 
 // DrainInputsComplete tells the builder that every node and PodDisruptionBudget
@@ -119,10 +122,9 @@ func (b *Builder) troubledNodes() map[string]bool {
 // select it, sorted.
 func (b *Builder) budgetsOf(c *drainCand) []string {
 	var out []string
-	for key, sel := range b.w.pdbSel {
-		ns, _, _ := cutKey(key)
-		if ns == c.pod.Namespace && sel.Matches(c.labels) {
-			out = append(out, key)
+	for name, sel := range b.w.pdbSel[c.pod.Namespace] {
+		if sel.Matches(c.labels) {
+			out = append(out, c.pod.Namespace+"/"+name)
 		}
 	}
 	sort.Strings(out)

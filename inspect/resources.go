@@ -162,7 +162,9 @@ func StaticPodComponentFor(key string) *StaticPodComponent {
 	return nil
 }
 
-// ClusterResources are the cluster-scoped resource types inspect reads.
+// ClusterResources are the cluster-scoped resource types inspect reads for the
+// founding incidents (formatVersion 1.0); the wedge facts' are
+// WedgeClusterResources.
 var ClusterResources = []Resource{
 	ResClusterVersions, ResClusterOperators, ResFeatureGates, ResInfrastructures,
 	ResEtcds, ResKubeAPIServers, ResKubeControllerManagers, ResKubeSchedulers,
