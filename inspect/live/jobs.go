@@ -138,6 +138,7 @@ func (s *Source) jobs(b *inspect.Builder) []job {
 			return l.Continue, len(l.Items), nil
 		}},
 	}
+	jobs = append(jobs, s.wedgeJobs(b)...)
 	for _, c := range inspect.StaticPodComponents {
 		ns := c.Namespace
 		jobs = append(jobs, job{res: inspect.ResPods, ns: ns, page: func(ctx context.Context, o metav1.ListOptions) (string, int, error) {

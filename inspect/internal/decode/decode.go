@@ -272,7 +272,7 @@ func Add(b *inspect.Builder, d Doc, want string) (inspect.Resource, bool, error)
 		b.AddDeployment(&o)
 		return inspect.ResDeployments, true, nil
 	}
-	return inspect.Resource{}, false, nil
+	return addWedge(b, d, kind, fail)
 }
 
 // Namespace returns a document's metadata.namespace.
