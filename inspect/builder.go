@@ -88,7 +88,7 @@ func (b *Builder) SetClusterVersion(cv *configv1.ClusterVersion) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.s.ClusterVersion = &ClusterVersion{Spec: cv.Spec, Status: cv.Status}
+	b.s.ClusterVersion = &ClusterVersion{UID: string(cv.UID), Spec: cv.Spec, Status: cv.Status}
 }
 
 // AddClusterOperator adds a ClusterOperator.
@@ -103,9 +103,10 @@ func (b *Builder) AddClusterOperator(co *configv1.ClusterOperator) {
 }
 
 // SetStaticPodOperator stores a static-pod operator CR (resource is its plural,
-// e.g. "kubeapiservers"; only the singleton "cluster" counts).
-func (b *Builder) SetStaticPodOperator(resource, name string, spec operatorv1.StaticPodOperatorSpec, status operatorv1.StaticPodOperatorStatus) {
-	if name != openshift.SingletonName {
+// e.g. "kubeapiservers"; only the singleton "cluster" counts; an empty name is
+// taken to be it, as offline files without metadata are).
+func (b *Builder) SetStaticPodOperator(resource string, meta metav1.ObjectMeta, spec operatorv1.StaticPodOperatorSpec, status operatorv1.StaticPodOperatorStatus) {
+	if meta.Name != "" && meta.Name != openshift.SingletonName {
 		return
 	}
 	b.mu.Lock()
@@ -115,6 +116,7 @@ func (b *Builder) SetStaticPodOperator(resource, name string, spec operatorv1.St
 		return
 	}
 	op.Present = true
+	op.UID = string(meta.UID)
 	op.ManagementState = string(spec.ManagementState)
 	op.ForceRedeploymentReason = spec.ForceRedeploymentReason
 	op.LatestAvailableRevision = status.LatestAvailableRevision

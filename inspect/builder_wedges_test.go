@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -229,7 +230,7 @@ func TestBuilderKeepsWhatTheFactsSay(t *testing.T) {
 		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "p", ValidationActions: []admissionv1.ValidationAction{admissionv1.Warn}}})
 	b.AddValidatingAdmissionPolicyBinding(&admissionv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "orphan"}, Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "gone"}})
 	b.AddValidatingAdmissionPolicy(&admissionv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p"}})
-	b.SetStaticPodOperator("etcds", "cluster", operatorv1.StaticPodOperatorSpec{ForceRedeploymentReason: "recovery-1"}, operatorv1.StaticPodOperatorStatus{})
+	b.SetStaticPodOperator("etcds", metav1.ObjectMeta{Name: "cluster"}, operatorv1.StaticPodOperatorSpec{ForceRedeploymentReason: "recovery-1"}, operatorv1.StaticPodOperatorStatus{})
 	b.SetCloudCredential(&operatorv1.CloudCredential{ObjectMeta: metav1.ObjectMeta{Name: "other"}})
 	s := b.Finish()
 	if len(s.CertificateSigningRequests) != 1 || s.CertificateSigningRequests[0].Name != "csr-pending" {
@@ -261,5 +262,20 @@ func TestBuilderAdminGatesRecordedButMissing(t *testing.T) {
 	b.Record(ResourceStatus{Resource: ResConfigMaps.Key(), Namespace: openshift.AdminGatesNamespace, State: Collected})
 	if s := b.Finish(); s.AdminGates == nil || s.AdminGates.Gates != nil {
 		t.Fatalf("collected but absent gates: %+v", s.AdminGates)
+	}
+}
+
+// The objects a remedy patches keep their UIDs, so apply can refuse one that was
+// deleted and recreated since the snapshot.
+func TestBuilderKeepsTheUIDsRemediesPatch(t *testing.T) {
+	b := NewBuilder(SourceLive, "test")
+	b.SetClusterVersion(&configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version", UID: "cv-uid"}})
+	b.SetStaticPodOperator("kubeapiservers", metav1.ObjectMeta{Name: "cluster", UID: "kas-uid"}, operatorv1.StaticPodOperatorSpec{}, operatorv1.StaticPodOperatorStatus{})
+	s := b.Finish()
+	if s.ClusterVersion == nil || s.ClusterVersion.UID != "cv-uid" {
+		t.Errorf("ClusterVersion UID not kept: %+v", s.ClusterVersion)
+	}
+	if op := s.StaticPodOperator("kube-apiserver"); op == nil || op.UID != "kas-uid" {
+		t.Errorf("kubeapiservers/cluster UID not kept: %+v", op)
 	}
 }

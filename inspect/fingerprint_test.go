@@ -160,7 +160,7 @@ func TestFingerprintTracksWhatARemedyDependsOn(t *testing.T) {
 				Data: map[string]string{"ack-4.18-kube-1.32-api-removals-in-4.19": "true"}})
 		}, true},
 		"force redeployment": {func(w *drainWorld, b *Builder) {
-			b.SetStaticPodOperator("etcds", "cluster", operatorv1.StaticPodOperatorSpec{ForceRedeploymentReason: "x"}, operatorv1.StaticPodOperatorStatus{})
+			b.SetStaticPodOperator("etcds", metav1.ObjectMeta{Name: "cluster"}, operatorv1.StaticPodOperatorSpec{ForceRedeploymentReason: "x"}, operatorv1.StaticPodOperatorStatus{})
 		}, true},
 		"upgradeable-to": {func(w *drainWorld, b *Builder) {
 			b.SetCloudCredential(&operatorv1.CloudCredential{ObjectMeta: metav1.ObjectMeta{Name: "cluster", Annotations: map[string]string{openshift.AnnotationUpgradeableTo: "4.19"}}})
