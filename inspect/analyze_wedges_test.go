@@ -12,26 +12,17 @@ import (
 	"github.com/openshift-recover/recover/internal/openshift"
 )
 
-// wedgeKeys are the provenance records of the wedge facts a source writes
-// (cluster-wide, or per namespace).
-var wedgeKeys = []struct{ key, ns string }{
-	{keyPDBs, ""}, {keyPods, ""}, {keyCSRs, ""}, {keyMachines, openshift.MachineAPINamespace},
-	{keyConfigMaps, openshift.AdminGatesNamespace}, {keyConfigMaps, openshift.AdminAcksNamespace},
-	{keyAPIRequestCount, ""}, {keyValidatingWH, ""}, {keyMutatingWH, ""}, {keyVAPs, ""}, {keyEndpointSlices, ""},
-	{"secrets", "openshift-kube-apiserver-operator"}, {"secrets", "openshift-kube-controller-manager-operator"},
-}
-
-// wedgeSnapshot builds the healthy fixture (mutated as API objects first), records
+// stuckSnapshot builds the healthy fixture (mutated as API objects first), records
 // every wedge fact as collected, applies edit to the snapshot's facts and
 // recomputes it, as a source's Finish does.
-func wedgeSnapshot(mutate func(*fixture), edit func(*Snapshot)) *Snapshot {
+func stuckSnapshot(mutate func(*fixture), edit func(*Snapshot)) *Snapshot {
 	f := healthy()
 	if mutate != nil {
 		mutate(f)
 	}
 	s := f.snapshot()
-	for _, k := range wedgeKeys {
-		s.Resources = append(s.Resources, ResourceStatus{Resource: k.key, Namespace: k.ns, State: Collected, CollectedAt: f.now})
+	for _, r := range WedgeResources() {
+		s.Resources = append(s.Resources, ResourceStatus{Resource: r.Resource.Key(), Namespace: r.Namespace, State: Collected, CollectedAt: f.now})
 	}
 	s.AdminGates = &AdminGates{Gates: map[string]string{}, Acks: map[string]string{}}
 	if edit != nil {
@@ -376,7 +367,7 @@ func TestWedgeFindings(t *testing.T) {
 		}, details: map[string]string{"blocks": "false"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := wedgeSnapshot(tc.mutate, tc.edit)
+			s := stuckSnapshot(tc.mutate, tc.edit)
 			assertClasses(t, s)
 			got := s.FindingsWithCode(tc.code)
 			if tc.subject == "" {
@@ -418,7 +409,7 @@ func assertClasses(t *testing.T, s *Snapshot) {
 }
 
 func TestHealthyClusterWithWedgeFactsHasNoFindings(t *testing.T) {
-	s := wedgeSnapshot(nil, func(s *Snapshot) {
+	s := stuckSnapshot(nil, func(s *Snapshot) {
 		s.PodDisruptionBudgets = []PodDisruptionBudget{webPDB(1)}
 		s.Certificates = []CertificateSecret{cert(openshift.KubeletSigner, 365*24*time.Hour, 200*24*time.Hour)}
 		s.Webhooks = []Webhook{gatekeeper(2, "Fail")}

@@ -34,7 +34,7 @@ func sevenNodes(s *Snapshot) {
 }
 
 func TestWedgesGroupNodesHeldByOnePDB(t *testing.T) {
-	s := wedgeSnapshot(sevenHeldByOnePDB, sevenNodes)
+	s := stuckSnapshot(sevenHeldByOnePDB, sevenNodes)
 	if len(s.FindingsWithCode(CodeNodeDegraded)) != 7 {
 		t.Fatalf("want 7 NodeDegraded, got %s", codes(s.Findings))
 	}
@@ -57,7 +57,7 @@ func TestWedgesGroupNodesHeldByOnePDB(t *testing.T) {
 		}
 	}
 	// Without the PDBs the same cluster still makes one line: the degraded nodes.
-	s = wedgeSnapshot(sevenHeldByOnePDB, func(s *Snapshot) { sevenNodes(s); forget(s, keyPDBs, "") })
+	s = stuckSnapshot(sevenHeldByOnePDB, func(s *Snapshot) { sevenNodes(s); forget(s, keyPDBs, "") })
 	blocking = s.Blocking()
 	if len(blocking) != 1 || blocking[0].Code != CodeNodeDegraded || !strings.Contains(blocking[0].Summary, "(drain)") {
 		t.Errorf("without PDBs: %+v", blocking)
@@ -65,7 +65,7 @@ func TestWedgesGroupNodesHeldByOnePDB(t *testing.T) {
 }
 
 func TestWedgesRanking(t *testing.T) {
-	s := wedgeSnapshot(func(f *fixture) {
+	s := stuckSnapshot(func(f *fixture) {
 		requestMinor(f)
 		setCVCondition(f.cv, "ReleaseAccepted", "False", "PreconditionChecks", `Preconditions failed for payload loaded version="4.5.1" image="q": Precondition "ClusterVersionUpgradeable" failed`)
 		setCOCondition(f.co("etcd"), "Upgradeable", "False", "UnsupportedConfigOverrides_UnsupportedConfigOverridesSet", "x")
@@ -148,7 +148,7 @@ func TestWedgesFoldTheirExplanations(t *testing.T) {
 			next: `oc patch etcd.operator.openshift.io cluster --type=merge -p '{"spec":{"unsupportedConfigOverrides":null}}'`, wedgeSize: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := wedgeSnapshot(tc.mutate, tc.edit)
+			s := stuckSnapshot(tc.mutate, tc.edit)
 			b := s.Blocking()
 			if len(b) != 1 || b[0].Code != tc.code || len(s.Wedges) != tc.wedgeSize {
 				t.Fatalf("want one blocking %s of %d wedges, got %+v (findings %s)", tc.code, tc.wedgeSize, s.Wedges, codes(s.Findings))
@@ -166,7 +166,7 @@ func TestWedgesFoldTheirExplanations(t *testing.T) {
 }
 
 func TestReportsStartWithTheWedges(t *testing.T) {
-	s := wedgeSnapshot(sevenHeldByOnePDB, sevenNodes)
+	s := stuckSnapshot(sevenHeldByOnePDB, sevenNodes)
 	var table, md bytes.Buffer
 	o := ReportOptions{SourceArgs: "--must-gather ./mg"}
 	if err := WriteReport(&table, s, o); err != nil {
@@ -194,7 +194,7 @@ func TestReportsStartWithTheWedges(t *testing.T) {
 		}
 	}
 	var healthyOut bytes.Buffer
-	if err := WriteReport(&healthyOut, wedgeSnapshot(nil, nil), ReportOptions{}); err != nil || !strings.Contains(healthyOut.String(), "WHY THIS CLUSTER IS STUCK: nothing holds it") {
+	if err := WriteReport(&healthyOut, stuckSnapshot(nil, nil), ReportOptions{}); err != nil || !strings.Contains(healthyOut.String(), "WHY THIS CLUSTER IS STUCK: nothing holds it") {
 		t.Errorf("healthy report: %v\n%.300s", err, healthyOut.String())
 	}
 }
