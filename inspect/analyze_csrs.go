@@ -100,7 +100,7 @@ func (a *analysis) csrs() {
 		if len(g.vouched) > 0 {
 			next = fmt.Sprintf("%d of them match a Node or Machine by the machine approver's rule and may be approved (recover plan approves exactly those); check the others' requestor and hostname (W13)", len(g.vouched))
 		}
-		msg := fmt.Sprintf("%d certificate signing request(s) (%s) of %s are pending: %s.", len(g.csrs), strings.Join(kinds, ", "), state, next)
+		msg := fmt.Sprintf("%d certificate signing request(s) (%s) of %s, are pending: %s.", len(g.csrs), strings.Join(kinds, ", "), state, next)
 		if !blocks && node != nil && g.serving > 0 {
 			msg += " Until a serving certificate is issued, oc logs, exec and port-forward to the node fail."
 		}

@@ -345,6 +345,20 @@ func (w *wedger) parentOf(g *wedgeGroup) string {
 			}
 		}
 	case "upgradeable":
+		if arg == UpgradeClassOther && len(g.members) == 1 {
+			// ClusterVersion's aggregate of operators of different classes, alone
+			// in its line: it belongs with the first of them.
+			for _, f := range g.members {
+				if f.Subject != cvSubject {
+					continue
+				}
+				for _, c := range cvUpgradeableClasses(s) {
+					if k := w.upgradeableTarget(c); k != "" && k != g.key {
+						return k
+					}
+				}
+			}
+		}
 		switch arg {
 		case UpgradeClassAdminAck:
 			return w.exists("admin-ack")
@@ -371,18 +385,7 @@ func (w *wedger) parentOf(g *wedgeGroup) string {
 			msg = c.Message
 		}
 		for _, m := range preconditionReason.FindAllStringSubmatch(msg, -1) {
-			class := ClassifyUpgradeable(m[1])
-			if class == UpgradeClassAdminAck {
-				if k := w.exists("admin-ack"); k != "" {
-					return k
-				}
-			}
-			if class == UpgradeClassOverrides {
-				if k := w.groupWith(CodeUnmanagedOverrides, ""); k != "" {
-					return k
-				}
-			}
-			if k := w.exists("upgradeable|" + class); k != "" {
+			if k := w.upgradeableTarget(ClassifyUpgradeable(m[1])); k != "" {
 				return k
 			}
 		}
@@ -396,6 +399,45 @@ func (w *wedger) parentOf(g *wedgeGroup) string {
 }
 
 func arg0(g *wedgeGroup) string { return g.members[0].Subject }
+
+// upgradeableTarget returns the group an Upgradeable=False class belongs to: its
+// own line, or the admin gate or the overrides it reports.
+func (w *wedger) upgradeableTarget(class string) string {
+	switch class {
+	case UpgradeClassAdminAck:
+		if k := w.exists("admin-ack"); k != "" {
+			return k
+		}
+	case UpgradeClassOverrides:
+		if k := w.groupWith(CodeUnmanagedOverrides, ""); k != "" {
+			return k
+		}
+	}
+	return w.exists("upgradeable|" + class)
+}
+
+// cvUpgradeableClasses returns the classes of the reasons ClusterVersion's
+// Upgradeable=False aggregates (its operators' lines and a MultipleReasons list),
+// in the message's order.
+func cvUpgradeableClasses(s *Snapshot) []string {
+	c := cvCondition(s.ClusterVersion, "Upgradeable")
+	if c == nil {
+		return nil
+	}
+	var out []string
+	if rest, ok := strings.CutPrefix(c.Message, "Cluster should not be upgraded between minor or major versions for multiple reasons: "); ok {
+		line, _, _ := strings.Cut(rest, "\n")
+		for _, r := range strings.Split(line, ",") {
+			if r = strings.TrimSpace(r); r != "" && r != openshift.ReasonClusterOperatorsNotUpgradable {
+				out = append(out, ClassifyUpgradeable(r))
+			}
+		}
+	}
+	for _, it := range parseUpgradeableItems(c.Message) {
+		out = append(out, ClassifyUpgradeable(it.Reason))
+	}
+	return out
+}
 
 func (w *wedger) hasCode(key, code string) bool {
 	for _, m := range w.groups[key].members {
@@ -511,11 +553,22 @@ func (w *wedger) summary(ms []Finding) string {
 		nd := withCode(ms, CodeNodeDegraded)
 		return fmt.Sprintf("The machine-config daemon is Degraded (%s) on %s: %s.", d["class"], countedNodes(names(nd)), nodeClassWhy[d["class"]])
 	case CodeNodeNotReady:
-		return fmt.Sprintf("%s not Ready: %s", countedNodes(names(ms)), firstSentence(c.Message))
+		if len(ms) == 1 {
+			return c.Message
+		}
+		return fmt.Sprintf("%s are not Ready; %s", countedNodes(names(ms)), c.Message)
 	case CodeCSRPending:
 		return firstSentence(c.Message)
 	case CodeUpgradeableFalse:
-		return fmt.Sprintf("Upgradeable=False (%s) on %s: %s", d["class"], strings.Join(names(ms), ", "), strings.TrimSuffix(upgradeEffect(c), ".")) + "; to resolve: " + upgradeableRemedy[d["class"]] + "."
+		var who []string
+		for _, m := range withCode(ms, CodeUpgradeableFalse) {
+			if m.Subject == cvSubject {
+				who = append(who, "ClusterVersion")
+			} else {
+				who = append(who, strings.TrimPrefix(m.Subject, "clusteroperator/"))
+			}
+		}
+		return fmt.Sprintf("Upgradeable=False (%s) on %s: %s; to resolve: %s.", d["class"], strings.Join(who, ", "), strings.TrimSuffix(upgradeEffect(c), "."), upgradeableRemedy[d["class"]])
 	case CodeAdminAckRequired:
 		var keys []string
 		for _, f := range withCode(ms, CodeAdminAckRequired) {
@@ -525,7 +578,10 @@ func (w *wedger) summary(ms []Finding) string {
 	case CodeNotCollected:
 		return fmt.Sprintf("%d resource type(s) could not be read (%s): what depends on them is unknown, not empty.", len(ms), capNames(names(ms), 5))
 	case CodeCertificateExpiry:
-		return fmt.Sprintf("%s: %s", capNames(names(ms), 4), firstSentence(c.Message))
+		if len(ms) == 1 {
+			return firstSentence(c.Message)
+		}
+		return fmt.Sprintf("%d certificates (%s): %s", len(ms), capNames(names(ms), 4), firstSentence(c.Message))
 	case CodeStaticPodRolloutStuck:
 		return fmt.Sprintf("%s: revision %s keeps failing on %s (%s).", d["component"], d["lastFailed"], strings.Join(names(withCode(ms, c.Code)), ", "), orNone(d["reason"]))
 	case CodeStaticPodRevisionMismatch, CodeInstallerSucceededWithoutRevision, CodeStaticPodMissing:
@@ -599,8 +655,8 @@ func (w *wedger) next(ms []Finding) string {
 		}
 		return "oc describe csr " + strings.ReplaceAll(d["csrs"], ",", " ")
 	case CodeCertificateExpiry:
-		if name == openshift.KubeletSigner && w.pausedPool() != "" {
-			return "recover plan"
+		if p := w.pausedPool(); name == openshift.KubeletSigner && p != "" {
+			return "oc patch machineconfigpool/" + p + ` --type=merge -p '{"spec":{"paused":false}}'`
 		}
 		ns := strings.Split(c.Subject, "/")[1]
 		return fmt.Sprintf("oc -n %s describe secret %s", ns, name)
