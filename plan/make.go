@@ -284,8 +284,15 @@ func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, 
 		}
 	}
 	if len(rs.groups) == 0 {
-		if err := blockingError(rs.refused, rs.groups); err != nil {
-			return nil, err
+		// Nothing to do but what is refused: say what is refused, and why.
+		var refused []RefusedRemedy
+		for _, r := range rs.refused {
+			if r.Remedy != RemedyRetarget {
+				refused = append(refused, r.RefusedRemedy)
+			}
+		}
+		if len(refused) > 0 {
+			return nil, &RemedyRefusedError{Refused: refused, All: refused}
 		}
 		why := "the snapshot shows nothing recover can remedy in place"
 		if len(retarget) > 0 {

@@ -65,10 +65,10 @@ func inFlightRisk(s *inspect.Snapshot) *riskOnTarget {
 
 // retargetViolations are the rules a candidate breaks because of the update
 // under way: the in-flight target itself, while its risks are not accepted, and a
-// candidate below the minor under way (the CVO refuses to move the desired
-// release down a minor without force).
-func retargetViolations(f *facts, accept []string, version string) []policy.Violation {
-	var out []policy.Violation
+// candidate below the in-flight target, which moves the desired release down
+// (the CVO's rollback precondition refuses it across a minor, and within one
+// allows only the previous release).
+func retargetViolations(f *facts, pol *policy.Policy, accept []string, version string) (out []policy.Violation, force []string) {
 	if r := f.risk; r != nil && version == r.target {
 		var missing []graph.Risk
 		var names []string
@@ -83,15 +83,18 @@ func retargetViolations(f *facts, accept []string, version string) []policy.Viol
 				Reason: fmt.Sprintf("%s is the release the cluster updates to, and inspect found it exposed to %s (%s): retarget to a z-stream of its minor without the risk, or accept it with --accept", version, strings.Join(names, ", "), inspect.CodeConditionalRiskOnTarget)})
 		}
 	}
-	if f.history.Updating && f.history.Desired != "" {
-		d, err1 := inspect.ParseVersion(f.history.Desired)
-		c, err2 := inspect.ParseVersion(version)
-		if err1 == nil && err2 == nil && (c.Major < d.Major || c.Major == d.Major && c.Minor < d.Minor) {
-			out = append(out, policy.Violation{Rule: policy.RuleNoCrossMinorDowngrade, Class: policy.ClassMandatory,
-				Reason: fmt.Sprintf("an update to %s is under way: moving the desired release down to %s crosses a minor, which the CVO's rollback precondition refuses (retarget within %d.%d instead)", f.history.Desired, version, d.Major, d.Minor)})
+	if f.history.Updating && f.history.Desired != "" && inspect.CompareVersions(version, f.history.Desired) < 0 {
+		// Moving the update under way down: the CVO's rollback precondition
+		// compares the new target with status.desired, as the direction rules
+		// compare a component's move.
+		vs, fr := pol.CheckMoves([]policy.Move{{Component: "the update under way", From: f.history.Desired, To: version}}, f.history)
+		for _, v := range vs {
+			v.Reason = strings.Replace(v.Reason, "the update under way runs "+f.history.Desired, "an update to "+f.history.Desired+" is under way", 1)
+			out = append(out, v)
 		}
+		force = fr
 	}
-	return out
+	return out, force
 }
 
 // resolvedBlockers drops the Upgradeable=False blockers an accepted promise

@@ -173,8 +173,10 @@ func evaluate(f *facts, g *graph.Graph, pol *policy.Policy, accept []string, c c
 	} else if fr != "" {
 		e.force = append(e.force, fr)
 	}
-	for _, v := range retargetViolations(f, accept, c.version) {
-		if v.Rule == policy.RuleNoCrossMinorDowngrade && slices.ContainsFunc(e.violations, func(o policy.Violation) bool { return o.Rule == v.Rule }) {
+	rvs, rforce := retargetViolations(f, pol, accept, c.version)
+	e.force = append(e.force, rforce...)
+	for _, v := range rvs {
+		if slices.ContainsFunc(e.violations, func(o policy.Violation) bool { return o.Rule == v.Rule }) {
 			continue // the components' own moves say it already
 		}
 		e.violations = append(e.violations, v)
