@@ -595,6 +595,13 @@ func slug(s *Step) string {
 		parts = append(parts, s.CSR.Name)
 	case s.Action == ActionAcknowledgeGate && s.Change != nil && len(s.Change.Fields) == 1 && len(s.Change.Fields[0]) == 2:
 		parts = append(parts, s.Change.Fields[0][1])
+	case s.Action == ActionForceRedeployment && s.Change != nil && staticPodFor(s.Change.Object.Kind) != nil:
+		parts = append(parts, staticPodFor(s.Change.Object.Kind).Component)
+	case s.Change != nil && s.Change.Object.Kind == "PodDisruptionBudget":
+		if s.Action != ActionRelaxPDB {
+			parts = append(parts, "pdb")
+		}
+		parts = append(parts, s.Change.Object.Namespace, s.Change.Object.Name)
 	case s.Change != nil:
 		parts = append(parts, s.Change.Object.Kind, s.Change.Object.Namespace, s.Change.Object.Name)
 	case s.Gate != nil && (s.Gate.Kind == GateNodesSettled || s.Gate.Kind == GateNodesReady) && len(s.Gate.Nodes) > 0:
