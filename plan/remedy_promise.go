@@ -103,7 +103,7 @@ func (rs *remedyStage) removeOverrides(fd inspect.Finding) {
 	var before any
 	_ = json.Unmarshal(mustJSON(cv.Spec.Overrides), &before)
 	st := Step{Action: ActionRemoveOverrides, Remedy: RemedyRemoveOverrides, Finding: fd.Code,
-		Change: newChange(clusterVersionRef, "", field{path: []string{"spec", "overrides"}, after: nil, before: before}),
+		Change: newChange(clusterVersionRef, cv.UID, field{path: []string{"spec", "overrides"}, after: nil, before: before}),
 		Reason: fmt.Sprintf("Remove ClusterVersion spec.overrides (%d entries): \"Disabling ownership via cluster version overrides prevents upgrades between minor or major versions. Please remove overrides before requesting a minor or major version update\" (CVO, ClusterVersionOverridesSet). Careful: %s; the pre-image is journaled, but what the CVO overwrites is not. Accepted with --accept %s.",
 			len(cv.Spec.Overrides), hand, AcceptRemoveOverrides)}
 	r := remediation(RemedyRemoveOverrides, fd, fmt.Sprintf("Remove ClusterVersion spec.overrides (%d entries); the CVO manages those objects again.", len(cv.Spec.Overrides)))

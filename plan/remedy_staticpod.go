@@ -63,7 +63,7 @@ func (rs *remedyStage) forceRedeployment(component string, fds []inspect.Finding
 	minRev := op.LatestAvailableRevision + 1
 	masters := rs.f.controlPlaneNodes()
 	st := Step{Action: ActionForceRedeployment, Remedy: RemedyForceRedeployment, Finding: fd.Code,
-		Change: newChange(staticPodOperatorRef(sp), "", field{path: []string{"spec", openshift.FieldForceRedeploymentReason}, after: value, before: orNil(op.ForceRedeploymentReason)}),
+		Change: newChange(staticPodOperatorRef(sp), op.UID, field{path: []string{"spec", openshift.FieldForceRedeploymentReason}, after: value, before: orNil(op.ForceRedeploymentReason)}),
 		Reason: fmt.Sprintf("%s. The operator will not roll the node again by itself: set %s/cluster spec.forceRedeploymentReason to %q (was %s), which makes revision %d and rolls it to every control-plane node, one at a time, as openshift/api documents the field (\"kick a previously failed deployment\"). Accepted with --accept %s: %s. The gate waits until every control-plane node runs revision %d or newer, Ready, with nodeStatuses agreeing (inspect.StaticPodsAt).",
 			strings.Join(what, "; "), sp.Resource.Resource, value, quoteOrNone(op.ForceRedeploymentReason), minRev, accept, restarts, minRev),
 		Gate: &Gate{Kind: GateStaticPods,
