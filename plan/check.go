@@ -89,6 +89,17 @@ type model struct {
 	pendingStatic map[string]string
 	lastStage     int
 	lastFile      map[string]string
+	// dirty is set when a step changed what the skew measure reads (operand or
+	// kubelet spans); skew measures only then.
+	dirty bool
+	// lags memoizes the policy's kubelet lag limit per (kubelet, kube-apiserver) minor.
+	lags map[[2]int]lag
+}
+
+// lag is a memoized KubeletAllowedLag answer.
+type lag struct {
+	n  int
+	ok bool
 }
 
 // Check steps a model of the cluster (from the snapshot the plan was made from)
@@ -112,7 +123,7 @@ func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy) *model {
 	m := &model{p: p, s: s, tmp: newTemporaries(p), pol: pol, history: f.history, targetKube: kubeMinor(kubeForRelease(p.Target.Version)),
 		operands: map[string]*span{}, nodes: map[string]*nodeModel{}, pools: map[string]*poolModel{}, cos: map[string]string{},
 		baseline: map[string]int{}, compOperand: map[string]string{}, compCO: map[string]string{}, pendingStatic: map[string]string{},
-		lastFile: map[string]string{}}
+		lastFile: map[string]string{}, lags: map[[2]int]lag{}}
 	for _, c := range controlPlaneOperands {
 		sp := &span{lo: -1, hi: -1}
 		for _, v := range f.operands[c] {
@@ -318,6 +329,7 @@ func (m *model) manifestStep(i int, st *Step) error {
 	if op := m.compOperand[st.Component]; op != "" && st.Action == ActionApply {
 		if sp := m.operands[op]; sp != nil {
 			sp.hi = max(sp.hi, m.targetKube)
+			m.dirty = true
 		}
 		if mf.Kind == "ClusterOperator" {
 			m.pendingStatic[op] = st.Component
@@ -421,6 +433,7 @@ func (m *model) gatePassed(i int, st *Step) error {
 					for _, n := range pm.nodes {
 						if nm := m.nodes[n]; nm != nil && pm.roll >= 0 {
 							nm.kube = span{lo: pm.roll, hi: pm.roll}
+							m.dirty = true
 						}
 					}
 				}
@@ -434,6 +447,7 @@ func (m *model) gatePassed(i int, st *Step) error {
 			delete(m.pendingStatic, sp.Component)
 			if o := m.operands[sp.Component]; o != nil {
 				o.lo = o.hi
+				m.dirty = true
 			}
 		}
 	case GateNodesSettled:
@@ -449,6 +463,7 @@ func (m *model) gatePassed(i int, st *Step) error {
 		for _, n := range pm.nodes {
 			if nm := m.nodes[n]; nm != nil && pm.roll >= 0 {
 				nm.kube = span{lo: pm.roll, hi: pm.roll}
+				m.dirty = true
 			}
 		}
 	}
@@ -460,6 +475,7 @@ func (m *model) rollPool(pm *poolModel) {
 	for _, n := range pm.nodes {
 		if nm := m.nodes[n]; nm != nil && pm.roll > nm.kube.hi {
 			nm.kube.hi = pm.roll
+			m.dirty = true
 		}
 	}
 }
@@ -477,9 +493,15 @@ func (m *model) measure(worse func(key string, was, now int)) {
 			continue
 		}
 		cur["kubelet-newer/"+name] = max(0, n.kube.hi-kas.lo)
-		allowed, err := m.pol.KubeletAllowedLag(fmt.Sprintf("1.%d.0", n.kube.lo), fmt.Sprintf("1.%d.0", kas.hi))
-		if err == nil {
-			cur["kubelet-behind/"+name] = max(0, kas.hi-n.kube.lo-allowed)
+		key := [2]int{n.kube.lo, kas.hi}
+		l, seen := m.lags[key]
+		if !seen {
+			allowed, err := m.pol.KubeletAllowedLag(fmt.Sprintf("1.%d.0", n.kube.lo), fmt.Sprintf("1.%d.0", kas.hi))
+			l = lag{n: allowed, ok: err == nil}
+			m.lags[key] = l
+		}
+		if l.ok {
+			cur["kubelet-behind/"+name] = max(0, kas.hi-n.kube.lo-l.n)
 		}
 	}
 	cur["kube-apiserver-spread"] = max(0, kas.hi-kas.lo-1)
@@ -488,13 +510,19 @@ func (m *model) measure(worse func(key string, was, now int)) {
 			cur["newer-than-kube-apiserver/"+c] = max(0, o.hi-kas.lo)
 		}
 	}
-	for _, key := range slices.Sorted(maps.Keys(cur)) {
-		now := cur[key]
+	var worsened []string
+	for key, now := range cur {
 		was, seen := m.baseline[key]
 		if seen && now > was {
-			worse(key, was, now)
+			worsened = append(worsened, key)
 		}
-		if !seen || now < was {
+	}
+	slices.Sort(worsened) // report in a stable order, before the baselines move
+	for _, key := range worsened {
+		worse(key, m.baseline[key], cur[key])
+	}
+	for key, now := range cur {
+		if was, seen := m.baseline[key]; !seen || now < was {
 			m.baseline[key] = now
 		}
 	}
@@ -502,6 +530,10 @@ func (m *model) measure(worse func(key string, was, now int)) {
 
 // skew asserts that the step made no skew violation appear or get worse.
 func (m *model) skew(i int) error {
+	if !m.dirty {
+		return nil // nothing the measure reads changed
+	}
+	m.dirty = false
 	var err error
 	m.measure(func(key string, was, now int) {
 		if err != nil {

@@ -324,6 +324,7 @@ func (m *model) settleNodes(nodes []string) {
 	for _, n := range nodes {
 		if nm := m.nodes[n]; nm != nil && nm.kube.lo >= 0 {
 			nm.kube.lo = nm.kube.hi
+			m.dirty = true
 		}
 	}
 	m.tmp.settle()
