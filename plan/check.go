@@ -34,7 +34,7 @@ var Invariants = []string{
 	InvariantCVOBracketing + ": every step that changes the cluster (remedies included) runs between one disable-cvo and one restore-cvo, only waits follow restore-cvo; an update plan sets the desired update before restore-cvo, a remediation plan never does (the CVO resumes the update it has)",
 	InvariantManifestDigest + ": every embedded manifest matches its digest; apply steps never carry release.openshift.io/delete=true, delete steps always do",
 	InvariantRunLevelOrder + ": manifest steps follow the CVO's update order: stages never go back, and a component's files keep their order",
-	InvariantGates + ": every step that needs a gate has the right one (ClusterOperator versions, CRD Established, workload rollout, static pods on every master after each static-pod operator, CVO scaled down and running)",
+	InvariantGates + ": every step that needs a gate has the right one (ClusterOperator versions, CRD Established, workload rollout, static pods on every master after each static-pod operator, CVO scaled down and running; CSR issued after an approval, restored after a revert, a new static-pod revision after a forced redeployment, the pool rolled out after a remedy unpause)",
 	InvariantKubeletSkew + ": no kubelet newer than the oldest kube-apiserver and none further behind than the policy allows: no step creates or worsens a violation, and none is left at the end",
 	InvariantControlPlane + ": kube-apiserver instances stay within one minor; kube-controller-manager and kube-scheduler are never newer than the oldest kube-apiserver",
 	InvariantNoDowngrade + ": no ClusterOperator gate moves a component down across a minor, or down within one further than the policy allows",

@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/inspect"
@@ -74,18 +78,35 @@ func TestPlanRemediationOnlyFromMustGather(t *testing.T) {
 }
 
 // TestPlanNeedsATargetSaysWhy: the first incident without --graph needs a new
-// release: plan says why on stderr and asks the cluster's update service (here
-// unreachable: the test only reads stderr).
+// release: plan says why on stderr and asks the cluster's update service (here a
+// local one that serves the example graph).
 func TestPlanNeedsATargetSaysWhy(t *testing.T) {
 	s, err := mustgather.New(exampleDir + "/must-gather").Collect(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.ClusterVersion.Spec.Upstream = "http://127.0.0.1:1/graph" // nothing listens
+	asked := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case asked <- r.URL.Query().Get("channel"):
+		default:
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	s.ClusterVersion.Spec.Upstream = configv1.URL(srv.URL + "/graph")
 	snap := writeSnapshotFile(t, s)
 	code, _, errOut := runRecover(t, "plan", "--snapshot", snap, "--channel", "stable-4.4")
 	if code == ExitOK || !strings.Contains(errOut, "recover plan: a new release is needed (") || !strings.Contains(errOut, "asking the cluster's update service") {
 		t.Fatalf("exit %d stderr %q", code, errOut)
+	}
+	select {
+	case ch := <-asked:
+		if ch != "stable-4.4" {
+			t.Fatalf("the update service was asked for channel %q", ch)
+		}
+	default:
+		t.Fatal("the cluster's update service was not asked")
 	}
 }
 
