@@ -229,23 +229,21 @@ func (o *planOptions) Run(ctx context.Context) error {
 }
 
 // remediationOnly decides, when neither --graph nor --payload is given, whether
-// the plan is remediation only: no new release is needed and there is something
-// to remedy. When a release is needed it says why on stderr.
+// the plan is remediation only: no new release is needed (not even a retarget)
+// and there is something to remedy. When a release is needed it says why on
+// stderr, and the cluster's update service is asked.
 func (o *planOptions) remediationOnly(snap *inspect.Snapshot) bool {
 	if o.inputs.Graph != "" || o.inputs.Payload != "" {
 		return false
 	}
 	errOut := o.g.streams.ErrOut
 	needs := plan.TargetNeeded(snap)
-	var hard, why []string
+	var why []string
 	for _, n := range needs {
 		why = append(why, n.Reason)
-		if !n.Retarget {
-			hard = append(hard, n.Reason)
-		}
 	}
 	switch {
-	case len(hard) == 0 && plan.Remedial(snap, o.accept):
+	case len(needs) == 0 && plan.Remedial(snap, o.accept):
 		fmt.Fprintln(errOut, "recover plan: no --graph or --payload given and no new release is needed: planning the remediation only (the CVO resumes its update); pass --graph to plan an update")
 		return true
 	case len(needs) > 0:
