@@ -101,9 +101,6 @@ var operatorConfig = map[string]string{
 // ClusterOperators, with its reason classified and the experts' remedy.
 func (a *analysis) upgradeable() {
 	s := a.s
-	if s.ClusterVersion == nil {
-		return
-	}
 	effect, class, sev := a.gateEffect()
 	for i := range s.ClusterOperators {
 		co := &s.ClusterOperators[i]
@@ -124,6 +121,9 @@ func (a *analysis) upgradeable() {
 				rule(upgradeableRule),
 			},
 			Details: map[string]string{"reason": c.Reason, "class": uc}})
+	}
+	if s.ClusterVersion == nil {
+		return
 	}
 	c := cvCondition(s.ClusterVersion, configv1.OperatorUpgradeable)
 	if c == nil || c.Status != configv1.ConditionFalse {

@@ -246,6 +246,10 @@ func TestWedgeFindings(t *testing.T) {
 		{name: "ClusterVersion overrides", code: CodeUpgradeableFalse, subject: "clusterversion/version", mutate: func(f *fixture) {
 			setCVCondition(f.cv, "Upgradeable", "False", "ClusterVersionOverridesSet", "Disabling ownership via cluster version overrides prevents upgrades.")
 		}, details: map[string]string{"class": UpgradeClassOverrides}},
+		{name: "Upgradeable=False without ClusterVersion informs", code: CodeUpgradeableFalse, subject: "clusteroperator/etcd", class: ClassInforms, mutate: func(f *fixture) {
+			f.cv = nil
+			setCOCondition(f.co("etcd"), "Upgradeable", "False", "UnsupportedConfigOverrides_UnsupportedConfigOverridesSet", "x")
+		}},
 		{name: "Upgradeable Unknown says nothing", code: CodeUpgradeableFalse, mutate: func(f *fixture) {
 			setCOCondition(f.co("etcd"), "Upgradeable", "Unknown", "NoData", "")
 		}},
