@@ -160,8 +160,23 @@ func (s *Snapshot) collectedIn(key, namespace string) bool {
 }
 
 func (a *analysis) notCollected() {
+	// A source that holds none of the wedge facts (a must-gather, archive or
+	// saved snapshot from before recover read them) says nothing of its wedges:
+	// one line of context, not a warning per resource. A source that holds some
+	// of them has gaps worth a warning each.
+	predates := true
+	for _, r := range a.s.Resources {
+		if isWedgeResource(r) && r.State != Absent && !strings.HasPrefix(r.Reason, ReasonNotNeeded) {
+			predates = false
+		}
+	}
+	var absentWedge []ResourceStatus
 	for _, r := range a.s.Resources {
 		if r.State == Collected {
+			continue
+		}
+		if predates && isWedgeResource(r) {
+			absentWedge = append(absentWedge, r)
 			continue
 		}
 		sev := SeverityWarning
@@ -186,6 +201,19 @@ func (a *analysis) notCollected() {
 		}
 		a.add(f)
 	}
+	if len(absentWedge) == 0 {
+		return
+	}
+	var keys []string
+	f := Finding{Code: CodeNotCollected, Severity: SeverityInfo, Class: ClassInforms, Subject: "resources/wedge-facts",
+		Details: map[string]string{"state": string(Absent)}}
+	for _, r := range absentWedge {
+		keys = append(keys, r.Key())
+		f.Evidence = append(f.Evidence, reality(fmt.Sprintf("%s: %s", r.Key(), firstNonEmpty(r.Reason, "absent")), "resource/"+r.Key()))
+	}
+	f.Details["resources"] = strings.Join(keys, ",")
+	f.Message = fmt.Sprintf("This source holds none of the %d resource types the wedge diagnosis reads (it predates them: %s); those checks stay silent.", len(keys), nodeList(keys))
+	a.add(f)
 }
 
 const cvSubject = "clusterversion/version"
@@ -685,4 +713,15 @@ func (a *analysis) cvo() {
 			Evidence: []Evidence{reality("spec.replicas 0", subject)},
 			Details:  map[string]string{"cvoMode": string(mode)}})
 	}
+}
+
+// isWedgeResource reports whether a resource record is one of the wedge facts
+// (snapshot 1.1) rather than the claims and reality of the two incidents.
+func isWedgeResource(r ResourceStatus) bool {
+	for _, w := range WedgeResources() {
+		if w.Resource.Key() == r.Resource && w.Namespace == r.Namespace {
+			return true
+		}
+	}
+	return false
 }
