@@ -80,6 +80,10 @@ func (a *analysis) csrs() {
 			state = "a request that names no node"
 		case !nodesKnown:
 			state = "node " + g.node + " (nodes were not collected, so whether it is Ready is unknown)"
+		case node == nil && machinesKnown && !machineFor(s.Machines, g.node):
+			// Nobody expects this node: no Machine will become it. Not a wedge of
+			// the update; a request to look at, never to approve.
+			state = "node " + g.node + ", which neither exists nor has a Machine"
 		case node == nil:
 			state, blocks = "node "+g.node+", which has not joined the cluster yet", true
 		case !NodeReady(*node).OK:
@@ -119,4 +123,16 @@ func (a *analysis) csrs() {
 				"unvouched": strings.Join(g.unvouched, ","), "signer": strings.Join(sortedKeys(g.signers), ","),
 			}})
 	}
+}
+
+// machineFor reports whether a Machine names the node: by its nodeRef, or by an
+// address equal to the node name (what it will register as).
+func machineFor(machines []Machine, node string) bool {
+	for i := range machines {
+		m := &machines[i]
+		if m.NodeRef == node || hasAddress(m.Addresses, node, "InternalDNS", "ExternalDNS", "Hostname") {
+			return true
+		}
+	}
+	return false
 }

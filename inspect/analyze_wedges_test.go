@@ -188,6 +188,10 @@ func TestWedgeFindings(t *testing.T) {
 				csr("csr-a", openshift.SignerKubeletClient, "system:serviceaccount:default:intruder", "system:node:worker-1", fixtureNow.Add(-10*time.Minute)),
 			}
 		}, details: map[string]string{"node": "worker-1", "csrs": "csr-a,csr-b", "vouched": "csr-b", "unvouched": "csr-a", "signer": openshift.SignerKubeletClient}},
+		{name: "bootstrap CSR of a node nobody expects informs", code: CodeCSRPending, subject: "node/worker-9", class: ClassInforms, edit: func(s *Snapshot) {
+			s.Machines = []Machine{{Namespace: openshift.MachineAPINamespace, Name: "worker-1", Addresses: []Address{{Type: "InternalDNS", Address: "worker-1"}}}}
+			s.CertificateSigningRequests = []CertificateSigningRequest{csr("csr-z", openshift.SignerKubeletClient, openshift.NodeBootstrapper, "system:node:worker-9", fixtureNow)}
+		}, details: map[string]string{"node": "worker-9", "unvouched": "csr-z"}},
 		{name: "client renewal of a NotReady node", code: CodeCSRPending, subject: "node/worker-0", class: ClassBlocks, edit: func(s *Snapshot) {
 			s.testNode("worker-0").Ready = "Unknown"
 			s.CertificateSigningRequests = []CertificateSigningRequest{csr("csr-r", openshift.SignerKubeletClient, "system:node:worker-0", "system:node:worker-0", fixtureNow)}

@@ -69,11 +69,14 @@ var wedgeFixtures = []wedgeFixture{
 	},
 	{
 		dir:    "testdata/wedges/csr-bootstrap",
-		wedges: []string{"CSRPending:blocks-update", "CSRPending:blocks-update"},
+		// worker-3 has a Machine: approving its vouched request unblocks it;
+		// worker-9 has neither node nor Machine: its request is to look at,
+		// never to approve, and holds no update.
+		wedges: []string{"CSRPending:blocks-update", "CSRPending:informs"},
 		next:   "recover plan",
 		finding: []wantFinding{
 			{inspect.CodeCSRPending, "node/worker-3", inspect.ClassBlocks, map[string]string{"vouched": "csr-2xv8b", "unvouched": "", "signer": "kubernetes.io/kube-apiserver-client-kubelet"}},
-			{inspect.CodeCSRPending, "node/worker-9", inspect.ClassBlocks, map[string]string{"vouched": "", "unvouched": "csr-zq7tk"}},
+			{inspect.CodeCSRPending, "node/worker-9", inspect.ClassInforms, map[string]string{"vouched": "", "unvouched": "csr-zq7tk"}},
 		},
 	},
 	{
