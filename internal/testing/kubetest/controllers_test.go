@@ -33,7 +33,7 @@ func TestDisruptionControllerGuardsEvictions(t *testing.T) {
 	kubetest.Require(t, env)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	if _, err := env.NewFakeNode(ctx, "kwok-node-pdb", map[string]string{"node-role.kubernetes.io/worker": ""}); err != nil {
+	if _, err := env.NewFakeNode(ctx, "kwok-node-0", map[string]string{"node-role.kubernetes.io/worker": ""}); err != nil {
 		t.Fatal(err)
 	}
 	kube := kubernetes.NewForConfigOrDie(env.Config)
