@@ -44,7 +44,7 @@ func (s *Sim) newControllers(ctx context.Context) (*controllers, error) {
 	c.ops = newOperators(s)
 	c.ops.ctx = ctx
 	c.ops.deployments, c.ops.nodes, c.ops.pods, c.ops.pools = depInf.Lister(), nodeInf.Lister(), podInf.Lister(), poolInf.Lister()
-	c.pools = &pools{s: s, op: c.ops, wakes: map[string]chan struct{}{}}
+	c.pools = &pools{s: s, op: c.ops, wakes: map[string]chan struct{}{}, daemons: map[string]bool{}}
 	c.cvo = newCVO(s)
 	c.cvo.deployments = depInf.Lister()
 
@@ -58,6 +58,18 @@ func (s *Sim) newControllers(ctx context.Context) (*controllers, error) {
 		return nil, err
 	}
 	if _, err := poolInf.Informer().AddEventHandler(c.pools.handler()); err != nil {
+		return nil, err
+	}
+	// The machine-config operator re-checks the pools whenever one changes.
+	wakeMCO := func(any) {
+		if op := c.ops.byClusterOperator(machineConfigOperator); op != nil {
+			op.poke()
+		}
+	}
+	if _, err := poolInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    wakeMCO,
+		UpdateFunc: func(_, obj any) { wakeMCO(obj) },
+	}); err != nil {
 		return nil, err
 	}
 	if _, err := nodeInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{

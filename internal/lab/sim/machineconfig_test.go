@@ -104,14 +104,6 @@ func (h *harness) setPaused(pool string, paused bool) {
 	}
 }
 
-func poolCondition(p *mcfgv1.MachineConfigPool, t mcfgv1.MachineConfigPoolConditionType) *mcfgv1.MachineConfigPoolCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == t {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
-}
 
 func TestMachineConfigRollsOneNodeAtATimeAndHonoursPause(t *testing.T) {
 	f := newFixture()

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,6 +90,44 @@ type Timing struct {
 	// desired release (default 0). In the first incident this took 5m45s (signature
 	// fetches black-holed), which is what tripped the CVO into Reconciling.
 	PayloadLoad metav1.Duration `json:"payloadLoad,omitempty"`
+	// DrainRetry is how long the machine-config controller's drain controller
+	// waits after a failed drain before it tries the evictions again (default 2s;
+	// the real one waits 1 minute, 5 after 10 minutes of failures).
+	DrainRetry metav1.Duration `json:"drainRetry,omitempty"`
+	// DrainTimeout is how long the machine-config daemon waits for a drain before
+	// it reports the node Degraded with "failed to drain node: <node> after 1
+	// hour. ..." (default 30s; the real daemon waits 1 hour). It keeps waiting.
+	DrainTimeout metav1.Duration `json:"drainTimeout,omitempty"`
+	// PoolSyncNode is, per machine of the required pools, how long the
+	// machine-config operator waits for the pools before it reports Degraded
+	// with reason RequiredPoolsFailed (the real operator waits 10 minutes per
+	// required machine). Zero means 10 times MachineConfigNode.
+	PoolSyncNode metav1.Duration `json:"poolSyncNode,omitempty"`
+	// InstallerBackoff is the first wait before a static-pod operator retries a
+	// failed installer pod; each further failure waits 1.5 times longer, up to
+	// 60 times this (default 1s; library-go waits 10s, 1.5x, up to 10 minutes).
+	InstallerBackoff metav1.Duration `json:"installerBackoff,omitempty"`
+}
+
+// poolSyncTimeout is how long the machine-config operator waits for the required
+// pools, which hold machines machines, before it reports Degraded.
+func (t Timing) poolSyncTimeout(machines int) time.Duration {
+	per := t.PoolSyncNode.Duration
+	if per <= 0 {
+		per = 10 * t.MachineConfigNode.Duration
+	}
+	return time.Duration(max(machines, 1)) * per
+}
+
+// installerBackoff is library-go's backOffDuration(base, 1.5, 60*base) for a node
+// whose installer failed count times.
+func (t Timing) installerBackoff(count int32) time.Duration {
+	base := t.InstallerBackoff.Duration
+	d := time.Duration(float64(base) * math.Pow(1.5, float64(count)))
+	if limit := 60 * base; d > limit {
+		return limit
+	}
+	return d
 }
 
 // DefaultTiming is the timing used for fields a scenario leaves empty.
@@ -98,6 +137,9 @@ var DefaultTiming = Timing{
 	MachineConfigNode: metav1.Duration{Duration: time.Second},
 	CVOInterval:       metav1.Duration{Duration: 5 * time.Second},
 	CVOPoll:           metav1.Duration{Duration: 200 * time.Millisecond},
+	DrainRetry:        metav1.Duration{Duration: 2 * time.Second},
+	DrainTimeout:      metav1.Duration{Duration: 30 * time.Second},
+	InstallerBackoff:  metav1.Duration{Duration: time.Second},
 }
 
 // FastTiming is a test's timing: delays short enough for a whole update to run in
@@ -108,6 +150,9 @@ var FastTiming = Timing{
 	MachineConfigNode: metav1.Duration{Duration: 200 * time.Millisecond},
 	CVOInterval:       metav1.Duration{Duration: time.Second},
 	CVOPoll:           metav1.Duration{Duration: 50 * time.Millisecond},
+	DrainRetry:        metav1.Duration{Duration: 100 * time.Millisecond},
+	DrainTimeout:      metav1.Duration{Duration: time.Second},
+	InstallerBackoff:  metav1.Duration{Duration: 100 * time.Millisecond},
 }
 
 // HeldTiming is FastTiming with the CVO held in its payload retrieval and the
@@ -120,6 +165,9 @@ var HeldTiming = Timing{
 	CVOInterval:       FastTiming.CVOInterval,
 	CVOPoll:           FastTiming.CVOPoll,
 	PayloadLoad:       metav1.Duration{Duration: time.Hour},
+	DrainRetry:        FastTiming.DrainRetry,
+	DrainTimeout:      FastTiming.DrainTimeout,
+	InstallerBackoff:  FastTiming.InstallerBackoff,
 }
 
 // withDefaults returns t with every zero field set from DefaultTiming.
@@ -137,6 +185,10 @@ func (t Timing) withDefaults() Timing {
 		CVOInterval:       pick(t.CVOInterval, DefaultTiming.CVOInterval),
 		CVOPoll:           pick(t.CVOPoll, DefaultTiming.CVOPoll),
 		PayloadLoad:       pick(t.PayloadLoad, DefaultTiming.PayloadLoad),
+		DrainRetry:        pick(t.DrainRetry, DefaultTiming.DrainRetry),
+		DrainTimeout:      pick(t.DrainTimeout, DefaultTiming.DrainTimeout),
+		PoolSyncNode:      t.PoolSyncNode,
+		InstallerBackoff:  pick(t.InstallerBackoff, DefaultTiming.InstallerBackoff),
 	}
 }
 

@@ -50,6 +50,7 @@ type Sim struct {
 
 	rec      *recorder
 	faults   *faultSet
+	own      *ownDegraded
 	releases *releaseSet
 
 	mu      sync.Mutex
@@ -121,6 +122,7 @@ func New(cfg *rest.Config, scn *Scenario, opts Options) (*Sim, error) {
 		mapper:        resource.NewMapper(kube.Discovery()),
 		rec:           newRecorder(opts.Out),
 		faults:        newFaultSet(faults),
+		own:           &ownDegraded{conds: map[string]conditionUpdate{}},
 		releases:      newReleaseSet(scn),
 	}
 	return s, nil
