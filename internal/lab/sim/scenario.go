@@ -121,7 +121,7 @@ func (t Timing) poolSyncTimeout(machines int) time.Duration {
 
 // installerBackoff is library-go's backOffDuration(base, 1.5, 60*base) for a node
 // whose installer failed count times.
-func (t Timing) installerBackoff(count int32) time.Duration {
+func (t Timing) installerBackoff(count int) time.Duration {
 	base := t.InstallerBackoff.Duration
 	d := time.Duration(float64(base) * math.Pow(1.5, float64(count)))
 	if limit := 60 * base; d > limit {
@@ -353,7 +353,7 @@ func (s *Scenario) validate() error {
 		if err := f.Validate(); err != nil {
 			return fmt.Errorf("faults[%d]: %w", i, err)
 		}
-		if f.Type == FaultKubeletFalseSuccess && !s.isStaticPodOperator(f.ClusterOperator) {
+		if f.needsStaticPodOperator() && !s.isStaticPodOperator(f.ClusterOperator) {
 			return fmt.Errorf("faults[%d]: %s needs a static-pod operator (kube-apiserver, kube-controller-manager, kube-scheduler, etcd, or one declared with type static-pod), not %s", i, f.Type, f.ClusterOperator)
 		}
 	}

@@ -269,7 +269,7 @@ func (s *Sim) InjectFault(f Fault) error {
 	if err := f.Validate(); err != nil {
 		return err
 	}
-	if f.Type == FaultKubeletFalseSuccess && !s.scn.isStaticPodOperator(f.ClusterOperator) {
+	if f.needsStaticPodOperator() && !s.scn.isStaticPodOperator(f.ClusterOperator) {
 		return fmt.Errorf("%s fault: %s is not a static-pod operator", f.Type, f.ClusterOperator)
 	}
 	s.faults.add(f)
