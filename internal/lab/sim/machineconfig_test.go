@@ -104,7 +104,6 @@ func (h *harness) setPaused(pool string, paused bool) {
 	}
 }
 
-
 func TestMachineConfigRollsOneNodeAtATimeAndHonoursPause(t *testing.T) {
 	f := newFixture()
 	h := newHarness(t, f, Options{}, false)

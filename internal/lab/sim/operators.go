@@ -198,9 +198,9 @@ type operator struct {
 
 	// machine-config: the release rendered, and since when the required pools
 	// have been failing the operator's sync.
-	renderedFor   string
-	poolsFailing  time.Time
-	poolsWaiting  string
+	renderedFor  string
+	poolsFailing time.Time
+	poolsWaiting string
 }
 
 func (op *operator) observe(version, image string) {
