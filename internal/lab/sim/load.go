@@ -65,6 +65,15 @@ func (s *Sim) Load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	for _, o := range objs {
+		if u := o.Object; u.GetKind() == "Node" && u.GroupVersionKind().Group == "" {
+			for _, jn := range s.scn.JoiningNodes {
+				if jn.Node == u.GetName() {
+					return &ScenarioError{Path: o.Path, Err: fmt.Errorf("node %s is a joining node of the scenario but the must-gather holds its Node: a kubelet without its client certificate cannot register one (remove the Node or the joiningNodes entry)", jn.Node)}
+				}
+			}
+		}
+	}
 	var namespaces, crds, clusterScoped, boundPods, boundSets, namespaced []sourcedObject
 	nsNeeded := map[string]bool{}
 	pods, sets := boundWorkloads(objs)
@@ -212,7 +221,8 @@ func (l *loader) create(ctx context.Context, o sourcedObject) error {
 		}
 	}
 	created, err := client.Create(ctx, u, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) && u.GetKind() == "Namespace" {
+	if apierrors.IsAlreadyExists(err) && (u.GetKind() == "Namespace" || u.GetKind() == "ServiceAccount") {
+		// Implied by its objects, or made for a pod loaded before it.
 		created, err = client.Get(ctx, u.GetName(), metav1.GetOptions{})
 	}
 	if err != nil {

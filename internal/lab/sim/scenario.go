@@ -10,6 +10,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 )
 
@@ -44,12 +45,29 @@ type Scenario struct {
 	Operators []OperatorSpec `json:"operators,omitempty"`
 	// Faults are active from the start.
 	Faults []Fault `json:"faults,omitempty"`
+	// JoiningNodes are machines whose kubelet is joining the cluster: booted, with
+	// a Machine (openshift-machine-api, InternalDNS = the node name, no nodeRef)
+	// but no Node, because their client certificate is not approved yet. The
+	// simulator is their kubelet: it waits for its client CSR (the must-gather's,
+	// else one it requests as the node-bootstrapper) to be issued, then registers
+	// the Node. See docs/simulator.md.
+	JoiningNodes []JoiningNode `json:"joiningNodes,omitempty"`
 	// Try are the commands the lab suggests once the cluster is up, relative to
 	// the repository root ("recover inspect", "recover plan --graph ...").
 	Try []string `json:"try,omitempty"`
 
 	// Dir is the scenario directory, set by LoadScenario.
 	Dir string `json:"-"`
+}
+
+// JoiningNode is a node whose kubelet waits for its client certificate.
+type JoiningNode struct {
+	// Node is the node's name: its kubelet's CN is system:node:<Node>.
+	Node string `json:"node"`
+	// ServingCSR makes the kubelet request its serving certificate
+	// (kubelet-serving, as system:node:<Node>) once registered; it stays pending
+	// until approved.
+	ServingCSR bool `json:"servingCSR,omitempty"`
 }
 
 // ReleaseRef names one release of a scenario.
@@ -348,6 +366,19 @@ func (s *Scenario) validate() error {
 		default:
 			return fmt.Errorf("operators[%d] (%s): unknown type %q (want plain, static-pod or machine-config)", i, op.ClusterOperator, op.Type)
 		}
+	}
+	joining := map[string]bool{}
+	for i, jn := range s.JoiningNodes {
+		if jn.Node == "" {
+			return fmt.Errorf("joiningNodes[%d]: node is empty (name the node whose kubelet waits for its client certificate)", i)
+		}
+		if errs := validation.IsDNS1123Subdomain(jn.Node); len(errs) > 0 {
+			return fmt.Errorf("joiningNodes[%d]: node %q is not a valid node name: %s", i, jn.Node, strings.Join(errs, "; "))
+		}
+		if joining[jn.Node] {
+			return fmt.Errorf("joiningNodes[%d]: node %s listed twice", i, jn.Node)
+		}
+		joining[jn.Node] = true
 	}
 	for i, f := range s.Faults {
 		if err := f.Validate(); err != nil {
