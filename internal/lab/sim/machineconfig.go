@@ -428,7 +428,9 @@ func (p *pools) step(ctx context.Context, name string) {
 	}
 	for _, n := range nodes {
 		desired := n.Annotations[desiredConfigAnnotation]
-		if desired == target && (n.Annotations[currentConfigAnnotation] != target || n.Annotations[stateAnnotation] != stateDone) {
+		// A node Degraded on the config it runs (content mismatch, ...) is
+		// not updating: its daemon keeps failing, it stays Degraded.
+		if desired == target && n.Annotations[currentConfigAnnotation] != target {
 			p.runDaemon(ctx, name, n.Name, target)
 		}
 	}
