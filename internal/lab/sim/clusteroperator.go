@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 
 	configv1 "github.com/openshift/api/config/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -82,9 +84,85 @@ func (s *Sim) updateClusterOperator(ctx context.Context, name string, mutate fun
 	})
 }
 
+// ownDegraded holds, per ClusterOperator, the Degraded condition its fake
+// operator reports for a reason of its own (RequiredPoolsFailed,
+// NodeInstaller_InstallerPodFailed), as opposed to an injected fault.
+type ownDegraded struct {
+	mu    sync.Mutex
+	conds map[string]conditionUpdate
+}
+
+// set records co's own Degraded condition (nil clears it) and reports whether it
+// changed.
+func (o *ownDegraded) set(co string, c *conditionUpdate) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	old, had := o.conds[co]
+	if c == nil {
+		delete(o.conds, co)
+		return had
+	}
+	o.conds[co] = *c
+	return !had || old != *c
+}
+
+func (o *ownDegraded) get(co string) (conditionUpdate, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	c, ok := o.conds[co]
+	return c, ok
+}
+
+// writeDegraded sets the ClusterOperator's Degraded condition to what
+// degradedCondition says now and records the change.
+func (op *operator) writeDegraded(ctx context.Context) error {
+	name := op.spec.ClusterOperator
+	cond := op.s.degradedCondition(name)
+	changed := false
+	err := op.s.updateClusterOperator(ctx, name, func(co *configv1.ClusterOperator) bool {
+		if c := findCondition(co.Status.Conditions, configv1.OperatorDegraded); c != nil && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
+			return false
+		}
+		setCondition(&co.Status.Conditions, cond)
+		changed = true
+		return true
+	})
+	if err == nil && changed {
+		op.s.rec.record(op.actor, "Degraded", "ClusterOperator "+name, string(cond.Status)+": "+cond.Message, nil)
+	}
+	return err
+}
+
+// adoptDegraded takes over, once, a Degraded condition the must-gather shows for
+// one of the operator's own reasons, so that the operator clears it when the
+// cause is gone (and not before).
+func (op *operator) adoptDegraded(ctx context.Context, reasons ...string) {
+	op.mu.Lock()
+	done := op.adopted
+	op.adopted = true
+	op.mu.Unlock()
+	if done {
+		return
+	}
+	co, err := op.s.config.ConfigV1().ClusterOperators().Get(ctx, op.spec.ClusterOperator, metav1.GetOptions{})
+	if err != nil {
+		return
+	}
+	c := findCondition(co.Status.Conditions, configv1.OperatorDegraded)
+	if c == nil || c.Status != configv1.ConditionTrue || !slices.Contains(reasons, c.Reason) {
+		return
+	}
+	op.s.own.set(op.spec.ClusterOperator, &conditionUpdate{Type: configv1.OperatorDegraded, Status: configv1.ConditionTrue, Reason: c.Reason, Message: c.Message})
+}
+
 // degradedCondition is the Degraded condition an operator reports, given the
-// active faults.
+// active faults and its own reasons.
 func (s *Sim) degradedCondition(co string) conditionUpdate {
+	if c, ok := s.own.get(co); ok {
+		if _, fault := s.faults.find(FaultDegraded, co, ""); !fault {
+			return c
+		}
+	}
 	if f, ok := s.faults.find(FaultDegraded, co, ""); ok {
 		reason, msg := f.Reason, f.Message
 		if reason == "" {

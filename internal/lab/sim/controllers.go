@@ -24,6 +24,7 @@ type controllers struct {
 	ops     *operators
 	pools   *pools
 	cvo     *cvo
+	joiner  *joiner
 }
 
 // newControllers builds the controllers, starts the informers and waits for their
@@ -44,9 +45,14 @@ func (s *Sim) newControllers(ctx context.Context) (*controllers, error) {
 	c.ops = newOperators(s)
 	c.ops.ctx = ctx
 	c.ops.deployments, c.ops.nodes, c.ops.pods, c.ops.pools = depInf.Lister(), nodeInf.Lister(), podInf.Lister(), poolInf.Lister()
-	c.pools = &pools{s: s, op: c.ops, wakes: map[string]chan struct{}{}}
+	c.pools = &pools{s: s, op: c.ops, wakes: map[string]chan struct{}{}, daemons: map[string]bool{}}
 	c.cvo = newCVO(s)
 	c.cvo.deployments = depInf.Lister()
+	csrInf := c.kube.Certificates().V1().CertificateSigningRequests()
+	c.joiner = &joiner{s: s, pools: c.pools, csrs: csrInf.Lister(), queue: newKeyQueue(), ready: map[string]bool{}}
+	if _, err := csrInf.Informer().AddEventHandler(c.joiner.handler()); err != nil {
+		return nil, err
+	}
 
 	if _, err := podInf.Informer().AddEventHandler(c.kubelet.handler()); err != nil {
 		return nil, err
@@ -58,6 +64,18 @@ func (s *Sim) newControllers(ctx context.Context) (*controllers, error) {
 		return nil, err
 	}
 	if _, err := poolInf.Informer().AddEventHandler(c.pools.handler()); err != nil {
+		return nil, err
+	}
+	// The machine-config operator re-checks the pools whenever one changes.
+	wakeMCO := func(any) {
+		if op := c.ops.byClusterOperator(machineConfigOperator); op != nil {
+			op.poke()
+		}
+	}
+	if _, err := poolInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    wakeMCO,
+		UpdateFunc: func(_, obj any) { wakeMCO(obj) },
+	}); err != nil {
 		return nil, err
 	}
 	if _, err := nodeInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -131,7 +149,9 @@ func (c *controllers) staticPodResources() []string {
 // run runs the controllers until ctx ends.
 func (c *controllers) run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
+	c.joiner.start()
+	go func() { defer wg.Done(); c.joiner.queue.run(ctx, 1, c.joiner.sync) }()
 	go func() { defer wg.Done(); c.kubelet.queue.run(ctx, 4, c.kubelet.sync) }()
 	go func() { defer wg.Done(); c.ops.queue.run(ctx, 2, c.ops.syncDeployment) }()
 	go func() { defer wg.Done(); c.cvo.run(ctx) }()
@@ -139,6 +159,7 @@ func (c *controllers) run(ctx context.Context) {
 	wg.Wait()
 	c.ops.wg.Wait()
 	c.pools.wg.Wait()
+	c.joiner.wg.Wait()
 	c.kube.Shutdown()
 	c.mcfg.Shutdown()
 	c.dyn.Shutdown()

@@ -11,10 +11,16 @@
 //     desiredUpdate in the CVO's run-level order and records the history.
 //   - Fake operators report a release once their Deployment runs it; static-pod
 //     operators first roll a revision node by node (installer pods, mirror pods,
-//     nodeStatuses); the fake machine-config operator rolls pools one node at a
-//     time, honouring pause, and reports after the master pool.
-//   - Faults: a Degraded operator, a rollout that never finishes, and the kubelet
-//     false success of the second incident.
+//     nodeStatuses, failed installers retried with backoff); the fake
+//     machine-config operator rolls pools up to maxUnavailable nodes at a time,
+//     honouring pause, its daemons draining each node through the Eviction API
+//     (so a PodDisruptionBudget can block them), and reports after the required
+//     pools, Degraded (RequiredPoolsFailed) when they fail its sync.
+//   - Joining nodes: kubelets that wait for their client CSR to be approved and
+//     issued before they register their Node.
+//   - Faults: a Degraded operator, a rollout that never finishes, the kubelet
+//     false success of the second incident, and installers that fail.
+//   - WriteMustGather writes the live cluster back in must-gather layout.
 //
 // It models only what recover observes, with the real openshift/api types and in
 // the order the real controllers change them. Payloads are loaded and ordered with

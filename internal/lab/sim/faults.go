@@ -28,7 +28,17 @@ const (
 	// revision label and image), while the operator records the new revision as
 	// current in nodeStatuses and goes on.
 	FaultKubeletFalseSuccess FaultType = "kubelet-false-success"
+	// FaultInstallerFails: every installer pod of a static-pod operator for
+	// Revision on Node ends Failed, with Message as its termination message
+	// (the static-pod rollout stuck on a revision, W7). The operator records the
+	// failures in nodeStatuses, goes Degraded (NodeInstaller_InstallerPodFailed)
+	// and retries with library-go's backoff; a newer revision (a new
+	// forceRedeploymentReason) installs.
+	FaultInstallerFails FaultType = "installer-fails"
 )
+
+// faultTypes lists the fault types for error messages.
+const faultTypes = "degraded, stuck-rollout, kubelet-false-success or installer-fails"
 
 // Fault is one injected misbehaviour.
 type Fault struct {
@@ -38,9 +48,13 @@ type Fault struct {
 	// Node is the node the fault affects (kubelet-false-success: required;
 	// stuck-rollout: optional).
 	Node string `json:"node,omitempty"`
-	// Reason and Message are the Degraded condition's, for degraded faults.
+	// Reason and Message are the Degraded condition's, for degraded faults;
+	// Message is the installer's termination message for installer-fails.
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Revision is the static-pod revision whose installers fail
+	// (installer-fails: required).
+	Revision int32 `json:"revision,omitempty"`
 }
 
 // Validate checks that a fault names what its type needs.
@@ -54,12 +68,28 @@ func (f Fault) Validate() error {
 		if f.Node == "" {
 			return fmt.Errorf("%s fault on %s: node is empty", f.Type, f.ClusterOperator)
 		}
+	case FaultInstallerFails:
+		if f.Node == "" {
+			return fmt.Errorf("%s fault on %s: node is empty (name the node whose installers fail)", f.Type, f.ClusterOperator)
+		}
+		if f.Revision <= 0 {
+			return fmt.Errorf("%s fault on %s: revision is %d (name the revision whose installers fail, 1 or more)", f.Type, f.ClusterOperator, f.Revision)
+		}
 	case "":
-		return errors.New("fault type is empty (want degraded, stuck-rollout or kubelet-false-success)")
+		return errors.New("fault type is empty (want " + faultTypes + ")")
 	default:
-		return fmt.Errorf("unknown fault type %q (want degraded, stuck-rollout or kubelet-false-success)", f.Type)
+		return fmt.Errorf("unknown fault type %q (want %s)", f.Type, faultTypes)
+	}
+	if f.Revision != 0 && f.Type != FaultInstallerFails {
+		return fmt.Errorf("%s fault on %s: revision applies to installer-fails faults only", f.Type, f.ClusterOperator)
 	}
 	return nil
+}
+
+// needsStaticPodOperator reports whether the fault only makes sense for a
+// static-pod operator.
+func (f Fault) needsStaticPodOperator() bool {
+	return f.Type == FaultKubeletFalseSuccess || f.Type == FaultInstallerFails
 }
 
 // String is the fault in one line, for events.
@@ -67,6 +97,9 @@ func (f Fault) String() string {
 	s := string(f.Type) + " on " + f.ClusterOperator
 	if f.Node != "" {
 		s += " node " + f.Node
+	}
+	if f.Revision != 0 {
+		s += fmt.Sprintf(" revision %d", f.Revision)
 	}
 	return s
 }
@@ -144,4 +177,17 @@ func (fs *faultSet) list() []Fault {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	return slices.Clone(fs.faults)
+}
+
+// findInstallerFailure returns the installer-fails fault for operator co, node and
+// revision, if one is active.
+func (fs *faultSet) findInstallerFailure(co, node string, rev int32) (Fault, bool) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for _, f := range fs.faults {
+		if f.Type == FaultInstallerFails && f.ClusterOperator == co && f.Node == node && f.Revision == rev {
+			return f, true
+		}
+	}
+	return Fault{}, false
 }

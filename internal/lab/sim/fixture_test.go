@@ -199,6 +199,9 @@ type fixture struct {
 	history          []configv1.UpdateHistory
 	desiredUpdate    *configv1.Update
 	timing           Timing
+	// extra objects to write, by must-gather path, and scenario.yaml fields.
+	extra         map[string]any
+	scenarioExtra map[string]any
 }
 
 func newFixture() *fixture {
@@ -395,6 +398,10 @@ func (f *fixture) write(t *testing.T) string {
 		Spec: corev1.PodSpec{NodeName: "master-0", Containers: []corev1.Container{{Name: "dns-operator", Image: "x"}}},
 	}))
 
+	for rel, obj := range f.extra {
+		put(rel, obj)
+	}
+
 	// The payloads, and the scenario file.
 	writeRelease(t, filepath.Join(dir, "releases"), oldVersion, oldKube)
 	writeRelease(t, filepath.Join(dir, "releases"), newVersion, newKube)
@@ -406,6 +413,9 @@ func (f *fixture) write(t *testing.T) string {
 			{"version": newVersion, "image": releaseImage(newVersion), "payload": "releases/" + newVersion},
 		},
 		"timing": f.timing,
+	}
+	for k, v := range f.scenarioExtra {
+		scn[k] = v
 	}
 	data, err := yaml.Marshal(scn)
 	if err != nil {

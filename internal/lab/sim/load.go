@@ -57,22 +57,40 @@ var errDecode = errors.New("cannot decode the object")
 // /status subresource. resourceVersion, uid, managedFields and the like are
 // stripped; owner references are re-pointed at the loaded owners' new UIDs. Pods
 // and replica sets that belong to a workload controller are left to the API server's
-// controllers, which recreate them from the loaded Deployments and DaemonSets.
-// Objects of kinds the API server does not serve are skipped with a Skipped event.
+// controllers, which recreate them from the loaded Deployments and DaemonSets,
+// except the pods boundWorkloads keeps on their nodes. CertificateSigningRequests
+// are created as their requestor (createCSR). Objects of kinds the API server does not serve are skipped with a Skipped event.
 func (s *Sim) Load(ctx context.Context) error {
 	objs, err := readObjects(s.scn.Path(s.scn.MustGather))
 	if err != nil {
 		return err
 	}
-	var namespaces, crds, clusterScoped, namespaced []sourcedObject
+	for _, o := range objs {
+		if u := o.Object; u.GetKind() == "Node" && u.GroupVersionKind().Group == "" {
+			for _, jn := range s.scn.JoiningNodes {
+				if jn.Node == u.GetName() {
+					return &ScenarioError{Path: o.Path, Err: fmt.Errorf("node %s is a joining node of the scenario but the must-gather holds its Node: a kubelet without its client certificate cannot register one (remove the Node or the joiningNodes entry)", jn.Node)}
+				}
+			}
+		}
+	}
+	var namespaces, crds, clusterScoped, boundPods, boundSets, namespaced []sourcedObject
 	nsNeeded := map[string]bool{}
+	pods, sets := boundWorkloads(objs)
 	for _, o := range objs {
 		u := o.Object
+		key := keyOf(u)
 		switch {
 		case u.GetKind() == "Namespace" && u.GroupVersionKind().Group == "":
 			namespaces = append(namespaces, o)
 		case u.GetKind() == "CustomResourceDefinition":
 			crds = append(crds, o)
+		case pods[key]:
+			nsNeeded[u.GetNamespace()] = true
+			boundPods = append(boundPods, o)
+		case sets[key]:
+			nsNeeded[u.GetNamespace()] = true
+			boundSets = append(boundSets, o)
 		case ownedByWorkloadController(u):
 			continue
 		case u.GetNamespace() != "":
@@ -95,8 +113,11 @@ func (s *Sim) Load(ctx context.Context) error {
 	if err := s.loadCRDs(ctx, crds); err != nil {
 		return err
 	}
+	if err := s.ensureCRDsFor(ctx, objs); err != nil {
+		return err
+	}
 	l := &loader{s: s, uids: map[objectKey]types.UID{}}
-	for _, group := range [][]sourcedObject{namespaces, clusterScoped, namespaced} {
+	for _, group := range [][]sourcedObject{namespaces, clusterScoped, boundPods, boundSets, namespaced} {
 		for _, o := range group {
 			if err := l.create(ctx, o); err != nil {
 				return err
@@ -176,6 +197,15 @@ func (l *loader) create(ctx context.Context, o sourcedObject) error {
 		}
 		return &LoadError{Object: key, Path: o.Path, Err: err}
 	}
+	if isCSR(o.Object) {
+		uid, err := l.loadCSR(ctx, o)
+		if err != nil {
+			return &LoadError{Object: key, Path: o.Path, Err: err}
+		}
+		l.created++
+		l.uids[key] = uid
+		return nil
+	}
 	u := cleanForCreate(o.Object)
 	status, hasStatus := u.Object["status"]
 	owners := u.GetOwnerReferences()
@@ -191,7 +221,8 @@ func (l *loader) create(ctx context.Context, o sourcedObject) error {
 		}
 	}
 	created, err := client.Create(ctx, u, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) && u.GetKind() == "Namespace" {
+	if apierrors.IsAlreadyExists(err) && (u.GetKind() == "Namespace" || u.GetKind() == "ServiceAccount") {
+		// Implied by its objects, or made for a pod loaded before it.
 		created, err = client.Get(ctx, u.GetName(), metav1.GetOptions{})
 	}
 	if err != nil {

@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -16,7 +18,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // The machine-config daemon's node annotations and states, and the MCO's
@@ -34,67 +39,216 @@ const (
 	requiredForUpgradeLabel = "operator.machineconfiguration.openshift.io/required-for-upgrade"
 )
 
-// reconcileMachineConfig is the MCO's sync when its Deployment runs a release the
-// ClusterOperator does not report: it renders a MachineConfig of that release for
-// every pool and points the pool at it, and reports the new version only once the
-// required pools (the master pool) have rolled it out to every node
-// (machine-config-operator pkg/operator/sync.go syncRequiredMachineConfigPools).
-// The pools themselves are rolled by the pool controller, one node at a time.
+// reconcileMachineConfig is the MCO's sync. When its Deployment runs a release the
+// ClusterOperator does not report, it renders a MachineConfig of that release for
+// every pool and points the pool at it (the pools themselves are rolled by the
+// node controller). Then, as syncRequiredMachineConfigPools does (machine-config-
+// operator pkg/operator/sync.go, 4.14 and later), it checks the pools: any pool
+// Degraded, or a required pool (label required-for-upgrade, else master) not yet
+// on its target, keeps the new version unreported; a paused required pool fails the
+// sync at once and a wait longer than Timing.PoolSyncNode per required machine
+// fails it too, and a failed sync is Degraded=True with reason RequiredPoolsFailed.
+// Once the pools are done it reports the version (or, at its version already,
+// clears the Degraded it set). It never blocks: it checks again when a pool
+// changes or after CVOPoll.
 func (op *operator) reconcileMachineConfig(ctx context.Context, version, reported string) bool {
-	if version == "" || version == reported {
+	op.adoptDegraded(ctx, requiredPoolsFailed)
+	if version == "" {
 		return true
 	}
-	if !op.progressing(ctx, version, "", "Working towards "+version) {
-		return false
-	}
-	pools, err := op.ops.pools.List(labels.Everything())
-	if err != nil {
-		return false
-	}
-	targets := map[string]string{}
-	for _, pool := range pools {
-		name, err := op.renderPool(ctx, pool.Name, version)
-		if err != nil {
-			op.s.rec.record(op.actor, "Error", "MachineConfigPool "+pool.Name, err.Error(), nil)
-			op.retryLater(ctx)
-			return true
-		}
-		targets[pool.Name] = name
-	}
-	last := ""
-	for {
-		done, waiting := op.requiredPoolsDone(targets)
-		if done {
-			break
-		}
-		if waiting != last {
-			op.s.rec.record(op.actor, "WaitingForPools", "ClusterOperator "+machineConfigOperator, "waiting for required pools: "+waiting, nil)
-			last = waiting
-		}
-		if !op.pauseFor(ctx, func(t Timing) time.Duration { return t.CVOPoll.Duration }, version) {
+	op.mu.Lock()
+	rendered := op.renderedFor
+	op.mu.Unlock()
+	if version != reported && rendered != version {
+		if !op.progressing(ctx, version, "", "Working towards "+version) {
 			return false
 		}
+		pools, err := op.ops.pools.List(labels.Everything())
+		if err != nil {
+			return false
+		}
+		for _, pool := range pools {
+			if _, err := op.renderPool(ctx, pool.Name, version); err != nil {
+				op.s.rec.record(op.actor, "Error", "MachineConfigPool "+pool.Name, err.Error(), nil)
+				op.retryLater(ctx)
+				return true
+			}
+		}
+		op.mu.Lock()
+		op.renderedFor, rendered = version, version
+		op.poolsFailing = time.Time{}
+		op.mu.Unlock()
 	}
-	return op.reportVersion(ctx, version, "AsExpected", "Cluster version is "+version)
+	check := op.checkPools(rendered == version, version)
+	op.syncUpgradeable(ctx)
+	name := op.spec.ClusterOperator
+	verb := func(err error) string {
+		if version == reported {
+			return fmt.Sprintf("Failed to resync %s because: %v", version, err)
+		}
+		return fmt.Sprintf("Unable to apply %s: %v", version, err)
+	}
+	op.mu.Lock()
+	if check.waiting != op.poolsWaiting {
+		op.poolsWaiting = check.waiting
+		if check.waiting != "" {
+			op.s.rec.record(op.actor, "WaitingForPools", "ClusterOperator "+name, check.waiting, nil)
+		}
+	}
+	op.mu.Unlock()
+	switch {
+	case check.fatal != nil:
+		op.failSync(ctx, version, verb(check.fatal))
+		op.retryLater(ctx)
+	case check.lastErr != nil:
+		op.mu.Lock()
+		if op.poolsFailing.IsZero() {
+			op.poolsFailing = time.Now()
+		}
+		since := op.poolsFailing
+		op.mu.Unlock()
+		if time.Since(since) >= op.s.timings().poolSyncTimeout(check.requiredMachines) {
+			op.failSync(ctx, version, verb(fmt.Errorf("error during syncRequiredMachineConfigPools: [%v, %v]", context.DeadlineExceeded, check.lastErr)))
+			op.mu.Lock()
+			op.poolsFailing = time.Now() // the next sync waits again
+			op.mu.Unlock()
+		}
+		op.retryLater(ctx)
+	default:
+		op.mu.Lock()
+		op.poolsFailing = time.Time{}
+		op.mu.Unlock()
+		cleared := op.s.own.set(name, nil)
+		if version != reported {
+			return op.reportVersion(ctx, version, "AsExpected", "Cluster version is "+version)
+		}
+		if cleared {
+			if err := op.writeDegraded(ctx); err != nil {
+				op.retryLater(ctx)
+			}
+		}
+	}
+	return true
 }
 
-// requiredPoolsDone reports whether every required pool runs its target on every
-// node, and else names the pools still rolling.
-func (op *operator) requiredPoolsDone(targets map[string]string) (bool, string) {
+// requiredPoolsFailed is the MCO's Degraded reason for a failed pool sync
+// (taskFailed("RequiredPools")).
+const requiredPoolsFailed = "RequiredPoolsFailed"
+
+// failSync reports the MCO Degraded for a failed pool sync, and Progressing as
+// syncDegradedStatus sets it alongside.
+func (op *operator) failSync(ctx context.Context, version, msg string) {
+	name := op.spec.ClusterOperator
+	cond := conditionUpdate{Type: configv1.OperatorDegraded, Status: configv1.ConditionTrue, Reason: requiredPoolsFailed, Message: msg}
+	if !op.s.own.set(name, &cond) {
+		return
+	}
+	_ = op.s.updateClusterOperator(ctx, name, func(co *configv1.ClusterOperator) bool {
+		if c := findCondition(co.Status.Conditions, configv1.OperatorProgressing); c != nil && c.Status == configv1.ConditionTrue {
+			setCondition(&co.Status.Conditions, conditionUpdate{Type: configv1.OperatorProgressing, Status: configv1.ConditionTrue, Message: "Unable to apply " + version})
+		} else {
+			setCondition(&co.Status.Conditions, conditionUpdate{Type: configv1.OperatorProgressing, Status: configv1.ConditionFalse, Message: "Error while reconciling " + version})
+		}
+		return true
+	})
+	if err := op.writeDegraded(ctx); err != nil {
+		op.retryLater(ctx)
+	}
+}
+
+// poolCheck is one pass of syncRequiredMachineConfigPools over the pools.
+type poolCheck struct {
+	lastErr          error  // why the pools are not done yet
+	fatal            error  // a paused required pool: the sync fails at once
+	waiting          string // the pools still rolling, for events
+	requiredMachines int
+}
+
+// checkPools checks the pools in name order as the MCO's loop does. rendered says
+// whether the operator rendered version's configs itself (then a required pool's
+// target is the name it rendered; else the pool's own spec).
+func (op *operator) checkPools(rendered bool, version string) poolCheck {
+	var out poolCheck
 	pools, err := op.ops.pools.List(labels.Everything())
 	if err != nil {
-		return false, err.Error()
+		out.lastErr = err
+		return out
 	}
+	sort.Slice(pools, func(i, j int) bool { return pools[i].Name < pools[j].Name })
 	required := requiredPools(pools)
+	isRequired := map[string]bool{}
+	for _, p := range required {
+		isRequired[p.Name] = true
+		out.requiredMachines += int(p.Status.MachineCount)
+	}
 	var waiting []string
 	for _, p := range required {
-		st := p.Status
-		if st.Configuration.Name != targets[p.Name] || st.UpdatedMachineCount != st.MachineCount {
+		target := p.Spec.Configuration.Name
+		if rendered {
+			target = renderedConfigName(p.Name, version)
+		}
+		if st := p.Status; st.Configuration.Name != target || st.UpdatedMachineCount != st.MachineCount {
 			waiting = append(waiting, fmt.Sprintf("%s (%d of %d updated)", p.Name, st.UpdatedMachineCount, st.MachineCount))
 		}
 	}
-	sort.Strings(waiting)
-	return len(waiting) == 0, fmt.Sprint(waiting)
+	if len(waiting) > 0 {
+		out.waiting = "waiting for required pools: " + strings.Join(waiting, ", ")
+	}
+	for _, p := range pools {
+		st := p.Status
+		if c := poolCondition(p, mcfgv1.MachineConfigPoolDegraded); c != nil && c.Status == corev1.ConditionTrue {
+			out.lastErr = fmt.Errorf("error MachineConfigPool %s is not ready, retrying. Status: (pool degraded: true total: %d, ready %d, updated: %d, unavailable: %d)",
+				p.Name, st.MachineCount, st.ReadyMachineCount, st.UpdatedMachineCount, st.UnavailableMachineCount)
+			return out
+		}
+		if !isRequired[p.Name] {
+			continue
+		}
+		target := p.Spec.Configuration.Name
+		if rendered {
+			target = renderedConfigName(p.Name, version)
+		}
+		updated := poolCondition(p, mcfgv1.MachineConfigPoolUpdated)
+		if st.Configuration.Name == target && st.UpdatedMachineCount == st.MachineCount && updated != nil && updated.Status == corev1.ConditionTrue {
+			continue
+		}
+		out.lastErr = fmt.Errorf("error required MachineConfigPool %s is not ready, retrying. Status: (total: %d, ready %d, updated: %d, unavailable: %d, degraded: %d)",
+			p.Name, st.MachineCount, st.ReadyMachineCount, st.UpdatedMachineCount, st.UnavailableMachineCount, st.DegradedMachineCount)
+		if p.Spec.Paused {
+			out.fatal = fmt.Errorf("error required MachineConfigPool %s is paused and cannot sync until it is unpaused", p.Name)
+		}
+		return out
+	}
+	return out
+}
+
+// syncUpgradeable is the MCO's syncUpgradeableStatus, reduced to the pools: a
+// Degraded pool makes machine-config Upgradeable=False (DegradedPool). It writes
+// only a change, and adds no condition the ClusterOperator lacks while all is well.
+func (op *operator) syncUpgradeable(ctx context.Context) {
+	pools, err := op.ops.pools.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	want := conditionUpdate{Type: configv1.OperatorUpgradeable, Status: configv1.ConditionTrue, Reason: "AsExpected"}
+	for _, p := range pools {
+		if c := poolCondition(p, mcfgv1.MachineConfigPoolDegraded); c != nil && c.Status == corev1.ConditionTrue {
+			want = conditionUpdate{Type: configv1.OperatorUpgradeable, Status: configv1.ConditionFalse, Reason: "DegradedPool",
+				Message: "One or more machine config pools are degraded, please see `oc get mcp` for further details and resolve before upgrading"}
+			break
+		}
+	}
+	_ = op.s.updateClusterOperator(ctx, op.spec.ClusterOperator, func(co *configv1.ClusterOperator) bool {
+		c := findCondition(co.Status.Conditions, configv1.OperatorUpgradeable)
+		if c == nil && want.Status == configv1.ConditionTrue {
+			return false
+		}
+		if c != nil && c.Status == want.Status && c.Reason == want.Reason && c.Message == want.Message {
+			return false
+		}
+		setCondition(&co.Status.Conditions, want)
+		return true
+	})
 }
 
 // requiredPools returns the pools labelled required-for-upgrade, or the master pool
@@ -167,21 +321,23 @@ func (op *operator) renderPool(ctx context.Context, pool, version string) (strin
 	return name, nil
 }
 
-// pools is the machine-config controller's node controller and the
-// machine-config daemons together: for every pool that is not paused it updates
-// nodes to the pool's target config one at a time (maxUnavailable 1): desiredConfig
-// and state Working, cordon, the kubelet of the target release after
-// Timing.MachineConfigNode, currentConfig and state Done, uncordon; and it keeps the
-// pool's status counts and conditions as the MCO computes them. A node already
-// updating when its pool is paused finishes; no other starts.
+// pools is the machine-config controller's node controller, with the
+// machine-config daemons and the drain controller it drives: for every pool that
+// is not paused it gives up to maxUnavailable nodes at a time (default 1) the
+// pool's target config as desiredConfig, and runs each such node's daemon (see
+// daemon: drain through the Eviction API, reboot into the target's kubelet,
+// uncordon, Done); and it keeps the pool's status counts and conditions as the MCO
+// computes them. A node already updating when its pool is paused finishes; no
+// other starts.
 type pools struct {
 	s  *Sim
 	op *operators
 
-	mu    sync.Mutex
-	ctx   context.Context
-	wakes map[string]chan struct{}
-	wg    sync.WaitGroup
+	mu      sync.Mutex
+	ctx     context.Context
+	wakes   map[string]chan struct{}
+	daemons map[string]bool // nodes whose daemon is at work
+	wg      sync.WaitGroup
 }
 
 func (p *pools) handler() cache.ResourceEventHandler {
@@ -217,10 +373,7 @@ func (p *pools) notify(obj any) {
 func (p *pools) run(ctx context.Context, name string, wake chan struct{}) {
 	for {
 		faultsChanged := p.s.faults.watch()
-		again := p.step(ctx, name)
-		if again {
-			continue
-		}
+		p.step(ctx, name)
 		select {
 		case <-ctx.Done():
 			return
@@ -230,62 +383,99 @@ func (p *pools) run(ctx context.Context, name string, wake chan struct{}) {
 	}
 }
 
-// step moves the pool one node forward; it reports whether to step again at once.
-func (p *pools) step(ctx context.Context, name string) bool {
+// step is one pass of the node controller over the pool: start nodes up to the
+// pool's capacity, run a daemon for every node that is updating, and write the
+// pool's status.
+func (p *pools) step(ctx context.Context, name string) {
 	if ctx.Err() != nil {
-		return false
+		return
 	}
 	// Read the pool itself, not the cache: a pause must stop the next node even
 	// when it lands while the previous one finishes.
 	pool, err := p.s.mcfg.MachineconfigurationV1().MachineConfigPools().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return false
+		return
 	}
 	target := pool.Spec.Configuration.Name
-	nodes := p.nodesOf(pool)
 	if target == "" {
 		p.syncStatus(ctx, name)
-		return false
+		return
 	}
-	var updating *corev1.Node
-	for _, n := range nodes {
-		if n.Annotations[desiredConfigAnnotation] == target && n.Annotations[currentConfigAnnotation] != target {
-			updating = n
-			break
-		}
-	}
-	if updating == nil && !pool.Spec.Paused {
+	nodes := p.nodesOf(pool)
+	if !pool.Spec.Paused {
+		capacity := maxUnavailable(pool, len(nodes))
 		for _, n := range nodes {
-			if n.Annotations[currentConfigAnnotation] != target {
-				if err := p.startNode(ctx, n.Name, target); err != nil {
-					p.s.rec.record("machine-config", "Error", "Node "+n.Name, err.Error(), nil)
-					return false
-				}
-				p.s.rec.record("machine-config", "NodeUpdating", "Node "+n.Name, fmt.Sprintf("pool %s: desiredConfig %s", name, target), nil)
-				updating = n
-				break
+			if nodeUnavailable(n) {
+				capacity--
 			}
 		}
+		for _, n := range nodes {
+			if capacity <= 0 {
+				break
+			}
+			if n.Annotations[desiredConfigAnnotation] == target || n.Annotations[currentConfigAnnotation] == target {
+				continue
+			}
+			if err := p.startNode(ctx, n.Name, target); err != nil {
+				p.s.rec.record("machine-config", "Error", "Node "+n.Name, err.Error(), nil)
+				break
+			}
+			p.s.rec.record("machine-config", "NodeUpdating", "Node "+n.Name, fmt.Sprintf("pool %s: desiredConfig %s", name, target), nil)
+			capacity--
+		}
+		// The lister lags the writes just made; the daemons read the nodes live.
+		nodes = p.nodesOf(pool)
+	}
+	for _, n := range nodes {
+		desired := n.Annotations[desiredConfigAnnotation]
+		// A node Degraded on the config it runs (content mismatch, ...) is
+		// not updating: its daemon keeps failing, it stays Degraded.
+		if desired == target && n.Annotations[currentConfigAnnotation] != target {
+			p.runDaemon(ctx, name, n.Name, target)
+		}
 	}
 	p.syncStatus(ctx, name)
-	if updating == nil {
-		return false
+}
+
+// runDaemon starts the daemon of node unless it is at work already.
+func (p *pools) runDaemon(ctx context.Context, pool, node, target string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.daemons[node] {
+		return
 	}
-	if !p.waitWhileStuck(ctx, updating.Name) {
-		return false
+	p.daemons[node] = true
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.daemon(ctx, pool, node, target)
+		p.mu.Lock()
+		delete(p.daemons, node)
+		p.mu.Unlock()
+		p.syncStatus(ctx, pool)
+		p.notify(nil)
+	}()
+}
+
+// maxUnavailable is the pool's spec.maxUnavailable (a number or a percentage of
+// its nodes, rounded down, at least 1), 1 when unset, as the node controller reads it.
+func maxUnavailable(pool *mcfgv1.MachineConfigPool, nodes int) int {
+	if pool.Spec.MaxUnavailable == nil {
+		return 1
 	}
-	if !p.s.delay(ctx, func(t Timing) time.Duration { return t.MachineConfigNode.Duration }, nil) {
-		return false
+	v, err := intstr.GetScaledValueFromIntOrPercent(pool.Spec.MaxUnavailable, nodes, false)
+	if err != nil || v < 1 {
+		return 1
 	}
-	kubelet, err := p.finishNode(ctx, updating.Name, target)
-	if err != nil {
-		p.s.rec.record("machine-config", "Error", "Node "+updating.Name, err.Error(), nil)
-		return false
-	}
-	p.s.rec.record("machine-config", "NodeUpdated", "Node "+updating.Name, fmt.Sprintf("pool %s: currentConfig %s, kubelet %s", name, target, kubelet), nil)
-	p.syncStatus(ctx, name)
-	// The informer will see the write; step again once it has.
-	return false
+	return v
+}
+
+// nodeUnavailable is the node controller's view of a node it must count against
+// maxUnavailable: updating (desiredConfig not yet current, or the daemon not Done),
+// not Ready, or cordoned.
+func nodeUnavailable(n *corev1.Node) bool {
+	return n.Annotations[desiredConfigAnnotation] != n.Annotations[currentConfigAnnotation] ||
+		n.Annotations[stateAnnotation] != stateDone || !nodeReady(n) || n.Spec.Unschedulable
 }
 
 // waitWhileStuck holds a node update while a stuck-rollout fault on machine-config
@@ -329,55 +519,64 @@ func (p *pools) nodesOf(pool *mcfgv1.MachineConfigPool) []*corev1.Node {
 	return out
 }
 
-// startNode is the node controller choosing a node: desiredConfig, then the daemon
-// starting (state Working) and cordoning it.
+// startNode is the node controller choosing a node: its desiredConfig.
 func (p *pools) startNode(ctx context.Context, node, target string) error {
-	nodes := p.s.kube.CoreV1().Nodes()
-	return retryConflict(ctx, func() error {
-		n, err := nodes.Get(ctx, node, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if n.Annotations == nil {
-			n.Annotations = map[string]string{}
-		}
+	return p.updateNode(ctx, node, func(n *corev1.Node) bool {
 		n.Annotations[desiredConfigAnnotation] = target
-		n.Annotations[stateAnnotation] = stateWorking
-		n.Annotations[reasonAnnotation] = ""
-		n.Spec.Unschedulable = true
-		_, err = nodes.Update(ctx, n, metav1.UpdateOptions{})
-		return err
+		return true
 	})
 }
 
 // finishNode is the daemon after the reboot: the kubelet of the target config's
-// release, currentConfig = target, state Done, uncordoned.
+// release; then the uncordon it asks the drain controller for (desiredDrain
+// "uncordon-<config>", which the controller applies: schedulable, lastAppliedDrain);
+// then currentConfig = target and state Done.
 func (p *pools) finishNode(ctx context.Context, node, target string) (string, error) {
 	kubelet := p.kubeletOf(ctx, target)
 	nodes := p.s.kube.CoreV1().Nodes()
-	err := retryConflict(ctx, func() error {
-		n, err := nodes.Get(ctx, node, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if kubelet != "" {
-			n.Status.NodeInfo.KubeletVersion = kubelet
-			n.Status.NodeInfo.KubeProxyVersion = kubelet
-			if n, err = nodes.UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+	if kubelet != "" {
+		err := retryConflict(ctx, func() error {
+			n, err := nodes.Get(ctx, node, metav1.GetOptions{})
+			if err != nil {
 				return err
 			}
+			n.Status.NodeInfo.KubeletVersion = kubelet
+			n.Status.NodeInfo.KubeProxyVersion = kubelet
+			_, err = nodes.UpdateStatus(ctx, n, metav1.UpdateOptions{})
+			return err
+		})
+		if err != nil {
+			return "", err
 		}
-		n.Annotations[currentConfigAnnotation] = target
-		n.Annotations[desiredConfigAnnotation] = target
-		n.Annotations[stateAnnotation] = stateDone
-		n.Spec.Unschedulable = false
-		_, err = nodes.Update(ctx, n, metav1.UpdateOptions{})
-		return err
-	})
+	}
+	uncordon := openshift.UncordonPrefix + target
+	steps := []func(*corev1.Node) bool{
+		func(n *corev1.Node) bool { // the daemon
+			n.Annotations[openshift.AnnotationDesiredDrain] = uncordon
+			return true
+		},
+		func(n *corev1.Node) bool { // the drain controller
+			n.Spec.Unschedulable = false
+			n.Annotations[openshift.AnnotationLastAppliedDrain] = uncordon
+			return true
+		},
+		func(n *corev1.Node) bool { // the daemon
+			n.Annotations[currentConfigAnnotation] = target
+			n.Annotations[desiredConfigAnnotation] = target
+			n.Annotations[stateAnnotation] = stateDone
+			n.Annotations[reasonAnnotation] = ""
+			return true
+		},
+	}
+	for _, step := range steps {
+		if err := p.updateNode(ctx, node, step); err != nil {
+			return "", err
+		}
+	}
 	if kubelet == "" {
 		kubelet = "unchanged (release of " + target + " unknown)"
 	}
-	return kubelet, err
+	return kubelet, nil
 }
 
 // kubeletOf returns the kubelet version ("v1.17.1") of a rendered config: the
@@ -450,6 +649,7 @@ func (p *pools) liveNodesOf(ctx context.Context, pool *mcfgv1.MachineConfigPool)
 func poolStatus(pool *mcfgv1.MachineConfigPool, nodes []corev1.Node) mcfgv1.MachineConfigPoolStatus {
 	target := pool.Spec.Configuration.Name
 	var updated, ready, unavailable, degraded int32
+	var reports []string
 	for _, n := range nodes {
 		cur, des, state := n.Annotations[currentConfigAnnotation], n.Annotations[desiredConfigAnnotation], n.Annotations[stateAnnotation]
 		isUpdated := cur == target && des == target && state == stateDone
@@ -465,6 +665,7 @@ func poolStatus(pool *mcfgv1.MachineConfigPool, nodes []corev1.Node) mcfgv1.Mach
 		}
 		if state == stateDegraded || state == "Unreconcilable" {
 			degraded++
+			reports = append(reports, fmt.Sprintf("Node %s is reporting: %q", n.Name, n.Annotations[reasonAnnotation]))
 		}
 	}
 	st := mcfgv1.MachineConfigPoolStatus{
@@ -492,7 +693,9 @@ func poolStatus(pool *mcfgv1.MachineConfigPool, nodes []corev1.Node) mcfgv1.Mach
 		}
 	}
 	if degraded > 0 {
-		setPoolCondition(&st, mcfgv1.MachineConfigPoolNodeDegraded, corev1.ConditionTrue, fmt.Sprintf("%d nodes are reporting degraded status on sync", degraded))
+		// pkg/controller/node/status.go: the reason counts, the message quotes
+		// every degraded node's reason.
+		setPoolConditionReason(&st, mcfgv1.MachineConfigPoolNodeDegraded, corev1.ConditionTrue, fmt.Sprintf("%d nodes are reporting degraded status on sync", degraded), strings.Join(reports, ", "))
 		setPoolCondition(&st, mcfgv1.MachineConfigPoolDegraded, corev1.ConditionTrue, "")
 	} else {
 		setPoolCondition(&st, mcfgv1.MachineConfigPoolNodeDegraded, corev1.ConditionFalse, "")
@@ -513,6 +716,11 @@ func nodeReady(n *corev1.Node) bool {
 // setPoolCondition sets a pool condition, moving lastTransitionTime only when the
 // status changes and leaving the condition alone when nothing differs.
 func setPoolCondition(st *mcfgv1.MachineConfigPoolStatus, t mcfgv1.MachineConfigPoolConditionType, status corev1.ConditionStatus, msg string) {
+	setPoolConditionReason(st, t, status, "", msg)
+}
+
+// setPoolConditionReason is setPoolCondition with a reason.
+func setPoolConditionReason(st *mcfgv1.MachineConfigPoolStatus, t mcfgv1.MachineConfigPoolConditionType, status corev1.ConditionStatus, reason, msg string) {
 	for i := range st.Conditions {
 		c := &st.Conditions[i]
 		if c.Type != t {
@@ -521,8 +729,18 @@ func setPoolCondition(st *mcfgv1.MachineConfigPoolStatus, t mcfgv1.MachineConfig
 		if c.Status != status {
 			c.LastTransitionTime = metav1.Now()
 		}
-		c.Status, c.Message, c.Reason = status, msg, ""
+		c.Status, c.Message, c.Reason = status, msg, reason
 		return
 	}
-	st.Conditions = append(st.Conditions, mcfgv1.MachineConfigPoolCondition{Type: t, Status: status, Message: msg, LastTransitionTime: metav1.Now()})
+	st.Conditions = append(st.Conditions, mcfgv1.MachineConfigPoolCondition{Type: t, Status: status, Reason: reason, Message: msg, LastTransitionTime: metav1.Now()})
+}
+
+// poolCondition returns the pool's condition of type t, or nil.
+func poolCondition(p *mcfgv1.MachineConfigPool, t mcfgv1.MachineConfigPoolConditionType) *mcfgv1.MachineConfigPoolCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == t {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
 }

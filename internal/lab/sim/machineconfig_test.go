@@ -5,7 +5,9 @@ import (
 	"github.com/openshift-recover/recover/internal/openshift"
 	"sync"
 	"testing"
+	"time"
 
+	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -104,15 +106,6 @@ func (h *harness) setPaused(pool string, paused bool) {
 	}
 }
 
-func poolCondition(p *mcfgv1.MachineConfigPool, t mcfgv1.MachineConfigPoolConditionType) *mcfgv1.MachineConfigPoolCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == t {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
 func TestMachineConfigRollsOneNodeAtATimeAndHonoursPause(t *testing.T) {
 	f := newFixture()
 	h := newHarness(t, f, Options{}, false)
@@ -208,5 +201,73 @@ func TestPausingAPoolMidRolloutStopsAfterTheCurrentNode(t *testing.T) {
 	h.eventually("machine-config reports "+newVersion+" after unpausing", func() (bool, string, error) {
 		co := h.clusterOperator("machine-config")
 		return atRelease(co, newVersion), describeCO(co), nil
+	})
+}
+
+func TestAPausedRequiredPoolFailsTheMCOSyncUntilUnpaused(t *testing.T) {
+	f := newFixture()
+	h := newHarness(t, f, Options{}, false)
+	h.setPaused("master", true)
+	h.rollOperator("machine-config", newVersion)
+	h.waitEvent("machine-config goes Degraded for the paused pool", func(e Event) bool {
+		return e.Actor == "operator/machine-config" && e.Reason == "Degraded" &&
+			e.Message == "True: Unable to apply "+newVersion+": error required MachineConfigPool master is paused and cannot sync until it is unpaused"
+	})
+	co := h.clusterOperator("machine-config")
+	if versionOf(co, "operator") != oldVersion {
+		t.Fatalf("machine-config reported %s with its required pool paused", versionOf(co, "operator"))
+	}
+	if c := findCondition(co.Status.Conditions, configv1.OperatorProgressing); c == nil || c.Status != configv1.ConditionTrue || c.Message != "Unable to apply "+newVersion {
+		t.Errorf("machine-config Progressing: %+v", c)
+	}
+	h.setPaused("master", false)
+	h.eventually("machine-config reports "+newVersion+" and is no longer Degraded", func() (bool, string, error) {
+		co := h.clusterOperator("machine-config")
+		return atRelease(co, newVersion), describeCO(co), nil
+	})
+}
+
+func TestADegradedPoolFailsTheMCOSyncAfterItsTimeout(t *testing.T) {
+	f := newFixture()
+	f.timing.PoolSyncNode = metav1.Duration{Duration: 100 * time.Millisecond}
+	h := newHarness(t, f, Options{}, false)
+	// A worker degraded for a reason of its own.
+	if err := retryConflict(h.ctx, func() error {
+		n := h.node("worker-1")
+		n.Annotations[stateAnnotation] = stateDegraded
+		n.Annotations[reasonAnnotation] = "unexpected on-disk state validating against rendered-worker-x: content mismatch for file \"/etc/kubernetes/kubelet.conf\""
+		_, err := h.sim.kube.CoreV1().Nodes().Update(h.ctx, n, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("the worker pool counts it degraded", func() (bool, string, error) {
+		p := h.pool("worker")
+		c := poolCondition(p, mcfgv1.MachineConfigPoolDegraded)
+		return p.Status.DegradedMachineCount == 1 && c != nil && c.Status == corev1.ConditionTrue, fmt.Sprintf("%+v", p.Status), nil
+	})
+	h.eventually("machine-config fails its resync (RequiredPoolsFailed) and is not Upgradeable", func() (bool, string, error) {
+		co := h.clusterOperator("machine-config")
+		d := findCondition(co.Status.Conditions, configv1.OperatorDegraded)
+		u := findCondition(co.Status.Conditions, configv1.OperatorUpgradeable)
+		return d != nil && d.Status == configv1.ConditionTrue && d.Reason == requiredPoolsFailed &&
+				d.Message == "Failed to resync "+oldVersion+" because: error during syncRequiredMachineConfigPools: [context deadline exceeded, error MachineConfigPool worker is not ready, retrying. Status: (pool degraded: true total: 2, ready 1, updated: 1, unavailable: 0)]" &&
+				u != nil && u.Status == configv1.ConditionFalse && u.Reason == "DegradedPool",
+			fmt.Sprintf("Degraded %+v, Upgradeable %+v", d, u), nil
+	})
+	if err := retryConflict(h.ctx, func() error {
+		n := h.node("worker-1")
+		n.Annotations[stateAnnotation] = stateDone
+		n.Annotations[reasonAnnotation] = ""
+		_, err := h.sim.kube.CoreV1().Nodes().Update(h.ctx, n, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("machine-config clears the Degraded it set", func() (bool, string, error) {
+		co := h.clusterOperator("machine-config")
+		d := findCondition(co.Status.Conditions, configv1.OperatorDegraded)
+		u := findCondition(co.Status.Conditions, configv1.OperatorUpgradeable)
+		return d != nil && d.Status == configv1.ConditionFalse && u != nil && u.Status == configv1.ConditionTrue, fmt.Sprintf("Degraded %+v, Upgradeable %+v", d, u), nil
 	})
 }

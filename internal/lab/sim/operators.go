@@ -94,15 +94,35 @@ func (ops *operators) syncDeployment(_ context.Context, key string) error {
 		return nil
 	}
 	ns, name, _ := cache.SplitMetaNamespaceKey(key)
-	version, image := "", ""
-	if d, err := ops.deployments.Deployments(ns).Get(name); err == nil && rolledOut(d) {
-		version = releaseVersionOf(d)
-		image = containerEnv(d, operandImageEnv)
-	}
+	d, err := ops.deployments.Deployments(ns).Get(name)
 	for _, spec := range specs {
-		ops.operator(spec).observe(version, image)
+		op := ops.operator(spec)
+		version, image := "", ""
+		switch {
+		case err != nil:
+		case rolledOut(d):
+			version, image = releaseVersionOf(d), containerEnv(d, operandImageEnv)
+		case restarting(d):
+			// A pod of the same template is being replaced (a drain evicted
+			// it): the operator still runs the release it ran.
+			if v, img := op.current(); v == releaseVersionOf(d) && img == containerEnv(d, operandImageEnv) {
+				version, image = v, img
+			}
+		}
+		op.observe(version, image)
 	}
 	return nil
+}
+
+// restarting reports whether a Deployment runs only pods of its current template
+// but not all of them are available: a pod was evicted or deleted and its
+// replacement is starting.
+func restarting(d *appsv1.Deployment) bool {
+	want := int32(1)
+	if d.Spec.Replicas != nil {
+		want = *d.Spec.Replicas
+	}
+	return want > 0 && d.Status.ObservedGeneration >= d.Generation && d.Status.UpdatedReplicas == d.Status.Replicas
 }
 
 // rolledOut reports whether a Deployment's pods all run its current template.
@@ -174,6 +194,13 @@ type operator struct {
 	redeploy     string // static-pod: the forceRedeploymentReason last acted on
 	redeploySeen bool   // static-pod: redeploy holds the reason found at start
 	inflight     rollout
+	adopted      bool // adoptDegraded ran
+
+	// machine-config: the release rendered, and since when the required pools
+	// have been failing the operator's sync.
+	renderedFor  string
+	poolsFailing time.Time
+	poolsWaiting string
 }
 
 func (op *operator) observe(version, image string) {

@@ -3,12 +3,14 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 )
 
@@ -43,12 +45,29 @@ type Scenario struct {
 	Operators []OperatorSpec `json:"operators,omitempty"`
 	// Faults are active from the start.
 	Faults []Fault `json:"faults,omitempty"`
+	// JoiningNodes are machines whose kubelet is joining the cluster: booted, with
+	// a Machine (openshift-machine-api, InternalDNS = the node name, no nodeRef)
+	// but no Node, because their client certificate is not approved yet. The
+	// simulator is their kubelet: it waits for its client CSR (the must-gather's,
+	// else one it requests as the node-bootstrapper) to be issued, then registers
+	// the Node. See docs/simulator.md.
+	JoiningNodes []JoiningNode `json:"joiningNodes,omitempty"`
 	// Try are the commands the lab suggests once the cluster is up, relative to
 	// the repository root ("recover inspect", "recover plan --graph ...").
 	Try []string `json:"try,omitempty"`
 
 	// Dir is the scenario directory, set by LoadScenario.
 	Dir string `json:"-"`
+}
+
+// JoiningNode is a node whose kubelet waits for its client certificate.
+type JoiningNode struct {
+	// Node is the node's name: its kubelet's CN is system:node:<Node>.
+	Node string `json:"node"`
+	// ServingCSR makes the kubelet request its serving certificate
+	// (kubelet-serving, as system:node:<Node>) once registered; it stays pending
+	// until approved.
+	ServingCSR bool `json:"servingCSR,omitempty"`
 }
 
 // ReleaseRef names one release of a scenario.
@@ -89,6 +108,44 @@ type Timing struct {
 	// desired release (default 0). In the first incident this took 5m45s (signature
 	// fetches black-holed), which is what tripped the CVO into Reconciling.
 	PayloadLoad metav1.Duration `json:"payloadLoad,omitempty"`
+	// DrainRetry is how long the machine-config controller's drain controller
+	// waits after a failed drain before it tries the evictions again (default 2s;
+	// the real one waits 1 minute, 5 after 10 minutes of failures).
+	DrainRetry metav1.Duration `json:"drainRetry,omitempty"`
+	// DrainTimeout is how long the machine-config daemon waits for a drain before
+	// it reports the node Degraded with "failed to drain node: <node> after 1
+	// hour. ..." (default 30s; the real daemon waits 1 hour). It keeps waiting.
+	DrainTimeout metav1.Duration `json:"drainTimeout,omitempty"`
+	// PoolSyncNode is, per machine of the required pools, how long the
+	// machine-config operator waits for the pools before it reports Degraded
+	// with reason RequiredPoolsFailed (the real operator waits 10 minutes per
+	// required machine). Zero means 10 times MachineConfigNode.
+	PoolSyncNode metav1.Duration `json:"poolSyncNode,omitempty"`
+	// InstallerBackoff is the first wait before a static-pod operator retries a
+	// failed installer pod; each further failure waits 1.5 times longer, up to
+	// 60 times this (default 1s; library-go waits 10s, 1.5x, up to 10 minutes).
+	InstallerBackoff metav1.Duration `json:"installerBackoff,omitempty"`
+}
+
+// poolSyncTimeout is how long the machine-config operator waits for the required
+// pools, which hold machines machines, before it reports Degraded.
+func (t Timing) poolSyncTimeout(machines int) time.Duration {
+	per := t.PoolSyncNode.Duration
+	if per <= 0 {
+		per = 10 * t.MachineConfigNode.Duration
+	}
+	return time.Duration(max(machines, 1)) * per
+}
+
+// installerBackoff is library-go's backOffDuration(base, 1.5, 60*base) for a node
+// whose installer failed count times.
+func (t Timing) installerBackoff(count int) time.Duration {
+	base := t.InstallerBackoff.Duration
+	d := time.Duration(float64(base) * math.Pow(1.5, float64(count)))
+	if limit := 60 * base; d > limit {
+		return limit
+	}
+	return d
 }
 
 // DefaultTiming is the timing used for fields a scenario leaves empty.
@@ -98,6 +155,9 @@ var DefaultTiming = Timing{
 	MachineConfigNode: metav1.Duration{Duration: time.Second},
 	CVOInterval:       metav1.Duration{Duration: 5 * time.Second},
 	CVOPoll:           metav1.Duration{Duration: 200 * time.Millisecond},
+	DrainRetry:        metav1.Duration{Duration: 2 * time.Second},
+	DrainTimeout:      metav1.Duration{Duration: 30 * time.Second},
+	InstallerBackoff:  metav1.Duration{Duration: time.Second},
 }
 
 // FastTiming is a test's timing: delays short enough for a whole update to run in
@@ -108,6 +168,9 @@ var FastTiming = Timing{
 	MachineConfigNode: metav1.Duration{Duration: 200 * time.Millisecond},
 	CVOInterval:       metav1.Duration{Duration: time.Second},
 	CVOPoll:           metav1.Duration{Duration: 50 * time.Millisecond},
+	DrainRetry:        metav1.Duration{Duration: 100 * time.Millisecond},
+	DrainTimeout:      metav1.Duration{Duration: time.Second},
+	InstallerBackoff:  metav1.Duration{Duration: 100 * time.Millisecond},
 }
 
 // HeldTiming is FastTiming with the CVO held in its payload retrieval and the
@@ -120,6 +183,9 @@ var HeldTiming = Timing{
 	CVOInterval:       FastTiming.CVOInterval,
 	CVOPoll:           FastTiming.CVOPoll,
 	PayloadLoad:       metav1.Duration{Duration: time.Hour},
+	DrainRetry:        FastTiming.DrainRetry,
+	DrainTimeout:      FastTiming.DrainTimeout,
+	InstallerBackoff:  FastTiming.InstallerBackoff,
 }
 
 // withDefaults returns t with every zero field set from DefaultTiming.
@@ -137,6 +203,10 @@ func (t Timing) withDefaults() Timing {
 		CVOInterval:       pick(t.CVOInterval, DefaultTiming.CVOInterval),
 		CVOPoll:           pick(t.CVOPoll, DefaultTiming.CVOPoll),
 		PayloadLoad:       pick(t.PayloadLoad, DefaultTiming.PayloadLoad),
+		DrainRetry:        pick(t.DrainRetry, DefaultTiming.DrainRetry),
+		DrainTimeout:      pick(t.DrainTimeout, DefaultTiming.DrainTimeout),
+		PoolSyncNode:      t.PoolSyncNode,
+		InstallerBackoff:  pick(t.InstallerBackoff, DefaultTiming.InstallerBackoff),
 	}
 }
 
@@ -297,11 +367,24 @@ func (s *Scenario) validate() error {
 			return fmt.Errorf("operators[%d] (%s): unknown type %q (want plain, static-pod or machine-config)", i, op.ClusterOperator, op.Type)
 		}
 	}
+	joining := map[string]bool{}
+	for i, jn := range s.JoiningNodes {
+		if jn.Node == "" {
+			return fmt.Errorf("joiningNodes[%d]: node is empty (name the node whose kubelet waits for its client certificate)", i)
+		}
+		if errs := validation.IsDNS1123Subdomain(jn.Node); len(errs) > 0 {
+			return fmt.Errorf("joiningNodes[%d]: node %q is not a valid node name: %s", i, jn.Node, strings.Join(errs, "; "))
+		}
+		if joining[jn.Node] {
+			return fmt.Errorf("joiningNodes[%d]: node %s listed twice", i, jn.Node)
+		}
+		joining[jn.Node] = true
+	}
 	for i, f := range s.Faults {
 		if err := f.Validate(); err != nil {
 			return fmt.Errorf("faults[%d]: %w", i, err)
 		}
-		if f.Type == FaultKubeletFalseSuccess && !s.isStaticPodOperator(f.ClusterOperator) {
+		if f.needsStaticPodOperator() && !s.isStaticPodOperator(f.ClusterOperator) {
 			return fmt.Errorf("faults[%d]: %s needs a static-pod operator (kube-apiserver, kube-controller-manager, kube-scheduler, etcd, or one declared with type static-pod), not %s", i, f.Type, f.ClusterOperator)
 		}
 	}

@@ -1,12 +1,17 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/openshift-recover/recover/internal/testing/kubetest"
 )
 
 // writeScenario writes files (path -> content; a path ending in / is a directory)
@@ -59,7 +64,8 @@ func TestLoadScenario(t *testing.T) {
 	if s.MustGather != "must-gather" || s.Dir != dir || len(s.Releases) != 1 || len(s.Faults) != 1 {
 		t.Errorf("loaded %+v", s)
 	}
-	if got := s.Timing.withDefaults(); got.Operator.Duration != 3*time.Second || got.StaticPodNode != DefaultTiming.StaticPodNode {
+	if got := s.Timing.withDefaults(); got.Operator.Duration != 3*time.Second || got.StaticPodNode != DefaultTiming.StaticPodNode ||
+		got.DrainRetry != DefaultTiming.DrainRetry || got.DrainTimeout != DefaultTiming.DrainTimeout || got.InstallerBackoff != DefaultTiming.InstallerBackoff {
 		t.Errorf("timing with defaults: %+v", got)
 	}
 	if r, ok := s.Release("4.4.3"); !ok || r.Payload != "releases/4.4.3" {
@@ -88,6 +94,17 @@ func TestLoadScenarioErrors(t *testing.T) {
 		{"unknown operator type", map[string]string{"scenario.yaml": validScenario + "operators:\n- clusterOperator: x\n  deployment: ns/x\n  type: magic\n", "must-gather/": "", "releases/4.4.3/": ""}, `unknown type "magic"`},
 		{"false success on a plain operator", map[string]string{"scenario.yaml": replace("clusterOperator: kube-apiserver", "clusterOperator: dns"), "must-gather/": "", "releases/4.4.3/": ""}, "needs a static-pod operator"},
 		{"static-pod operator without operand", map[string]string{"scenario.yaml": validScenario + "operators:\n- clusterOperator: x\n  deployment: ns/x\n  type: static-pod\n", "must-gather/": "", "releases/4.4.3/": ""}, "needs staticPods"},
+		{"installer-fails without node", map[string]string{"scenario.yaml": validScenario + "- type: installer-fails\n  clusterOperator: kube-apiserver\n  revision: 9\n", "must-gather/": "", "releases/4.4.3/": ""}, "name the node whose installers fail"},
+		{"installer-fails without revision", map[string]string{"scenario.yaml": validScenario + "- type: installer-fails\n  clusterOperator: kube-apiserver\n  node: master-1\n", "must-gather/": "", "releases/4.4.3/": ""}, "revision is 0"},
+		{"installer-fails with a negative revision", map[string]string{"scenario.yaml": validScenario + "- type: installer-fails\n  clusterOperator: etcd\n  node: master-1\n  revision: -3\n", "must-gather/": "", "releases/4.4.3/": ""}, "revision is -3"},
+		{"installer-fails on a plain operator", map[string]string{"scenario.yaml": validScenario + "- type: installer-fails\n  clusterOperator: dns\n  node: master-1\n  revision: 9\n", "must-gather/": "", "releases/4.4.3/": ""}, "installer-fails needs a static-pod operator"},
+		{"revision on another fault", map[string]string{"scenario.yaml": validScenario + "- type: degraded\n  clusterOperator: dns\n  revision: 9\n", "must-gather/": "", "releases/4.4.3/": ""}, "revision applies to installer-fails faults only"},
+		{"unknown fault type", map[string]string{"scenario.yaml": replace("type: kubelet-false-success", "type: installer-flakes"), "must-gather/": "", "releases/4.4.3/": ""}, `unknown fault type "installer-flakes" (want degraded, stuck-rollout, kubelet-false-success or installer-fails)`},
+		{"joining node without a name", map[string]string{"scenario.yaml": validScenario + "joiningNodes:\n- servingCSR: true\n", "must-gather/": "", "releases/4.4.3/": ""}, "joiningNodes[0]: node is empty"},
+		{"joining node with a bad name", map[string]string{"scenario.yaml": validScenario + "joiningNodes:\n- node: Worker_3\n", "must-gather/": "", "releases/4.4.3/": ""}, `node "Worker_3" is not a valid node name`},
+		{"joining node twice", map[string]string{"scenario.yaml": validScenario + "joiningNodes:\n- node: worker-3\n- node: worker-3\n", "must-gather/": "", "releases/4.4.3/": ""}, "joiningNodes[1]: node worker-3 listed twice"},
+		{"joining node field unknown", map[string]string{"scenario.yaml": validScenario + "joiningNodes:\n- node: worker-3\n  csr: pending\n", "must-gather/": "", "releases/4.4.3/": ""}, `unknown field "csr"`},
+		{"bad drain timeout", map[string]string{"scenario.yaml": replace("  operator: 3s\n", "  operator: 3s\n  drainTimeout: an hour\n"), "must-gather/": "", "releases/4.4.3/": ""}, "malformed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := LoadScenario(writeScenario(t, tc.files))
@@ -142,5 +159,41 @@ func TestReadMustGather(t *testing.T) {
 	}
 	if _, err := ReadMustGather(filepath.Join(dir, "nope")); !errors.As(err, &se) {
 		t.Fatalf("want a ScenarioError for a missing directory, got %v", err)
+	}
+}
+
+func TestTimingDerivedDelays(t *testing.T) {
+	tm := Timing{MachineConfigNode: metav1.Duration{Duration: time.Second}, InstallerBackoff: metav1.Duration{Duration: 10 * time.Second}}
+	if got := tm.poolSyncTimeout(3); got != 30*time.Second {
+		t.Errorf("pool sync timeout of 3 required machines at 1s per node: %s, want 10 x 1s x 3", got)
+	}
+	tm.PoolSyncNode = metav1.Duration{Duration: 2 * time.Second}
+	if got := tm.poolSyncTimeout(0); got != 2*time.Second {
+		t.Errorf("pool sync timeout with no required machine: %s, want one node's", got)
+	}
+	// library-go: 10s x 1.5^count, at most 10 minutes.
+	for count, want := range map[int]time.Duration{0: 10 * time.Second, 1: 15 * time.Second, 2: 22500 * time.Millisecond, 20: 10 * time.Minute} {
+		if got := tm.installerBackoff(count); got != want {
+			t.Errorf("installer backoff after %d failures: %s, want %s", count, got, want)
+		}
+	}
+}
+
+func TestLoadRefusesAJoiningNodeTheMustGatherHolds(t *testing.T) {
+	f := newFixture()
+	f.scenarioExtra = map[string]any{"joiningNodes": []any{map[string]any{"node": "worker-1"}}}
+	kubetest.Require(t, env)
+	scn, err := LoadScenario(f.write(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(env.Config, scn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Load(context.Background())
+	var se *ScenarioError
+	if !errors.As(err, &se) || !se.BadInput() || !strings.Contains(err.Error(), "node worker-1 is a joining node of the scenario but the must-gather holds its Node") {
+		t.Fatalf("Load: %v, want a scenario error naming worker-1", err)
 	}
 }

@@ -50,6 +50,7 @@ type Sim struct {
 
 	rec      *recorder
 	faults   *faultSet
+	own      *ownDegraded
 	releases *releaseSet
 
 	mu      sync.Mutex
@@ -121,6 +122,7 @@ func New(cfg *rest.Config, scn *Scenario, opts Options) (*Sim, error) {
 		mapper:        resource.NewMapper(kube.Discovery()),
 		rec:           newRecorder(opts.Out),
 		faults:        newFaultSet(faults),
+		own:           &ownDegraded{conds: map[string]conditionUpdate{}},
 		releases:      newReleaseSet(scn),
 	}
 	return s, nil
@@ -267,7 +269,7 @@ func (s *Sim) InjectFault(f Fault) error {
 	if err := f.Validate(); err != nil {
 		return err
 	}
-	if f.Type == FaultKubeletFalseSuccess && !s.scn.isStaticPodOperator(f.ClusterOperator) {
+	if f.needsStaticPodOperator() && !s.scn.isStaticPodOperator(f.ClusterOperator) {
 		return fmt.Errorf("%s fault: %s is not a static-pod operator", f.Type, f.ClusterOperator)
 	}
 	s.faults.add(f)

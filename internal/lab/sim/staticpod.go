@@ -7,9 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
-	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -38,39 +36,6 @@ func staticPodGVR(resource string) schema.GroupVersionResource {
 
 func (op *operator) staticPodClient() dynamic.ResourceInterface {
 	return op.s.dyn.Resource(staticPodGVR(op.spec.StaticPods.Resource))
-}
-
-// reconcileStaticPods rolls a new revision out when the Deployment runs a release
-// the ClusterOperator does not report, or when spec.forceRedeploymentReason changed.
-func (op *operator) reconcileStaticPods(ctx context.Context, version, reported string) bool {
-	reason, err := op.forceRedeploymentReason(ctx)
-	if err != nil {
-		op.retryLater(ctx)
-		return true
-	}
-	op.mu.Lock()
-	first := op.redeploy == "" && !op.redeploySeen
-	if first {
-		op.redeploy, op.redeploySeen = reason, true
-	}
-	forced := !first && reason != op.redeploy
-	op.mu.Unlock()
-	switch {
-	case version != "" && version != reported:
-		if !op.rolloutRevision(ctx, version, false) {
-			return false
-		}
-	case forced && reported != "":
-		if !op.rolloutRevision(ctx, reported, true) {
-			return false
-		}
-	default:
-		return true
-	}
-	op.mu.Lock()
-	op.redeploy = reason
-	op.mu.Unlock()
-	return true
 }
 
 // forceRedeploymentReason reads the operator resource's spec.forceRedeploymentReason.
@@ -170,142 +135,6 @@ func (op *operator) controlPlaneNodes() []string {
 	return names
 }
 
-// rolloutRevision rolls a new revision out node by node, the way library-go's
-// installer controller does: it bumps latestAvailableRevision, then for one node at
-// a time sets targetRevision, runs installer-<N>-<node> to Succeeded, lets the
-// kubelet restart the static pod (the mirror pod now carries revision=N and the new
-// image), and records currentRevision=N. Only once every node runs N does the
-// ClusterOperator report the release's versions. forced rollouts (a new
-// forceRedeploymentReason) keep the versions. It returns false when interrupted.
-func (op *operator) rolloutRevision(ctx context.Context, version string, forced bool) bool {
-	name := op.spec.ClusterOperator
-	trigger := "release " + version
-	if forced {
-		trigger = "a new forceRedeploymentReason"
-	}
-	// A rollout that was interrupted (an API error, a newer release) resumes with
-	// the revision it created rather than creating another.
-	op.mu.Lock()
-	rev, resume := op.inflight.rev, op.inflight.trigger == trigger && op.inflight.rev > 0
-	op.mu.Unlock()
-	status, err := op.updateStaticPodStatus(ctx, func(st *operatorv1.StaticPodOperatorStatus) bool {
-		if !resume || st.LatestAvailableRevision < rev {
-			rev = st.LatestAvailableRevision + 1
-			resume = false
-		}
-		st.LatestAvailableRevision = rev
-		st.LatestAvailableRevisionReason = ""
-		setOperatorCondition(&st.Conditions, "NodeInstallerProgressing", operatorv1.ConditionTrue, "NodeInstaller", revisionSummary(st.NodeStatuses, rev))
-		return true
-	})
-	if err != nil {
-		op.s.rec.record(op.actor, "Error", op.spec.StaticPods.Resource+"/"+staticPodSingleton, err.Error(), nil)
-		op.retryLater(ctx)
-		return true
-	}
-	op.mu.Lock()
-	op.inflight = rollout{trigger: trigger, rev: rev}
-	op.mu.Unlock()
-	if !resume {
-		op.s.rec.record(op.actor, "RevisionCreated", op.spec.StaticPods.Resource+"/"+staticPodSingleton, fmt.Sprintf("revision %d for %s", rev, trigger), nil)
-	}
-	if !op.progressing(ctx, version, "NodeInstaller", "NodeInstallerProgressing: "+revisionSummary(status.NodeStatuses, rev)) {
-		return false
-	}
-	for _, ns := range status.NodeStatuses {
-		if ns.CurrentRevision >= rev {
-			continue
-		}
-		if !op.installRevision(ctx, version, ns.NodeName, rev) {
-			return false
-		}
-	}
-	if _, err := op.updateStaticPodStatus(ctx, func(st *operatorv1.StaticPodOperatorStatus) bool {
-		setOperatorCondition(&st.Conditions, "NodeInstallerProgressing", operatorv1.ConditionFalse, "AllNodesAtLatestRevision", revisionSummary(st.NodeStatuses, rev))
-		return true
-	}); err != nil {
-		return false
-	}
-	op.mu.Lock()
-	op.inflight = rollout{}
-	op.mu.Unlock()
-	msg := "NodeInstallerProgressing: " + fmt.Sprintf("%d nodes are at revision %d", len(status.NodeStatuses), rev)
-	if forced {
-		err := op.s.updateClusterOperator(ctx, name, func(co *configv1.ClusterOperator) bool {
-			setCondition(&co.Status.Conditions, conditionUpdate{Type: configv1.OperatorProgressing, Status: configv1.ConditionFalse, Reason: "AsExpected", Message: msg})
-			return true
-		})
-		return err == nil
-	}
-	return op.reportVersion(ctx, version, "AsExpected", msg)
-}
-
-// rollout is a static-pod rollout in flight: what started it and its revision.
-type rollout struct {
-	trigger string
-	rev     int32
-}
-
-// installRevision installs revision rev on one node.
-func (op *operator) installRevision(ctx context.Context, version, node string, rev int32) bool {
-	sp := op.spec.StaticPods
-	if _, err := op.updateStaticPodStatus(ctx, func(st *operatorv1.StaticPodOperatorStatus) bool {
-		for i := range st.NodeStatuses {
-			if st.NodeStatuses[i].NodeName == node {
-				st.NodeStatuses[i].TargetRevision = rev
-			}
-		}
-		return true
-	}); err != nil {
-		return false
-	}
-	installer, err := op.startInstaller(ctx, node, rev)
-	if err != nil {
-		op.s.rec.record(op.actor, "Error", "Pod "+sp.Namespace+"/installer", err.Error(), nil)
-		return false
-	}
-	op.s.rec.record(op.actor, "InstallerStarted", "Pod "+sp.Namespace+"/"+installer.Name, fmt.Sprintf("installing revision %d on %s", rev, node), nil)
-	if !op.waitWhileStuck(ctx, version, node) {
-		return false
-	}
-	if !op.pauseFor(ctx, func(t Timing) time.Duration { return t.StaticPodNode.Duration }, version) {
-		return false
-	}
-	if err := op.finishInstaller(ctx, installer); err != nil {
-		op.s.rec.record(op.actor, "Error", "Pod "+sp.Namespace+"/"+installer.Name, err.Error(), nil)
-		return false
-	}
-	op.s.rec.record(op.actor, "InstallerSucceeded", "Pod "+sp.Namespace+"/"+installer.Name, "phase Succeeded", nil)
-	mirror := sp.PodPrefix + "-" + node
-	if _, falseSuccess := op.s.faults.find(FaultKubeletFalseSuccess, op.spec.ClusterOperator, node); falseSuccess {
-		op.s.rec.record(op.actor, "KubeletFalseSuccess", "Pod "+sp.Namespace+"/"+mirror,
-			fmt.Sprintf("the installer reported Succeeded but %s keeps running the old revision", node), nil)
-	} else {
-		_, image := op.current()
-		if err := op.restartStaticPod(ctx, node, rev, image); err != nil {
-			op.s.rec.record(op.actor, "Error", "Pod "+sp.Namespace+"/"+mirror, err.Error(), nil)
-			return false
-		}
-		op.s.rec.record(op.actor, "MirrorPodUpdated", "Pod "+sp.Namespace+"/"+mirror, fmt.Sprintf("revision %d", rev), nil)
-	}
-	var statuses []operatorv1.NodeStatus
-	if _, err := op.updateStaticPodStatus(ctx, func(st *operatorv1.StaticPodOperatorStatus) bool {
-		for i := range st.NodeStatuses {
-			if st.NodeStatuses[i].NodeName == node {
-				st.NodeStatuses[i].CurrentRevision = rev
-				st.NodeStatuses[i].TargetRevision = 0
-			}
-		}
-		setOperatorCondition(&st.Conditions, "NodeInstallerProgressing", operatorv1.ConditionTrue, "NodeInstaller", revisionSummary(st.NodeStatuses, rev))
-		statuses = st.NodeStatuses
-		return true
-	}); err != nil {
-		return false
-	}
-	op.s.rec.record(op.actor, "NodeAtRevision", op.spec.StaticPods.Resource+"/"+staticPodSingleton, fmt.Sprintf("nodeStatuses: %s currentRevision %d", node, rev), nil)
-	return op.progressing(ctx, version, "NodeInstaller", "NodeInstallerProgressing: "+revisionSummary(statuses, rev))
-}
-
 // revisionSummary is library-go's "N nodes are at revision R" message.
 func revisionSummary(statuses []operatorv1.NodeStatus, latest int32) string {
 	counts := map[int32]int{}
@@ -353,49 +182,6 @@ func (op *operator) operatorImage() string {
 		return "quay.io/openshift-release-dev/ocp-v4.0-art-dev:installer"
 	}
 	return d.Spec.Template.Spec.Containers[0].Image
-}
-
-// startInstaller creates installer-<rev>-<node> (installer-<rev>-retry-<k>-<node>
-// when that name is taken) bound to node, and reports it Running.
-func (op *operator) startInstaller(ctx context.Context, node string, rev int32) (*corev1.Pod, error) {
-	sp := op.spec.StaticPods
-	pods := op.s.kube.CoreV1().Pods(sp.Namespace)
-	if err := op.s.ensureServiceAccountNamed(ctx, sp.Namespace, "installer-sa"); err != nil {
-		return nil, err
-	}
-	name := fmt.Sprintf("installer-%d-%s", rev, node)
-	for retry := 1; ; retry++ {
-		pod := &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: sp.Namespace, Labels: map[string]string{"app": "installer"}},
-			Spec: corev1.PodSpec{
-				NodeName:           node,
-				RestartPolicy:      corev1.RestartPolicyNever,
-				ServiceAccountName: "installer-sa",
-				PriorityClassName:  "system-node-critical",
-				Tolerations:        []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
-				Containers: []corev1.Container{{
-					Name:    "installer",
-					Image:   op.operatorImage(),
-					Command: []string{"cluster-" + op.spec.ClusterOperator + "-operator", "installer"},
-					Args:    []string{"--revision=" + strconv.Itoa(int(rev)), "--namespace=" + sp.Namespace, "--pod=" + sp.PodPrefix + "-pod"},
-				}},
-			},
-		}
-		created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) && retry < 10 {
-			name = fmt.Sprintf("installer-%d-retry-%d-%s", rev, retry, node)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		n, ok := simNode(op.ops.nodes, node)
-		if !ok {
-			n = &corev1.Node{}
-		}
-		runningStatus(created, n)
-		return pods.UpdateStatus(ctx, created, metav1.UpdateOptions{})
-	}
 }
 
 // finishInstaller reports the installer pod Succeeded.

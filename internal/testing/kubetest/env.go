@@ -25,9 +25,11 @@ import (
 // Options choose what a control plane runs besides etcd and kube-apiserver.
 type Options struct {
 	// Workloads also starts kube-controller-manager (deployment, replicaset,
-	// serviceaccount, garbage-collector and namespace controllers), kube-scheduler
-	// and kwok, so that Deployments roll out to Running pods on nodes created with
-	// NewFakeNode.
+	// daemonset, job, serviceaccount, garbage-collector, namespace, disruption and
+	// CSR signing controllers; see WorkloadControllers), kube-scheduler and kwok,
+	// so that Deployments roll out to Running pods on nodes created with
+	// NewFakeNode, PodDisruptionBudgets get their status, and approved
+	// certificate signing requests are issued.
 	Workloads bool
 	// SkipCRDs leaves the OpenShift CRDs out (for tests of a plain Kubernetes cluster).
 	SkipCRDs bool
@@ -120,6 +122,9 @@ func (e *Env) writeSecrets() error {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(e.Dir, "sa.pub"), pubPEM, 0o600); err != nil {
+		return err
+	}
+	if err := writeSigningCA(e.Dir); err != nil {
 		return err
 	}
 	e.tokens = map[string]string{"admin": randomToken(), LimitedUser: randomToken()}

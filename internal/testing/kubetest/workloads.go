@@ -18,14 +18,29 @@ import (
 // tests can write node status (kubelet versions, conditions) themselves.
 const FakeNodeAnnotation = "kwok.x-k8s.io/node"
 
+// WorkloadControllers are the kube-controller-manager controllers an environment
+// with Workloads runs (the binary's --help lists the names): the workload
+// controllers, the disruption controller (PodDisruptionBudget status, which the
+// Eviction API enforces) and the CSR signing controller (approved requests are
+// issued with the cluster signing CA). The CSR approving controller is left out,
+// as OpenShift leaves approval to its machine approver: a request stays pending
+// until someone approves it.
+var WorkloadControllers = []string{
+	"deployment-controller", "replicaset-controller", "serviceaccount-controller", "serviceaccount-token-controller",
+	"garbage-collector-controller", "namespace-controller", "daemonset-controller", "job-controller",
+	"disruption-controller", "certificatesigningrequest-signing-controller",
+}
+
 // startWorkloadControllers starts kube-controller-manager, kube-scheduler and kwok
 // against this environment's API server.
 func (e *Env) startWorkloadControllers() error {
 	suffix := strings.TrimPrefix(filepath.Base(e.Kubeconfig), "kubeconfig")
 	kcm, err := startProcess(e.Dir, "kube-controller-manager"+suffix, e.bins.Path("kube-controller-manager"), []string{
 		"--kubeconfig", e.Kubeconfig,
-		"--controllers", "deployment-controller,replicaset-controller,serviceaccount-controller,serviceaccount-token-controller,garbage-collector-controller,namespace-controller,daemonset-controller,job-controller",
+		"--controllers", strings.Join(WorkloadControllers, ","),
 		"--service-account-private-key-file", filepath.Join(e.Dir, "sa.key"),
+		"--cluster-signing-cert-file", filepath.Join(e.Dir, SigningCertFile),
+		"--cluster-signing-key-file", filepath.Join(e.Dir, SigningKeyFile),
 		"--leader-elect=false",
 		"--secure-port=0",
 		"--concurrent-deployment-syncs", "10",

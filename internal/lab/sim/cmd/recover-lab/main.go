@@ -44,6 +44,7 @@ type options struct {
 	hold     bool
 	noFaults bool
 	quiet    bool
+	gatherTo string
 	out      io.Writer
 	errOut   io.Writer
 }
@@ -58,6 +59,7 @@ func main() {
 	fs.BoolVar(&o.hold, "hold", true, "keep the cluster as the scenario describes it (the CVO stuck retrieving its payload, machine-config daemons idle) until recover disables the CVO; --hold=false lets the fake CVO go on reconciling at once")
 	fs.BoolVar(&o.noFaults, "no-faults", false, "start without the scenario's faults")
 	fs.BoolVar(&o.quiet, "quiet", false, "do not print what the fake controllers do")
+	fs.StringVar(&o.gatherTo, "must-gather-out", "", "write a must-gather of the live cluster into this directory once the lab is up, and again on every SIGUSR1 (for recover inspect --must-gather)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: go run ./internal/lab/sim/cmd/recover-lab --scenario DIR [flags]\n\nStarts a simulated OpenShift cluster loaded with a scenario (docs/simulator.md).\nRun it from the repository root. Ctrl-C stops it and removes its files.\n\n")
 		fs.PrintDefaults()
@@ -132,6 +134,9 @@ func (o *options) run(ctx context.Context) int {
 	if o.hold {
 		go o.releaseWhenCVOStops(ctx, s, timing)
 	}
+	if o.gatherTo != "" {
+		go o.gatherOnSignal(ctx, s)
+	}
 	<-ctx.Done()
 	fmt.Fprintln(o.out, "\nrecover-lab: stopping the simulator and the control plane ...")
 	s.Stop()
@@ -149,6 +154,48 @@ func (o *options) releaseWhenCVOStops(ctx context.Context, s *sim.Sim, timing si
 	}
 	s.SetTiming(timing)
 	fmt.Fprintln(o.out, "recover-lab: the CVO was scaled down; the simulated controllers now run at the scenario's pace")
+}
+
+// gatherOnSignal writes a must-gather of the live cluster into --must-gather-out
+// now and on every SIGUSR1, replacing the previous one.
+func (o *options) gatherOnSignal(ctx context.Context, s *sim.Sim) {
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	defer signal.Stop(usr1)
+	for {
+		if err := replaceable(o.gatherTo); err != nil {
+			fmt.Fprintf(o.errOut, "recover-lab: --must-gather-out: %v\n", err)
+		} else if err := os.RemoveAll(o.gatherTo); err != nil {
+			fmt.Fprintf(o.errOut, "recover-lab: --must-gather-out: %v\n", err)
+		} else if err := s.WriteMustGather(ctx, o.gatherTo); err != nil {
+			fmt.Fprintf(o.errOut, "recover-lab: --must-gather-out: %v\n", err)
+		} else {
+			fmt.Fprintf(o.out, "recover-lab: wrote a must-gather of the live cluster to %s (recover inspect --must-gather %s; kill -USR1 %d writes a fresh one)\n", o.gatherTo, o.gatherTo, os.Getpid())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-usr1:
+		}
+	}
+}
+
+// replaceable refuses to replace a directory that is neither empty nor a
+// must-gather the lab wrote (a timestamp file beside cluster-scoped-resources/).
+func replaceable(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0 {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, marker := range []string{"timestamp", "cluster-scoped-resources"} {
+		if _, err := os.Stat(filepath.Join(dir, marker)); err != nil {
+			return fmt.Errorf("%s holds other files; name a new directory (the lab replaces its content on every write)", dir)
+		}
+	}
+	return nil
 }
 
 // banner prints where the cluster is and what to try.
