@@ -45,8 +45,8 @@ type mutation struct {
 
 	// The remediation facts, for the events (see ChangeInfo).
 	remedy, revertedBy, reverts, vouchedBy, note string
-	fields                                      []FieldChange
-	preImage                                    map[string]json.RawMessage
+	fields                                       []FieldChange
+	preImage                                     map[string]json.RawMessage
 	// recordNoop journals an intent and an "unchanged" outcome for a no-op (a
 	// revert that finds the pre-image in place), so the journal knows.
 	recordNoop bool
