@@ -23,6 +23,7 @@ type Builder struct {
 	s     Snapshot
 	spo   map[string]*StaticPodOperator // by resource
 	names map[string]bool               // "<kind>/<ns>/<name>" seen, for de-duplication
+	w     wedgeState                    // the wedge facts assembled at Finish
 }
 
 // NewBuilder starts a snapshot of the given source kind and location.
@@ -34,6 +35,7 @@ func NewBuilder(kind SourceKind, location string) *Builder {
 		},
 		spo:   map[string]*StaticPodOperator{},
 		names: map[string]bool{},
+		w:     newWedgeState(),
 	}
 	for _, c := range StaticPodComponents {
 		b.spo[c.Resource.Resource] = &StaticPodOperator{
@@ -86,7 +88,7 @@ func (b *Builder) SetClusterVersion(cv *configv1.ClusterVersion) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.s.ClusterVersion = &ClusterVersion{Spec: cv.Spec, Status: cv.Status}
+	b.s.ClusterVersion = &ClusterVersion{UID: string(cv.UID), Spec: cv.Spec, Status: cv.Status}
 }
 
 // AddClusterOperator adds a ClusterOperator.
@@ -101,9 +103,10 @@ func (b *Builder) AddClusterOperator(co *configv1.ClusterOperator) {
 }
 
 // SetStaticPodOperator stores a static-pod operator CR (resource is its plural,
-// e.g. "kubeapiservers"; only the singleton "cluster" counts).
-func (b *Builder) SetStaticPodOperator(resource, name string, spec operatorv1.StaticPodOperatorSpec, status operatorv1.StaticPodOperatorStatus) {
-	if name != openshift.SingletonName {
+// e.g. "kubeapiservers"; only the singleton "cluster" counts; an empty name is
+// taken to be it, as offline files without metadata are).
+func (b *Builder) SetStaticPodOperator(resource string, meta metav1.ObjectMeta, spec operatorv1.StaticPodOperatorSpec, status operatorv1.StaticPodOperatorStatus) {
+	if meta.Name != "" && meta.Name != openshift.SingletonName {
 		return
 	}
 	b.mu.Lock()
@@ -113,33 +116,50 @@ func (b *Builder) SetStaticPodOperator(resource, name string, spec operatorv1.St
 		return
 	}
 	op.Present = true
+	op.UID = string(meta.UID)
 	op.ManagementState = string(spec.ManagementState)
+	op.ForceRedeploymentReason = spec.ForceRedeploymentReason
 	op.LatestAvailableRevision = status.LatestAvailableRevision
 	op.NodeStatuses = status.NodeStatuses
 	op.Conditions = status.Conditions
 }
 
-// AddPod adds a pod of a static-pod operand namespace (a mirror or installer pod);
-// other pods are ignored.
+// AddPod adds a pod. In a static-pod operand namespace its mirror, installer or
+// guard pod record is kept; any pod a drain would evict through the eviction API
+// is kept, lean and with its labels, until Finish, which keeps it as a DrainPod
+// when a PodDisruptionBudget of its namespace selects it and its node has
+// DrainTrouble (see DrainInputsComplete). Other pods are dropped.
 func (b *Builder) AddPod(p *corev1.Pod) {
+	var mirror *StaticPod
+	var installer *InstallerPod
+	var guard *GuardPod
 	c := StaticPodComponentFor(p.Namespace)
-	if c == nil {
-		return
+	if c != nil && c.Namespace == p.Namespace {
+		mirror, installer = StaticPodFromAPI(c, p)
+		if mirror == nil && installer == nil {
+			guard = GuardPodFromAPI(c, p)
+		}
 	}
-	mirror, installer := StaticPodFromAPI(c, p)
-	if mirror == nil && installer == nil {
-		return
-	}
+	cand, isCand := drainCandidate(p)
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if isCand {
+		b.addCandidate(cand, p.Labels)
+	}
+	if mirror == nil && installer == nil && guard == nil {
+		return
+	}
 	if b.seen("pod", p.Namespace, p.Name) {
 		return
 	}
 	op := b.spo[c.Resource.Resource]
-	if mirror != nil {
+	switch {
+	case mirror != nil:
 		op.MirrorPods = append(op.MirrorPods, *mirror)
-	} else {
+	case installer != nil:
 		op.Installers = append(op.Installers, *installer)
+	default:
+		op.Guards = append(op.Guards, *guard)
 	}
 }
 
@@ -251,10 +271,11 @@ func (b *Builder) Finish() *Snapshot {
 	s := &b.s
 	for _, c := range StaticPodComponents {
 		op := b.spo[c.Resource.Resource]
-		if op.Present || len(op.MirrorPods) > 0 || len(op.Installers) > 0 || b.hasRecord(c.Resource.Key()) {
+		if op.Present || len(op.MirrorPods) > 0 || len(op.Installers) > 0 || len(op.Guards) > 0 || b.hasRecord(c.Resource.Key()) {
 			s.StaticPodOperators = append(s.StaticPodOperators, *op)
 		}
 	}
+	b.finishWedges()
 	normalize(s)
 	if s.Source.CollectedAt.IsZero() {
 		if t := newestTimestamp(s); !t.IsZero() {
@@ -316,6 +337,7 @@ func normalize(s *Snapshot) {
 		})
 		sort.Slice(op.NodeStatuses, func(i, j int) bool { return op.NodeStatuses[i].NodeName < op.NodeStatuses[j].NodeName })
 	}
+	normalizeWedges(s)
 }
 
 // newestTimestamp returns the newest ClusterVersion or ClusterOperator transition

@@ -14,16 +14,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Annotation and label keys read from nodes, pods and MachineConfigs.
+// Annotation and label keys read from nodes, pods and MachineConfigs (the
+// OpenShift ones are defined once, in internal/openshift).
 const (
-	annCurrentConfig       = "machineconfiguration.openshift.io/currentConfig"
-	annDesiredConfig       = "machineconfiguration.openshift.io/desiredConfig"
-	annMCDState            = "machineconfiguration.openshift.io/state"
-	annMCDReason           = "machineconfiguration.openshift.io/reason"
-	annReleaseImageVersion = "machineconfiguration.openshift.io/release-image-version"
-	annControllerVersion   = "machineconfiguration.openshift.io/generated-by-controller-version"
-	annMirrorPod           = "kubernetes.io/config.mirror"
-	labelNodeRolePrefix    = "node-role.kubernetes.io/"
+	annCurrentConfig       = openshift.AnnotationCurrentConfig
+	annDesiredConfig       = openshift.AnnotationDesiredConfig
+	annMCDState            = openshift.AnnotationMCDState
+	annMCDReason           = openshift.AnnotationMCDReason
+	annReleaseImageVersion = openshift.AnnotationReleaseImageVersion
+	annControllerVersion   = openshift.AnnotationControllerVersion
+	annMirrorPod           = corev1.MirrorPodAnnotationKey
+	labelNodeRolePrefix    = openshift.LabelNodeRolePrefix
 	labelRevision          = "revision"
 )
 
@@ -38,6 +39,11 @@ func NodeFromAPI(n *corev1.Node) Node {
 		DesiredConfig:  n.Annotations[annDesiredConfig],
 		MCDState:       n.Annotations[annMCDState],
 		MCDReason:      n.Annotations[annMCDReason],
+		// formatVersion 1.1
+		DesiredDrain:     n.Annotations[openshift.AnnotationDesiredDrain],
+		LastAppliedDrain: n.Annotations[openshift.AnnotationLastAppliedDrain],
+		Addresses:        addressesFromAPI(n.Status.Addresses),
+		Created:          utc(n.CreationTimestamp),
 	}
 	for k := range n.Labels {
 		if role, ok := strings.CutPrefix(k, labelNodeRolePrefix); ok && role != "" {
@@ -48,6 +54,9 @@ func NodeFromAPI(n *corev1.Node) Node {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			out.Ready = string(c.Status)
+			if c.Status != corev1.ConditionTrue {
+				out.ReadyReason, out.ReadyMessage = c.Reason, c.Message
+			}
 		}
 	}
 	return out
@@ -75,7 +84,7 @@ func ClusterOperatorFromAPI(co *configv1.ClusterOperator) ClusterOperator {
 func releaseAnnotations(in map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range in {
-		if strings.Contains(k, "release.openshift.io/") {
+		if strings.Contains(k, openshift.ReleaseAnnotationInfix) {
 			if out == nil {
 				out = map[string]string{}
 			}
@@ -98,6 +107,9 @@ func MachineConfigPoolFromAPI(p *mcfgv1.MachineConfigPool) MachineConfigPool {
 		UnavailableMachineCount: p.Status.UnavailableMachineCount,
 		DegradedMachineCount:    p.Status.DegradedMachineCount,
 		Conditions:              p.Status.Conditions,
+		Generation:              p.Generation,
+		ObservedGeneration:      p.Status.ObservedGeneration,
+		UID:                     string(p.UID),
 	}
 	_, out.RequiredForUpgrade = p.Labels[openshift.LabelRequiredForUpgradePool]
 	if p.Spec.NodeSelector != nil && len(p.Spec.NodeSelector.MatchLabels) > 0 {

@@ -24,6 +24,32 @@ type fingerprintDoc struct {
 	CVOReplicas   *int32                       `json:"cvoReplicas,omitempty"`
 	CVOPresent    bool                         `json:"cvoPresent"`
 	NotCollected  []string                     `json:"notCollected,omitempty"`
+
+	// The wedge facts a remedy depends on (formatVersion 1.1). Each is omitted
+	// when empty, so a snapshot without them (an older must-gather, a cluster with
+	// nothing wedged) digests as it did before they were collected.
+	DrainPDBs         []fpPDB            `json:"drainPDBs,omitempty"`
+	PendingCSRs       []string           `json:"pendingCSRs,omitempty"`
+	AdminAcks         map[string]string  `json:"adminAcks,omitempty"`
+	ForceRedeployment map[string]string  `json:"forceRedeployment,omitempty"`
+	CloudCredential   *fpCloudCredential `json:"cloudCredential,omitempty"`
+}
+
+// fpPDB is a PodDisruptionBudget that holds a drain: what relax-pdb patches and
+// restores, and whether it still allows no disruption.
+type fpPDB struct {
+	Key                        string `json:"key"`
+	UID                        string `json:"uid,omitempty"`
+	MinAvailable               string `json:"minAvailable,omitempty"`
+	MaxUnavailable             string `json:"maxUnavailable,omitempty"`
+	Selector                   string `json:"selector"`
+	UnhealthyPodEvictionPolicy string `json:"unhealthyPodEvictionPolicy,omitempty"`
+	DisruptionsAllowed         int32  `json:"disruptionsAllowed"`
+}
+
+type fpCloudCredential struct {
+	Mode          string `json:"mode,omitempty"`
+	UpgradeableTo string `json:"upgradeableTo,omitempty"`
 }
 
 type fpOperator struct {
@@ -59,10 +85,17 @@ type fpPool struct {
 // node's verified static-pod revision (mirror pod label and image, beside the
 // claimed revision); node kubelet versions and machine-config current/desired
 // configs; pools' paused flags and configurations; the CVO's replicas; and which
-// resource types were not collected. It ignores timestamps, resource versions,
-// conditions and list order, so re-collecting an unchanged cluster, live or from
-// a must-gather of it, gives the same fingerprint. apply recomputes it live and
-// refuses a plan whose fingerprint no longer matches.
+// of those resource types were not collected. Of the wedge facts (formatVersion
+// 1.1) it covers what a remedy depends on: the spec and disruptionsAllowed of the
+// PodDisruptionBudgets that select a DrainPod, the names of pending CSRs, the
+// admin-acks data, each static-pod operator's forceRedeploymentReason and the
+// CloudCredential's mode and upgradeable-to annotation; each is left out when
+// empty, and whether their resource types were collected is not digested, so a
+// must-gather that predates them matches a live cluster where nothing is
+// wedged. It ignores timestamps, resource versions, conditions and list order,
+// so re-collecting an unchanged cluster, live or from a must-gather of it, gives
+// the same fingerprint. apply recomputes it live and refuses a plan whose
+// fingerprint no longer matches.
 func (s *Snapshot) Fingerprint() string {
 	var d fingerprintDoc
 	if cv := s.ClusterVersion; cv != nil {
@@ -118,14 +151,56 @@ func (s *Snapshot) Fingerprint() string {
 		r := s.CVO.EffectiveReplicas()
 		d.CVOReplicas = &r
 	}
+	wedge := map[string]bool{}
+	for _, r := range WedgeResources() {
+		wedge[r.Key()] = true
+	}
 	for _, r := range s.Resources {
-		if r.State != Collected {
+		if r.State != Collected && !wedge[r.Key()] {
 			d.NotCollected = append(d.NotCollected, r.Key()+"="+string(r.State))
 		}
 	}
 	sort.Strings(d.NotCollected)
+	fingerprintWedges(s, &d)
 	// Marshalling plain strings, integers and booleans cannot fail.
 	data, _ := json.Marshal(d)
 	sum := sha256.Sum256(data)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// fingerprintWedges adds the wedge facts a remedy depends on.
+func fingerprintWedges(s *Snapshot, d *fingerprintDoc) {
+	holding := map[string]bool{}
+	for _, p := range s.DrainPods {
+		for _, k := range p.PDBs {
+			holding[k] = true
+		}
+	}
+	for _, p := range s.PodDisruptionBudgets {
+		if holding[p.Key()] {
+			d.DrainPDBs = append(d.DrainPDBs, fpPDB{Key: p.Key(), UID: p.UID, MinAvailable: p.MinAvailable, MaxUnavailable: p.MaxUnavailable,
+				Selector: p.Selector, UnhealthyPodEvictionPolicy: p.UnhealthyPodEvictionPolicy, DisruptionsAllowed: p.DisruptionsAllowed})
+		}
+	}
+	sort.Slice(d.DrainPDBs, func(i, j int) bool { return d.DrainPDBs[i].Key < d.DrainPDBs[j].Key })
+	for _, c := range s.CertificateSigningRequests {
+		if c.State == CSRStatePending {
+			d.PendingCSRs = append(d.PendingCSRs, c.Name)
+		}
+	}
+	sort.Strings(d.PendingCSRs)
+	if g := s.AdminGates; g != nil && len(g.Acks) > 0 {
+		d.AdminAcks = g.Acks
+	}
+	for _, op := range s.StaticPodOperators {
+		if op.ForceRedeploymentReason != "" {
+			if d.ForceRedeployment == nil {
+				d.ForceRedeployment = map[string]string{}
+			}
+			d.ForceRedeployment[op.Component] = op.ForceRedeploymentReason
+		}
+	}
+	if c := s.CloudCredential; c != nil && (c.Mode != "" || c.UpgradeableTo != "") {
+		d.CloudCredential = &fpCloudCredential{Mode: c.Mode, UpgradeableTo: c.UpgradeableTo}
+	}
 }

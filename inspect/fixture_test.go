@@ -203,7 +203,7 @@ func (f *fixture) snapshot() *Snapshot {
 	for _, d := range f.deploys {
 		b.AddDeployment(d)
 	}
-	b.SetStaticPodOperator("kubeapiservers", "cluster", operatorv1.StaticPodOperatorSpec{}, f.kas)
+	b.SetStaticPodOperator("kubeapiservers", metav1.ObjectMeta{Name: "cluster"}, operatorv1.StaticPodOperatorSpec{}, f.kas)
 	for _, p := range f.pods {
 		b.AddPod(p)
 	}

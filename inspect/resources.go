@@ -1,6 +1,10 @@
 package inspect
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/openshift-recover/recover/internal/openshift"
+)
 
 // Resource is a resource type inspect reads.
 type Resource struct {
@@ -11,8 +15,8 @@ type Resource struct {
 	// Resource is the plural name; Kind the object kind.
 	Resource string
 	Kind     string
-	// Namespaced resources are read per namespace (Namespaces) or, when Namespaces
-	// is empty, across all openshift-* namespaces.
+	// Namespaced resources are read per namespace or across namespaces (see
+	// WedgeResources and the sources for which).
 	Namespaced bool
 }
 
@@ -48,6 +52,72 @@ var (
 	ResPods                   = Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true}
 	ResDeployments            = Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
 )
+
+// The resource types of the wedge facts (formatVersion 1.1).
+var (
+	ResPodDisruptionBudgets              = Resource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets", Kind: "PodDisruptionBudget", Namespaced: true}
+	ResCertificateSigningRequests        = Resource{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests", Kind: "CertificateSigningRequest"}
+	ResMachines                          = Resource{Group: "machine.openshift.io", Version: "v1beta1", Resource: "machines", Kind: "Machine", Namespaced: true}
+	ResConfigMaps                        = Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+	ResAPIRequestCounts                  = Resource{Group: "apiserver.openshift.io", Version: "v1", Resource: "apirequestcounts", Kind: "APIRequestCount"}
+	ResValidatingWebhookConfigurations   = Resource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations", Kind: "ValidatingWebhookConfiguration"}
+	ResMutatingWebhookConfigurations     = Resource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations", Kind: "MutatingWebhookConfiguration"}
+	ResValidatingAdmissionPolicies       = Resource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies", Kind: "ValidatingAdmissionPolicy"}
+	ResValidatingAdmissionPolicyBindings = Resource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings", Kind: "ValidatingAdmissionPolicyBinding"}
+	ResEndpointSlices                    = Resource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices", Kind: "EndpointSlice", Namespaced: true}
+	ResSecrets                           = Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
+	ResCloudCredentials                  = Resource{Group: "operator.openshift.io", Version: "v1", Resource: "cloudcredentials", Kind: "CloudCredential"}
+)
+
+// ReasonNotNeeded starts the Reason of a resource recorded Collected although it
+// was not read: nothing collected needs it (no node drains while a
+// PodDisruptionBudget exists, so there are no DrainPods; no webhook calls a
+// service, so there are no ServiceEndpoints), and its facts are empty by
+// definition. It yields no NotCollected finding.
+const ReasonNotNeeded = "not needed: "
+
+// WedgeClusterResources are the cluster-scoped resource types of the wedge facts.
+var WedgeClusterResources = []Resource{
+	ResCertificateSigningRequests, ResAPIRequestCounts,
+	ResValidatingWebhookConfigurations, ResMutatingWebhookConfigurations,
+	ResValidatingAdmissionPolicies, ResValidatingAdmissionPolicyBindings,
+	ResCloudCredentials,
+}
+
+// ResourceIn is a resource type read from one namespace ("" for every namespace,
+// or a cluster-scoped type): one provenance record.
+type ResourceIn struct {
+	Resource  Resource
+	Namespace string
+}
+
+// Key returns the record key, "<resource>[/<namespace>]".
+func (r ResourceIn) Key() string {
+	return ResourceStatus{Resource: r.Resource.Key(), Namespace: r.Namespace}.Key()
+}
+
+// WedgeResources lists every provenance record of the wedge facts (formatVersion
+// 1.1), in a fixed order: PodDisruptionBudgets and the pods of drains across all
+// namespaces, Machines of openshift-machine-api, the admin-gates and admin-acks
+// ConfigMaps' namespaces, EndpointSlices across namespaces, the Secrets (metadata)
+// of each signer namespace, and the cluster-scoped types.
+func WedgeResources() []ResourceIn {
+	out := []ResourceIn{
+		{ResPodDisruptionBudgets, ""},
+		{ResPods, ""},
+		{ResMachines, openshift.MachineAPINamespace},
+		{ResConfigMaps, openshift.AdminGatesNamespace},
+		{ResConfigMaps, openshift.AdminAcksNamespace},
+		{ResEndpointSlices, ""},
+	}
+	for _, ns := range openshift.SignerNamespaces {
+		out = append(out, ResourceIn{ResSecrets, ns})
+	}
+	for _, r := range WedgeClusterResources {
+		out = append(out, ResourceIn{r, ""})
+	}
+	return out
+}
 
 // StaticPodComponent describes one static-pod operator and where its operand runs.
 type StaticPodComponent struct {
@@ -92,7 +162,9 @@ func StaticPodComponentFor(key string) *StaticPodComponent {
 	return nil
 }
 
-// ClusterResources are the cluster-scoped resource types inspect reads.
+// ClusterResources are the cluster-scoped resource types inspect reads for the
+// founding incidents (formatVersion 1.0); the wedge facts' are
+// WedgeClusterResources.
 var ClusterResources = []Resource{
 	ResClusterVersions, ResClusterOperators, ResFeatureGates, ResInfrastructures,
 	ResEtcds, ResKubeAPIServers, ResKubeControllerManagers, ResKubeSchedulers,

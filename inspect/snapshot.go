@@ -163,6 +163,8 @@ func (r ResourceStatus) Key() string {
 
 // ClusterVersion is ClusterVersion/version's spec and status, as the API has them.
 type ClusterVersion struct {
+	// UID identifies the object a remedy may patch (formatVersion 1.1).
+	UID    string                        `json:"uid,omitempty"`
 	Spec   configv1.ClusterVersionSpec   `json:"spec"`
 	Status configv1.ClusterVersionStatus `json:"status"`
 }
@@ -219,7 +221,10 @@ type StaticPodOperator struct {
 	Namespace       string `json:"namespace"`
 	// Present is false when the resource type was collected but Name "cluster" did
 	// not exist (as on 4.3, which had no etcd operator).
-	Present                 bool                           `json:"present"`
+	Present bool `json:"present"`
+	// UID identifies <resource>/cluster, which a forced redeployment patches
+	// (formatVersion 1.1).
+	UID                     string                         `json:"uid,omitempty"`
 	ManagementState         string                         `json:"managementState,omitempty"`
 	LatestAvailableRevision int32                          `json:"latestAvailableRevision"`
 	NodeStatuses            []operatorv1.NodeStatus        `json:"nodeStatuses,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect/bounded"
@@ -92,7 +93,38 @@ func decodeSnapshot(data []byte) (*Snapshot, error) {
 	if major != want {
 		return nil, &InputError{Err: fmt.Errorf("snapshot formatVersion %s is not supported by this recover (reads %s.x); re-run 'recover inspect -o json' with this recover", s.FormatVersion, want)}
 	}
+	recordMissingWedgeFacts(&s)
 	return &s, nil
+}
+
+// recordMissingWedgeFacts marks the wedge facts of formatVersion 1.1 as Absent in
+// a 1.0 snapshot, which was written before recover collected them: analysis must
+// read them as not collected, not as empty. Records already there are kept, so
+// reading the document again changes nothing.
+func recordMissingWedgeFacts(s *Snapshot) {
+	_, minor, _ := strings.Cut(s.FormatVersion, ".")
+	minor, _, _ = strings.Cut(minor, ".")
+	if minor != "0" {
+		return
+	}
+	have := map[string]bool{}
+	for _, r := range s.Resources {
+		have[r.Key()] = true
+	}
+	added := false
+	for _, w := range WedgeResources() {
+		if have[w.Key()] {
+			continue
+		}
+		s.Resources = append(s.Resources, ResourceStatus{
+			Resource: w.Resource.Key(), Namespace: w.Namespace, State: Absent, CollectedAt: s.Source.CollectedAt,
+			Reason: "the snapshot has formatVersion " + s.FormatVersion + ", written before recover collected it; re-run 'recover inspect -o json' to have it",
+		})
+		added = true
+	}
+	if added {
+		sort.SliceStable(s.Resources, func(i, j int) bool { return s.Resources[i].Key() < s.Resources[j].Key() })
+	}
 }
 
 // InputError is a problem with an input file or directory: missing, unreadable or

@@ -4,7 +4,10 @@
 // (`oc get clusterversion,clusteroperators,machineconfigpools,nodes -o yaml > cluster.yaml`).
 //
 // Objects are recognised by kind; kinds inspect does not read are skipped. A
-// resource type no file holds is recorded as Absent.
+// resource type no file holds is recorded as Absent. The wedge facts' kinds
+// (PodDisruptionBudget, CertificateSigningRequest, Machine, ConfigMap,
+// APIRequestCount, the webhook and policy kinds, EndpointSlice, Secret (metadata
+// only), CloudCredential) are read the same way.
 package dump
 
 import (
@@ -88,7 +91,40 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 	}
 	record(inspect.ResDeployments, "")
 	record(inspect.ResDeployments, openshift.CVONamespace)
+	for _, w := range inspect.WedgeResources() {
+		switch {
+		case w.Resource == inspect.ResPods && w.Namespace == "":
+			b.Record(drainPods(b, counts, files, s.Paths))
+		case w.Resource == inspect.ResEndpointSlices && len(b.WebhookServices()) == 0:
+			b.Record(inspect.ResourceStatus{Resource: w.Resource.Key(), State: inspect.Collected, From: s.Paths,
+				Reason: inspect.ReasonNotNeeded + "no webhook of the given files calls a service"})
+		default:
+			record(w.Resource, w.Namespace)
+		}
+	}
 	return b.Finish(), nil
+}
+
+// drainPods records the pods of drains: not needed when nothing drains while a
+// PodDisruptionBudget exists, else collected when the files hold pods of every
+// namespace with a budget.
+func drainPods(b *inspect.Builder, counts map[string]int, files map[string][]string, paths []string) inspect.ResourceStatus {
+	rs := inspect.ResourceStatus{Resource: inspect.ResPods.Key(), State: inspect.Collected, Count: counts[inspect.ResPods.Key()], From: files[inspect.ResPods.Key()]}
+	if !b.DrainPodsNeeded() {
+		rs.Reason, rs.From = inspect.ReasonNotNeeded+"no node of the given files drains, is cordoned or degraded while a PodDisruptionBudget exists", paths
+		return rs
+	}
+	var missing []string
+	for _, ns := range b.PDBNamespaces() {
+		if counts[inspect.ResPods.Key()+"/"+ns] == 0 {
+			missing = append(missing, ns)
+		}
+	}
+	if len(missing) > 0 {
+		rs.State, rs.From = inspect.Absent, paths
+		rs.Reason = "the given files hold no pods of " + strings.Join(missing, ", ") + ", whose PodDisruptionBudgets may hold a drain"
+	}
+	return rs
 }
 
 type dumpError string

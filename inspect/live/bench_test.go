@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 )
 
@@ -162,25 +163,57 @@ func seedSynthetic(b *testing.B, cfg *rest.Config, nodes int) {
 	}
 }
 
+// kubectlTarget is one `kubectl get` of a resource type: in a namespace ("" for
+// all or cluster-scoped), with a field selector (a get by name).
+type kubectlTarget struct {
+	gvr   schema.GroupVersionResource
+	ns    string
+	field string
+}
+
+func gvrOf(r inspect.Resource) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}
+}
+
+// baseTargets are the resources of formatVersion 1.0.
+func baseTargets() []kubectlTarget {
+	var targets []kubectlTarget
+	for _, r := range inspect.ClusterResources {
+		targets = append(targets, kubectlTarget{gvr: gvrOf(r)})
+	}
+	for _, c := range inspect.StaticPodComponents {
+		targets = append(targets, kubectlTarget{gvr: gvrOf(inspect.ResPods), ns: c.Namespace})
+	}
+	return append(targets, kubectlTarget{gvr: gvrOf(inspect.ResDeployments)})
+}
+
+// wedgeTargets add what `kubectl get` would fetch for the wedge facts:
+// pdb -A, csr, machines -n openshift-machine-api, the two admin-gate ConfigMaps,
+// apirequestcounts, the webhook and policy kinds, endpointslices -A, secrets of
+// the signer namespaces (whole, as kubectl gets them), cloudcredentials, and
+// pods -A.
+func wedgeTargets() []kubectlTarget {
+	targets := baseTargets()
+	for _, w := range inspect.WedgeResources() {
+		t := kubectlTarget{gvr: gvrOf(w.Resource), ns: w.Namespace}
+		switch w.Namespace {
+		case openshift.AdminGatesNamespace:
+			t.field = "metadata.name=" + openshift.AdminGatesConfigMap
+		case openshift.AdminAcksNamespace:
+			t.field = "metadata.name=" + openshift.AdminAcksConfigMap
+		}
+		targets = append(targets, t)
+	}
+	return targets
+}
+
 // kubectlGet does what `kubectl get <every resource> -o json` does once discovery is
 // cached: for each resource type in turn, LIST as JSON in chunks of 500
 // (--chunk-size default), decode into unstructured objects, and print them as JSON.
-func kubectlGet(ctx context.Context, dyn dynamic.Interface) error {
-	type target struct {
-		gvr schema.GroupVersionResource
-		ns  string
-	}
-	var targets []target
-	for _, r := range inspect.ClusterResources {
-		targets = append(targets, target{gvr: schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}})
-	}
-	for _, c := range inspect.StaticPodComponents {
-		targets = append(targets, target{gvr: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, ns: c.Namespace})
-	}
-	targets = append(targets, target{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}})
+func kubectlGet(ctx context.Context, dyn dynamic.Interface, targets []kubectlTarget) error {
 	enc := json.NewEncoder(io.Discard)
 	for _, t := range targets {
-		opts := metav1.ListOptions{Limit: 500}
+		opts := metav1.ListOptions{Limit: 500, FieldSelector: t.field}
 		for {
 			var ri dynamic.ResourceInterface = dyn.Resource(t.gvr)
 			if t.ns != "" {
@@ -236,7 +269,7 @@ func BenchmarkLiveInspect(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			if err := kubectlGet(context.Background(), dyn); err != nil {
+			if err := kubectlGet(context.Background(), dyn, baseTargets()); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -60,7 +60,7 @@ func (s *Source) jobs(b *inspect.Builder) []job {
 				return "", 0, err
 			}
 			for _, x := range l.Items {
-				b.SetStaticPodOperator(inspect.ResKubeAPIServers.Resource, x.Name, x.Spec.StaticPodOperatorSpec, x.Status.StaticPodOperatorStatus)
+				b.SetStaticPodOperator(inspect.ResKubeAPIServers.Resource, x.ObjectMeta, x.Spec.StaticPodOperatorSpec, x.Status.StaticPodOperatorStatus)
 			}
 			return l.Continue, len(l.Items), nil
 		}},
@@ -70,7 +70,7 @@ func (s *Source) jobs(b *inspect.Builder) []job {
 				return "", 0, err
 			}
 			for _, x := range l.Items {
-				b.SetStaticPodOperator(inspect.ResKubeControllerManagers.Resource, x.Name, x.Spec.StaticPodOperatorSpec, x.Status.StaticPodOperatorStatus)
+				b.SetStaticPodOperator(inspect.ResKubeControllerManagers.Resource, x.ObjectMeta, x.Spec.StaticPodOperatorSpec, x.Status.StaticPodOperatorStatus)
 			}
 			return l.Continue, len(l.Items), nil
 		}},
@@ -80,7 +80,7 @@ func (s *Source) jobs(b *inspect.Builder) []job {
 				return "", 0, err
 			}
 			for _, x := range l.Items {
-				b.SetStaticPodOperator(inspect.ResKubeSchedulers.Resource, x.Name, x.Spec.StaticPodOperatorSpec, x.Status.StaticPodOperatorStatus)
+				b.SetStaticPodOperator(inspect.ResKubeSchedulers.Resource, x.ObjectMeta, x.Spec.StaticPodOperatorSpec, x.Status.StaticPodOperatorStatus)
 			}
 			return l.Continue, len(l.Items), nil
 		}},
@@ -90,7 +90,7 @@ func (s *Source) jobs(b *inspect.Builder) []job {
 				return "", 0, err
 			}
 			for _, x := range l.Items {
-				b.SetStaticPodOperator(inspect.ResEtcds.Resource, x.Name, x.Spec.StaticPodOperatorSpec, x.Status.StaticPodOperatorStatus)
+				b.SetStaticPodOperator(inspect.ResEtcds.Resource, x.ObjectMeta, x.Spec.StaticPodOperatorSpec, x.Status.StaticPodOperatorStatus)
 			}
 			return l.Continue, len(l.Items), nil
 		}},
@@ -138,6 +138,7 @@ func (s *Source) jobs(b *inspect.Builder) []job {
 			return l.Continue, len(l.Items), nil
 		}},
 	}
+	jobs = append(jobs, s.wedgeJobs(b)...)
 	for _, c := range inspect.StaticPodComponents {
 		ns := c.Namespace
 		jobs = append(jobs, job{res: inspect.ResPods, ns: ns, page: func(ctx context.Context, o metav1.ListOptions) (string, int, error) {

@@ -3,11 +3,18 @@
 // It lists every resource type inspect reads once, concurrently, with pagination
 // (limit and continue), through the typed clients of k8s.io/client-go and
 // github.com/openshift/client-go, and the metadata client for MachineConfigs (whose
-// bodies are large and unneeded). The number of requests depends on the number of
-// resource types (and pages), never on the number of objects: there are no
-// per-object GETs. Core resources travel as protobuf.
+// bodies are large and unneeded) and Secrets (whose data must never be requested:
+// their LISTs accept nothing but PartialObjectMetadataList). A second phase,
+// once the first has finished, lists what depends on it: the pods of drains
+// cluster-wide, only when some node has drain trouble and some
+// PodDisruptionBudget exists, and the EndpointSlices of the services webhooks
+// call, with one set-based label selector. The number of requests depends on
+// the number of resource types (and pages), never on the number of objects:
+// there are no per-object GETs. Core resources travel as protobuf.
 //
 // A resource the user may not read is recorded as Forbidden and inspection goes on;
+// one the cluster does not serve (no Machine API on UPI, no APIRequestCount before
+// 4.8) is recorded as NotFound;
 // a cluster that does not serve config.openshift.io ClusterVersion is not an
 // OpenShift cluster and Collect fails with *NotOpenShiftError.
 package live
@@ -16,11 +23,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sync"
 	"time"
 
+	apiserverclient "github.com/openshift/client-go/apiserver/clientset/versioned"
 	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	machineclient "github.com/openshift/client-go/machine/clientset/versioned"
 	mcfgclient "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
 	operatorclient "github.com/openshift/client-go/operator/clientset/versioned"
 	"golang.org/x/sync/errgroup"
@@ -55,6 +65,12 @@ type Source struct {
 	operator operatorclient.Interface
 	mcfg     mcfgclient.Interface
 	meta     metadata.Interface
+	machine  machineclient.Interface
+	apisrv   apiserverclient.Interface
+	// secrets is a metadata client whose every request accepts only
+	// PartialObjectMetadataList: a server that cannot answer so refuses (406)
+	// rather than send a Secret's data.
+	secrets metadata.Interface
 }
 
 // New builds a live source. The config is copied: core resources are requested as
@@ -97,6 +113,17 @@ func New(cfg *rest.Config, opts Options) (*Source, error) {
 	if s.meta, err = metadata.NewForConfig(base); err != nil {
 		return nil, fmt.Errorf("building the metadata client: %w", err)
 	}
+	if s.machine, err = machineclient.NewForConfig(base); err != nil {
+		return nil, fmt.Errorf("building the machine.openshift.io client: %w", err)
+	}
+	if s.apisrv, err = apiserverclient.NewForConfig(base); err != nil {
+		return nil, fmt.Errorf("building the apiserver.openshift.io client: %w", err)
+	}
+	metaOnly := rest.CopyConfig(base)
+	metaOnly.Wrap(func(rt http.RoundTripper) http.RoundTripper { return metadataOnly{next: rt} })
+	if s.secrets, err = metadata.NewForConfig(metaOnly); err != nil {
+		return nil, fmt.Errorf("building the metadata client for secrets: %w", err)
+	}
 	return s, nil
 }
 
@@ -124,6 +151,8 @@ type job struct {
 	res  inspect.Resource
 	ns   string
 	page pageFunc
+	// label and field are the LIST's selectors ("" for none).
+	label, field string
 }
 
 // outcome is how one job ended.
@@ -133,16 +162,41 @@ type outcome struct {
 	count int
 }
 
-// Collect lists every resource type concurrently and returns the snapshot.
+// Collect lists every resource type concurrently, then what depends on them,
+// and returns the snapshot.
 func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 	b := inspect.NewBuilder(inspect.SourceLive, s.host)
-	jobs := s.jobs(b)
+	outcomes, err := s.run(ctx, b, s.jobs(b))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.verdict(outcomes); err != nil {
+		return nil, err
+	}
+	second, err := s.run(ctx, b, s.dependentJobs(b))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.verdict(append(outcomes, second...)); err != nil {
+		return nil, err
+	}
+	b.SetCollectedAt(s.opts.Now(), "clock")
+	snap := b.Finish()
+	if snap.ClusterVersion == nil && snapshotState(snap, inspect.ResClusterVersions.Key()) == inspect.Collected {
+		gr := schema.GroupResource{Group: inspect.ResClusterVersions.Group, Resource: inspect.ResClusterVersions.Resource}
+		return nil, &NotOpenShiftError{Server: s.host, Err: apierrors.NewNotFound(gr, "version")}
+	}
+	return snap, nil
+}
+
+// run lists the jobs concurrently, recording each one's provenance.
+func (s *Source) run(ctx context.Context, b *inspect.Builder, jobs []job) ([]outcome, error) {
 	outcomes := make([]outcome, len(jobs))
 	g, gctx := errgroup.WithContext(ctx)
 	var mu sync.Mutex
 	for i, j := range jobs {
 		g.Go(func() error {
-			n, requests, err := s.listAll(gctx, j.page)
+			n, requests, err := s.listAll(gctx, j)
 			mu.Lock()
 			outcomes[i] = outcome{job: j, err: err, count: n}
 			mu.Unlock()
@@ -156,16 +210,7 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	if err := s.verdict(outcomes); err != nil {
-		return nil, err
-	}
-	b.SetCollectedAt(s.opts.Now(), "clock")
-	snap := b.Finish()
-	if snap.ClusterVersion == nil && snapshotState(snap, inspect.ResClusterVersions.Key()) == inspect.Collected {
-		gr := schema.GroupResource{Group: inspect.ResClusterVersions.Group, Resource: inspect.ResClusterVersions.Resource}
-		return nil, &NotOpenShiftError{Server: s.host, Err: apierrors.NewNotFound(gr, "version")}
-	}
-	return snap, nil
+	return outcomes, nil
 }
 
 func snapshotState(s *inspect.Snapshot, key string) inspect.CollectionState {
@@ -202,20 +247,20 @@ func (s *Source) verdict(outcomes []outcome) error {
 			}
 		}
 	}
-	if transport == len(outcomes) {
+	if len(outcomes) > 0 && transport == len(outcomes) {
 		return fmt.Errorf("cannot reach the cluster at %s: %w", s.host, firstTransport)
 	}
-	if forbidden == len(outcomes) {
+	if len(outcomes) > 0 && forbidden == len(outcomes) {
 		return fmt.Errorf("permission denied for every resource recover reads (%w); run as a user with the cluster-reader role ('oc adm policy add-cluster-role-to-user cluster-reader <user>')", firstForbidden)
 	}
 	return nil
 }
 
 // listAll pages through one resource type.
-func (s *Source) listAll(ctx context.Context, page pageFunc) (n, requests int, err error) {
-	opts := metav1.ListOptions{Limit: s.opts.PageSize}
+func (s *Source) listAll(ctx context.Context, j job) (n, requests int, err error) {
+	opts := metav1.ListOptions{Limit: s.opts.PageSize, LabelSelector: j.label, FieldSelector: j.field}
 	for retries := 0; ; {
-		cont, got, err := page(ctx, opts)
+		cont, got, err := j.page(ctx, opts)
 		requests++
 		n += got
 		// A transient failure (an overloaded or restarting API server, a cut
@@ -244,7 +289,7 @@ func (s *Source) listAll(ctx context.Context, page pageFunc) (n, requests int, e
 func (s *Source) status(j job, n, requests int, err error) inspect.ResourceStatus {
 	rs := inspect.ResourceStatus{
 		Resource: j.res.Key(), Namespace: j.ns, State: inspect.Collected,
-		From: []string{apiPath(j.res, j.ns)}, CollectedAt: s.opts.Now(), Count: n, Requests: requests,
+		From: []string{listPath(j)}, CollectedAt: s.opts.Now(), Count: n, Requests: requests,
 	}
 	switch {
 	case err == nil:
@@ -270,6 +315,21 @@ func apiMessage(err error) string {
 		return status.Status().Message
 	}
 	return err.Error()
+}
+
+// listPath returns the LIST request of a job, selectors included, for provenance.
+func listPath(j job) string {
+	q := url.Values{}
+	if j.label != "" {
+		q.Set("labelSelector", j.label)
+	}
+	if j.field != "" {
+		q.Set("fieldSelector", j.field)
+	}
+	if len(q) == 0 {
+		return apiPath(j.res, j.ns)
+	}
+	return apiPath(j.res, j.ns) + "?" + q.Encode()
 }
 
 // apiPath returns the LIST path of a resource, for provenance.

@@ -67,6 +67,26 @@ func FuzzArchive(f *testing.F) {
 		small = append(small, tarEntry{name: "must-gather.local.1/quay-io-image/" + rel, data: data})
 	}
 	f.Add(seedTar(f, small))
+	// The wedge facts: drains, CSRs, webhooks, Secret metadata.
+	var wedgeFiles []tarEntry
+	root := filepath.Join("testdata", "wedges", "must-gather.local.7", "quay-io-openshift-release-dev-must-gather")
+	for _, rel := range []string{
+		"cluster-scoped-resources/core/nodes/worker-a.yaml",
+		"namespaces/shop/policy/poddisruptionbudgets/web.yaml",
+		"namespaces/shop/pods/web-1/web-1.yaml",
+		"cluster-scoped-resources/certificates.k8s.io/certificatesigningrequests/csr-bootstrap-d.yaml",
+		"cluster-scoped-resources/admissionregistration.k8s.io/validatingwebhookconfigurations/gatekeeper-validating-webhook-configuration.yaml",
+		"namespaces/gatekeeper-system/discovery.k8s.io/endpointslices.yaml",
+		"namespaces/openshift-kube-apiserver-operator/core/secrets.yaml",
+		"namespaces/openshift-config/core/configmaps.yaml",
+	} {
+		data, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			f.Fatal(err)
+		}
+		wedgeFiles = append(wedgeFiles, tarEntry{name: "mg/" + rel, data: data})
+	}
+	f.Add(seedTar(f, wedgeFiles))
 	f.Add(seedTar(f, []tarEntry{{name: "mg/cluster-scoped-resources/", data: nil}, {name: "mg/cluster-scoped-resources/config.openshift.io/clusterversions.yaml", data: []byte("kind: ClusterVersionList\nitems: [{metadata: {name: version}}]\n")}}))
 	f.Add(seedTar(f, []tarEntry{{name: "../escape/cluster-scoped-resources/x.yaml", data: []byte("x")}}))
 	f.Add(seedTar(f, []tarEntry{{name: "mg/namespaces/", data: nil}, {name: "mg/namespaces/link", link: "/etc/passwd"}}))

@@ -1,5 +1,6 @@
 // Package mustgather collects an inspect.Snapshot from a must-gather: a directory in
-// the layout `oc adm inspect` writes, or a .tar/.tar.gz of one.
+// the layout `oc adm inspect` writes, or a .tar/.tar.gz of one. wedges.go lists
+// where the wedge facts (PodDisruptionBudgets, CSRs, webhooks, ...) are read.
 //
 // Layout (openshift/oc pkg/cli/admin/inspect): cluster-scoped objects live in
 // cluster-scoped-resources/<group>/<resource>/<name>.yaml (or a list in
@@ -66,12 +67,18 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 			return nil, err
 		}
 	}
+	if err := r.wedgesFirst(); err != nil {
+		return nil, err
+	}
 	for _, c := range inspect.StaticPodComponents {
 		if err := r.pods(c.Namespace); err != nil {
 			return nil, err
 		}
 	}
 	if err := r.deployments(); err != nil {
+		return nil, err
+	}
+	if err := r.wedgesThen(); err != nil {
 		return nil, err
 	}
 	return r.b.Finish(), nil
@@ -105,7 +112,7 @@ func keepCluster(rest []string) bool {
 	if len(rest) < 2 {
 		return false
 	}
-	for _, r := range inspect.ClusterResources {
+	for _, r := range append(append([]inspect.Resource(nil), inspect.ClusterResources...), inspect.WedgeClusterResources...) {
 		if rest[0] != r.GroupDir() {
 			continue
 		}
@@ -121,10 +128,8 @@ func keepNamespaced(rest []string) bool {
 		return false
 	}
 	ns := rest[0]
-	if inspect.StaticPodComponentFor(ns) != nil {
-		if rest[1] == "pods" || (rest[1] == "core" && (trimExt(rest[2]) == "pods" || rest[2] == "pods")) {
-			return true
-		}
+	if keepWedge(rest) {
+		return true
 	}
 	return strings.HasPrefix(ns, "openshift-") && rest[1] == "apps" && (trimExt(rest[2]) == "deployments" || rest[2] == "deployments")
 }
@@ -269,7 +274,13 @@ func listFiles(base string) []string {
 
 // record stores the provenance of one resource.
 func (r *reader) record(res inspect.Resource, ns string, files, looked []string, n int) {
-	rs := inspect.ResourceStatus{Resource: res.Key(), Namespace: ns, State: inspect.Collected, Count: n, CollectedAt: r.at}
+	r.recordWith(res, ns, files, looked, n, "")
+}
+
+// recordWith stores the provenance of one resource, with a caveat for when it
+// was collected (what it may miss).
+func (r *reader) recordWith(res inspect.Resource, ns string, files, looked []string, n int, caveat string) {
+	rs := inspect.ResourceStatus{Resource: res.Key(), Namespace: ns, State: inspect.Collected, Count: n, CollectedAt: r.at, Reason: caveat}
 	if len(files) == 0 {
 		rs.State = inspect.Absent
 		rs.Reason = "not in the must-gather"
@@ -320,15 +331,7 @@ func (r *reader) cluster(res inspect.Resource) error {
 
 func (r *reader) pods(ns string) error {
 	nsDir := path.Join("namespaces", ns)
-	files := r.existing(listFiles(path.Join(nsDir, "core", "pods"))...)
-	files = append(files, r.dataFiles(path.Join(nsDir, "core", "pods"))...)
-	if entries, err := fs.ReadDir(r.fsys, path.Join(nsDir, "pods")); err == nil {
-		for _, e := range entries {
-			if e.IsDir() {
-				files = append(files, r.existing(listFiles(path.Join(nsDir, "pods", e.Name(), e.Name()))...)...)
-			}
-		}
-	}
+	files := r.podFiles(ns)
 	n, err := r.readFiles(files, "Pod")
 	if err != nil {
 		return err

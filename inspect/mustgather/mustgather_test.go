@@ -51,11 +51,11 @@ func TestExampleIncidents(t *testing.T) {
 		{example1,
 			[]string{"UpdateClaimedCompleteButMixed@clusterversion/version", "MixedOperatorVersions@clusteroperators", "KubeletNewerThanAPIServer@node/master-0",
 				"ForcedUpdate@clusterversion/version", "UnverifiedUpdate@clusterversion/version", "PoolUpdating@machineconfigpool/master"},
-			[]string{"StaticPodRevisionMismatch", "InstallerSucceededWithoutRevision", "NotCollected", "UpdateInProgress"},
+			[]string{"StaticPodRevisionMismatch", "InstallerSucceededWithoutRevision", "UpdateInProgress"},
 			inspect.ModeReconciling, 5, 11},
 		{example2,
 			[]string{"StaticPodRevisionMismatch@node/master-2", "InstallerSucceededWithoutRevision@node/master-2", "UpdateInProgress@clusterversion/version"},
-			[]string{"UpdateClaimedCompleteButMixed", "KubeletNewerThanAPIServer", "NotCollected", "ForcedUpdate"},
+			[]string{"UpdateClaimedCompleteButMixed", "KubeletNewerThanAPIServer", "ForcedUpdate"},
 			inspect.ModeUpdating, 5, 11},
 	} {
 		t.Run(filepath.Base(filepath.Dir(tc.path)), func(t *testing.T) {
@@ -77,9 +77,21 @@ func TestExampleIncidents(t *testing.T) {
 			if s.Source.CollectedAtFrom != "timestamp file timestamp" || s.Source.CollectedAt.IsZero() {
 				t.Errorf("collection time not taken from the timestamp file: %+v", s.Source)
 			}
+			// The examples were gathered before recover read the wedge facts:
+			// those are not collected (but for what nothing needs), the rest is.
+			wedge := map[string]bool{}
+			for _, w := range inspect.WedgeResources() {
+				wedge[w.Key()] = true
+			}
 			for _, r := range s.Resources {
-				if r.State != inspect.Collected || len(r.From) == 0 {
+				notNeeded := strings.HasPrefix(r.Reason, inspect.ReasonNotNeeded)
+				if want := inspect.Collected; (wedge[r.Key()] && !notNeeded && r.State != inspect.Absent) || (!wedge[r.Key()] && r.State != want) || len(r.From) == 0 {
 					t.Errorf("example must-gather: %s %s from %v", r.Key(), r.State, r.From)
+				}
+			}
+			for _, f := range s.FindingsWithCode(inspect.CodeNotCollected) {
+				if !wedge[strings.TrimPrefix(f.Subject, "resource/")] {
+					t.Errorf("NotCollected for a resource the example holds: %s", f.Subject)
 				}
 			}
 		})

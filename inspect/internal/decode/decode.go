@@ -208,28 +208,28 @@ func Add(b *inspect.Builder, d Doc, want string) (inspect.Resource, bool, error)
 		if err := json.Unmarshal(d.JSON, &o); err != nil {
 			return fail(err)
 		}
-		b.SetStaticPodOperator(inspect.ResKubeAPIServers.Resource, nameOr(o.Name, "cluster"), o.Spec.StaticPodOperatorSpec, o.Status.StaticPodOperatorStatus)
+		b.SetStaticPodOperator(inspect.ResKubeAPIServers.Resource, o.ObjectMeta, o.Spec.StaticPodOperatorSpec, o.Status.StaticPodOperatorStatus)
 		return inspect.ResKubeAPIServers, true, nil
 	case "KubeControllerManager":
 		var o operatorv1.KubeControllerManager
 		if err := json.Unmarshal(d.JSON, &o); err != nil {
 			return fail(err)
 		}
-		b.SetStaticPodOperator(inspect.ResKubeControllerManagers.Resource, nameOr(o.Name, "cluster"), o.Spec.StaticPodOperatorSpec, o.Status.StaticPodOperatorStatus)
+		b.SetStaticPodOperator(inspect.ResKubeControllerManagers.Resource, o.ObjectMeta, o.Spec.StaticPodOperatorSpec, o.Status.StaticPodOperatorStatus)
 		return inspect.ResKubeControllerManagers, true, nil
 	case "KubeScheduler":
 		var o operatorv1.KubeScheduler
 		if err := json.Unmarshal(d.JSON, &o); err != nil {
 			return fail(err)
 		}
-		b.SetStaticPodOperator(inspect.ResKubeSchedulers.Resource, nameOr(o.Name, "cluster"), o.Spec.StaticPodOperatorSpec, o.Status.StaticPodOperatorStatus)
+		b.SetStaticPodOperator(inspect.ResKubeSchedulers.Resource, o.ObjectMeta, o.Spec.StaticPodOperatorSpec, o.Status.StaticPodOperatorStatus)
 		return inspect.ResKubeSchedulers, true, nil
 	case "Etcd":
 		var o operatorv1.Etcd
 		if err := json.Unmarshal(d.JSON, &o); err != nil {
 			return fail(err)
 		}
-		b.SetStaticPodOperator(inspect.ResEtcds.Resource, nameOr(o.Name, "cluster"), o.Spec.StaticPodOperatorSpec, o.Status.StaticPodOperatorStatus)
+		b.SetStaticPodOperator(inspect.ResEtcds.Resource, o.ObjectMeta, o.Spec.StaticPodOperatorSpec, o.Status.StaticPodOperatorStatus)
 		return inspect.ResEtcds, true, nil
 	case "MachineConfigPool":
 		var o mcfgv1.MachineConfigPool
@@ -272,7 +272,7 @@ func Add(b *inspect.Builder, d Doc, want string) (inspect.Resource, bool, error)
 		b.AddDeployment(&o)
 		return inspect.ResDeployments, true, nil
 	}
-	return inspect.Resource{}, false, nil
+	return addWedge(b, d, kind, fail)
 }
 
 // Namespace returns a document's metadata.namespace.
@@ -286,12 +286,6 @@ func Namespace(d Doc) string {
 	return o.Metadata.Namespace
 }
 
-func nameOr(name, def string) string {
-	if name == "" {
-		return def
-	}
-	return name
-}
 
 // Files decodes files of fsys (named relative to it, shown as display/<name> in
 // errors) into the builder and returns how many objects inspect reads were found;

@@ -39,12 +39,33 @@ func FuzzDocuments(f *testing.F) {
 	f.Add([]byte("kind: Pod\n---\nkind: Deployment\n"), uint8(10))
 	f.Add([]byte("{\"kind\": 1}"), uint8(0))
 	f.Add([]byte("\t- : :\n"), uint8(0))
+	// The wedge kinds (formatVersion 1.1), from the must-gather fixture.
+	wedges := filepath.Join("..", "..", "mustgather", "testdata", "wedges", "must-gather.local.7", "quay-io-openshift-release-dev-must-gather")
+	for _, rel := range []string{
+		"namespaces/openshift-etcd/policy/poddisruptionbudgets.yaml",
+		"namespaces/openshift-etcd/core/pods.yaml",
+		"cluster-scoped-resources/certificates.k8s.io/certificatesigningrequests/csr-serving-c.yaml",
+		"cluster-scoped-resources/admissionregistration.k8s.io/mutatingwebhookconfigurations.yaml",
+		"namespaces/openshift-kube-apiserver-operator/core/secrets.yaml",
+		"namespaces/gatekeeper-system/discovery.k8s.io/endpointslices.yaml",
+	} {
+		data, err := os.ReadFile(filepath.Join(wedges, rel))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, uint8(0))
+	}
+	f.Add([]byte(`{"TypeMeta":{},"ObjectMeta":{"name":"csr-1"},"Spec":{"Username":"u"},"Status":{"Conditions":[{"type":"Approved"}],"Cert":{}}}`), uint8(0))
+	f.Add([]byte("kind: PodDisruptionBudget\napiVersion: policy/v1beta1\nmetadata: {name: p, namespace: n}\nspec: {selector: {}}\n"), uint8(0))
 	// want is the kind a source expects at a path ("" for oc get dumps).
 	kinds := []string{""}
 	for _, r := range inspect.ClusterResources {
 		kinds = append(kinds, r.Kind)
 	}
 	kinds = append(kinds, "Pod", "Deployment")
+	for _, w := range inspect.WedgeResources() {
+		kinds = append(kinds, w.Resource.Kind)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, kind uint8) {
 		want := kinds[int(kind)%len(kinds)]
 		b := inspect.NewBuilder(inspect.SourceDump, "fuzz.yaml")

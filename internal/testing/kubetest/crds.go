@@ -33,7 +33,20 @@ var OpenShiftCRDFiles = []string{
 	"operator/v1/zz_generated.crd-manifests/0000_25_kube-scheduler_01_kubeschedulers.crd.yaml",
 	"machineconfiguration/v1/zz_generated.crd-manifests/0000_80_machine-config_01_machineconfigpools-Default.crd.yaml",
 	"machineconfiguration/v1/zz_generated.crd-manifests/0000_80_machine-config_01_machineconfigs.crd.yaml",
+	// The wedge facts: Machines (the machine approver matches CSRs against
+	// them), APIRequestCounts (removed APIs in use), CloudCredential (Manual
+	// mode's upgradeable-to promise).
+	MachineCRDFile,
+	APIRequestCountCRDFile,
+	"operator/v1/zz_generated.crd-manifests/0000_40_cloud-credential_00_cloudcredentials.crd.yaml",
 }
+
+// The CRDs a cluster may lack: UPI clusters have no Machine API, clusters before
+// 4.8 no APIRequestCount. Tests delete them to see inspect record NotFound.
+const (
+	MachineCRDFile         = "machine/v1beta1/zz_generated.crd-manifests/0000_10_machine-api_01_machines-Default.crd.yaml"
+	APIRequestCountCRDFile = "apiserver/v1/zz_generated.crd-manifests/kube-apiserver_apirequestcounts.crd.yaml"
+)
 
 var (
 	apiDirOnce sync.Once
