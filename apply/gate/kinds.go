@@ -181,6 +181,8 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 		return conditionSpec(g)
 	case plan.GateRestored:
 		return c.restoredSpec(g, r)
+	case plan.GateCSRIssued:
+		return csrSpec(g)
 	}
 	return nil, fmt.Errorf("unknown gate kind %q", g.Kind)
 }
@@ -354,7 +356,7 @@ func evalPool(name string, u *unstructured.Unstructured) Progress {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &mcp); err != nil {
 		return Progress{Message: "cannot read MachineConfigPool " + name + ": " + err.Error()}
 	}
-	pool := poolFromAPI(&mcp)
+	pool := inspect.MachineConfigPoolFromAPI(&mcp)
 	if v := inspect.PoolRolledOut(pool); !v.OK {
 		return Progress{Message: "MachineConfigPool " + name + ": " + v.String(), Pending: v.Pending}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	configv1 "github.com/openshift/api/config/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -70,7 +71,7 @@ func evalNodes(names []string, objs []*unstructured.Unstructured, pred func(insp
 			pending = append(pending, name+": cannot read the node: "+err.Error())
 			continue
 		}
-		if v := pred(nodeFromAPI(&n)); !v.OK {
+		if v := pred(inspect.NodeFromAPI(&n)); !v.OK {
 			pending = append(pending, v.Pending...)
 		}
 	}
@@ -203,4 +204,36 @@ func evalRestored(what string, r *Restore, u *unstructured.Unstructured) Progres
 		return Progress{Met: true, Message: fmt.Sprintf("%s carries its pre-image again (%s, journaled before step %s)", what, strings.Join(keys, ", "), r.Step)}
 	}
 	return Progress{Message: what + " is not restored: " + strings.Join(pending, "; "), Pending: pending}
+}
+
+// csrSpec builds a csr-issued gate.
+func csrSpec(g *plan.Gate) (*spec, error) {
+	if g.Object == nil || g.Object.Name == "" {
+		return nil, fmt.Errorf("csr-issued gate needs object.name (the CertificateSigningRequest)")
+	}
+	name := g.Object.Name
+	return &spec{
+		sources: []source{{gvr: csrs, name: name}},
+		eval:    func(o [][]*unstructured.Unstructured) Progress { return evalCSRIssued(name, first(o[0])) },
+	}, nil
+}
+
+// evalCSRIssued: the request was approved and its certificate issued, as
+// inspect.CSRIssued decides it.
+func evalCSRIssued(name string, u *unstructured.Unstructured) Progress {
+	if u == nil {
+		return Progress{Message: "CertificateSigningRequest " + name + " does not exist", Pending: []string{"certificatesigningrequest/" + name + " missing"}}
+	}
+	var c certificatesv1.CertificateSigningRequest
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &c); err != nil {
+		return Progress{Message: "cannot read CertificateSigningRequest " + name + ": " + err.Error()}
+	}
+	reduced := inspect.CertificateSigningRequestFromAPI(&c)
+	if v := inspect.CSRIssued(reduced); !v.OK {
+		p := Progress{Message: v.String(), Pending: v.Pending}
+		// A denied or failed request is not issued without someone's action.
+		p.Failed = reduced.State == inspect.CSRStateDenied || reduced.State == inspect.CSRStateFailed
+		return p
+	}
+	return Progress{Met: true, Message: "certificatesigningrequest/" + name + " is approved and its certificate issued"}
 }

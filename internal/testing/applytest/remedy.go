@@ -12,13 +12,18 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"testing"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -194,4 +199,35 @@ func (c *Cluster) SetDrain(ctx context.Context, node, desired, lastApplied, stat
 	}}})
 	_, err := c.Kube.CoreV1().Nodes().Patch(ctx, node, "application/merge-patch+json", patch, metav1.PatchOptions{})
 	return err
+}
+
+var machinesGVR = schema.GroupVersionResource{Group: "machine.openshift.io", Version: "v1beta1", Resource: "machines"}
+
+// CreateMachine creates a machine-api Machine in openshift-machine-api whose
+// status has the InternalDNS address dns and, when nodeRef is not empty, the
+// node it became; it is deleted at the end of the test.
+func (c *Cluster) CreateMachine(t testing.TB, ctx context.Context, name, dns, nodeRef string) {
+	t.Helper()
+	if _, err := c.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: openshift.MachineAPINamespace}}, metav1.CreateOptions{}); ignoreExists(err) != nil {
+		t.Fatal(err)
+	}
+	client := dynamic.NewForConfigOrDie(c.Config).Resource(machinesGVR).Namespace(openshift.MachineAPINamespace)
+	m := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "machine.openshift.io/v1beta1", "kind": "Machine",
+		"metadata": map[string]any{"name": name, "namespace": openshift.MachineAPINamespace},
+		"spec":     map[string]any{},
+	}}
+	created, err := client.Create(ctx, m, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	status := map[string]any{"addresses": []any{map[string]any{"type": "InternalDNS", "address": dns}}}
+	if nodeRef != "" {
+		status["nodeRef"] = map[string]any{"kind": "Node", "name": nodeRef}
+	}
+	created.Object["status"] = status
+	if _, err := client.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
