@@ -109,6 +109,8 @@ type RunInfo struct {
 	Resume        bool   `json:"resume,omitempty"`
 	// Server is the API server.
 	Server string `json:"server,omitempty"`
+	// Mode is the plan's mode (update, or remediation: no new release).
+	Mode string `json:"mode,omitempty"`
 }
 
 // PreflightCheck is one preflight check's result.

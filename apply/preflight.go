@@ -315,7 +315,7 @@ func (r *run) preflight(ctx context.Context) error {
 		r.emit(Event{Type: EventPreflight, Preflight: c, Message: c.Message})
 		problems = append(problems, ps...)
 	}
-	r.emit(Event{Type: EventPreflight, Preflight: &PreflightCheck{Name: "plan", OK: true, Message: fmt.Sprintf("plan is valid: %d steps to %s", len(r.p.Steps), r.p.Target.Version)}})
+	r.emit(Event{Type: EventPreflight, Preflight: &PreflightCheck{Name: "plan", OK: true, Message: fmt.Sprintf("plan is valid: %d steps, %s", len(r.p.Steps), targetText(r.p))}})
 
 	cv, err := r.readClusterVersion(ctx)
 	switch {

@@ -25,6 +25,7 @@ import (
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
+	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -326,5 +327,44 @@ func TestEachRemediationActionJournalsItsPreImageBeforeTheChange(t *testing.T) {
 				t.Errorf("journal: %+v", s)
 			}
 		})
+	}
+}
+
+// TestPreflightListsTheRemediationPermissions: a user with no rights is
+// refused before anything changes, with every verb the remediation steps and
+// their gates need listed together.
+func TestPreflightListsTheRemediationPermissions(t *testing.T) {
+	_, ctx := setup(t)
+	b := applytest.NewPlan().DisableCVO().RelaxPDB(remedyNS, "web", "", applytest.NodesSettled("master-1"))
+	b.Revert(b.LastID())
+	b.ApproveCSR(plan.CSRApproval{Name: "csr-x", SignerName: openshift.SignerKubeletClient, Username: openshift.NodeBootstrapper, CommonName: "system:node:worker-9"})
+	for _, tc := range remedyCases()[1:4] {
+		b.Change(tc.action, tc.obj, "", tc.patch, tc.fields, tc.gate)
+	}
+	p := b.RestoreCVO().Plan()
+	cfg, err := env.UserConfig(kubetest.LimitedUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runAs(t, ctx, cfg, p, defaults(t))
+	if res.Outcome != apply.OutcomeRefused {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+	for _, want := range []string{
+		"patch poddisruptionbudgets.policy in namespace " + remedyNS,
+		"get poddisruptionbudgets.policy in namespace " + remedyNS,
+		"watch nodes (cluster-wide)",
+		"update certificatesigningrequests.certificates.k8s.io/approval (cluster-wide)",
+		"approve signers.certificates.k8s.io " + openshift.SignerKubeletClient + " (cluster-wide)",
+		"list machines.machine.openshift.io in namespace openshift-machine-api",
+		"watch certificatesigningrequests.certificates.k8s.io",
+		"patch configmaps in namespace openshift-config",
+		"patch clusterversions.config.openshift.io",
+		"patch cloudcredentials.operator.openshift.io",
+		"watch clusteroperators.config.openshift.io",
+	} {
+		if !strings.Contains(res.Message, want) {
+			t.Errorf("refusal does not list %q:\n%s", want, res.Message)
+		}
 	}
 }

@@ -82,9 +82,9 @@ func (r *run) execute(ctx context.Context) *Result {
 
 // main runs preflight, takes the lock, opens the journal and runs the steps.
 func (r *run) main(ctx context.Context) error {
-	r.emit(Event{Type: EventRunStarted, Message: fmt.Sprintf("applying plan to %s %s (%d steps)", r.p.Target.Version, r.p.Target.Image, len(r.p.Steps)), Run: &RunInfo{
+	r.emit(Event{Type: EventRunStarted, Message: fmt.Sprintf("applying plan, %s %s (%d steps)", targetText(r.p), r.p.Target.Image, len(r.p.Steps)), Run: &RunInfo{
 		RunID: r.runID, PlanPath: r.opts.PlanPath, PlanDigest: r.opts.PlanDigest, TargetVersion: r.p.Target.Version, TargetImage: r.p.Target.Image,
-		Steps: len(r.p.Steps), Journal: r.opts.JournalPath, DryRun: r.opts.DryRun, Resume: r.opts.Resume, Server: r.e.server,
+		Steps: len(r.p.Steps), Journal: r.opts.JournalPath, DryRun: r.opts.DryRun, Resume: r.opts.Resume, Server: r.e.server, Mode: r.p.Mode,
 	}})
 	if err := ValidatePlan(r.p); err != nil {
 		r.emit(Event{Type: EventPreflight, Preflight: &PreflightCheck{Name: "plan", Message: err.Error()}})
@@ -556,7 +556,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 		res.Message = fmt.Sprintf("dry run: %d steps checked with server-side dry runs; nothing was changed", r.done)
 	case err == nil:
 		res.Outcome = OutcomeCompleted
-		res.Message = fmt.Sprintf("plan applied: %d steps done, %d skipped; target %s", r.done, r.skipped, r.p.Target.Version)
+		res.Message = fmt.Sprintf("plan applied: %d steps done, %d skipped; %s", r.done, r.skipped, targetText(r.p))
 	default:
 		if ctx.Err() != nil && OutcomeOf(err) == OutcomeError {
 			err = r.ctxError(ctx)
@@ -649,6 +649,15 @@ func (r *run) nextCommands(res *Result) []string {
 			openshift.CVONamespace, openshift.CVODeployment, max(ptrValue(r.cvoOriginal, 1), 1)))
 	}
 	return next
+}
+
+// targetText names what a plan moves the cluster to: its target release, or
+// no release for a remediation-only plan.
+func targetText(p *plan.Plan) string {
+	if p.Mode == plan.ModeRemediation || p.Target.Version == "" {
+		return "remediation only, no new release"
+	}
+	return "target " + p.Target.Version
 }
 
 func shellQuote(s string) string {

@@ -93,7 +93,11 @@ func (p *Plain) Print(ev apply.Event) error {
 		case r.Resume:
 			mode = "resume"
 		}
-		line := fmt.Sprintf("recover apply: %s, target %s (%s), %d steps", mode, r.TargetVersion, r.TargetImage, r.Steps)
+		target := fmt.Sprintf("target %s (%s)", r.TargetVersion, r.TargetImage)
+		if r.Mode == "remediation" || r.TargetVersion == "" {
+			target = "remediation only, no new release"
+		}
+		line := fmt.Sprintf("recover apply: %s, %s, %d steps", mode, target, r.Steps)
 		if r.Journal != "" && !r.DryRun {
 			line += ", journal " + r.Journal
 		}
