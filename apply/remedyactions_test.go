@@ -120,8 +120,8 @@ func remedyCases() []remedyCase {
 	return []remedyCase{
 		{
 			name: "force-redeployment", action: plan.ActionForceRedeployment,
-			obj:  plan.ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "KubeScheduler", Name: "cluster"},
-			gvr:  schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "kubeschedulers"}, path: "/kubeschedulers/cluster",
+			obj: plan.ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "KubeScheduler", Name: "cluster"},
+			gvr: schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "kubeschedulers"}, path: "/kubeschedulers/cluster",
 			patch: fmt.Sprintf(`{"spec":{"forceRedeploymentReason":%q}}`, reason), fields: [][]string{{"spec", openshift.FieldForceRedeploymentReason}},
 			gate: forced,
 			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
@@ -133,8 +133,8 @@ func remedyCases() []remedyCase {
 		},
 		{
 			name: "acknowledge-admin-gate", action: plan.ActionAcknowledgeGate,
-			obj:  plan.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: openshift.AdminAcksNamespace, Name: openshift.AdminAcksConfigMap},
-			gvr:  schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, path: "/namespaces/openshift-config/configmaps/admin-acks",
+			obj: plan.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: openshift.AdminAcksNamespace, Name: openshift.AdminAcksConfigMap},
+			gvr: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, path: "/namespaces/openshift-config/configmaps/admin-acks",
 			patch: fmt.Sprintf(`{"data":{%q:"true"}}`, ackKey), fields: [][]string{{"data", ackKey}},
 			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
 				if _, err := c.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: openshift.AdminAcksNamespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -151,8 +151,8 @@ func remedyCases() []remedyCase {
 		},
 		{
 			name: "remove-overrides", action: plan.ActionRemoveOverrides,
-			obj:  plan.ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: "version"},
-			gvr:  schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "clusterversions"}, path: "/clusterversions/version",
+			obj: plan.ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: "version"},
+			gvr: schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "clusterversions"}, path: "/clusterversions/version",
 			patch: `{"spec":{"overrides":null}}`, fields: [][]string{{"spec", "overrides"}},
 			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
 				cvs := c.OSConfig.ConfigV1().ClusterVersions()
@@ -170,8 +170,8 @@ func remedyCases() []remedyCase {
 		},
 		{
 			name: "annotate-upgradeable-to", action: plan.ActionAnnotateUpgradeableTo,
-			obj:  plan.ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "CloudCredential", Name: "cluster"},
-			gvr:  schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "cloudcredentials"}, path: "/cloudcredentials/cluster",
+			obj: plan.ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "CloudCredential", Name: "cluster"},
+			gvr: schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "cloudcredentials"}, path: "/cloudcredentials/cluster",
 			patch: fmt.Sprintf(`{"metadata":{"annotations":{%q:"4.19"}}}`, openshift.AnnotationUpgradeableTo), fields: [][]string{{"metadata", "annotations", openshift.AnnotationUpgradeableTo}},
 			gate: &plan.Gate{Kind: plan.GateConditionCleared, Object: &plan.ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterOperator", Name: openshift.CloudCredentialOperator},
 				Condition: "Upgradeable", Reason: openshift.ReasonMissingUpgradeableAnnotation},
@@ -192,8 +192,8 @@ func remedyCases() []remedyCase {
 		},
 		{
 			name: "unpause-pool as a remedy", action: plan.ActionUnpausePool,
-			obj:  plan.ObjectRef{APIVersion: "machineconfiguration.openshift.io/v1", Kind: "MachineConfigPool", Name: "master"},
-			gvr:  schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigpools"}, path: "/machineconfigpools/master",
+			obj: plan.ObjectRef{APIVersion: "machineconfiguration.openshift.io/v1", Kind: "MachineConfigPool", Name: "master"},
+			gvr: schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigpools"}, path: "/machineconfigpools/master",
 			patch: `{"spec":{"paused":false}}`, fields: [][]string{{"spec", "paused"}},
 			gate: &plan.Gate{Kind: plan.GatePoolUpdated, Pool: "master"},
 			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
