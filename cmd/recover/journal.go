@@ -173,7 +173,11 @@ func summarizeJournal(j *journal.Journal) *journalSummary {
 func printJournalTable(w io.Writer, s *journalSummary) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Journal:\t%s (format %s)\n", s.Path, s.FormatVersion)
-	fmt.Fprintf(tw, "Plan:\t%s (%s), target %s, %d steps\n", s.Plan.Path, s.Plan.Digest, s.Plan.TargetVersion, s.Plan.Steps)
+	target := "target " + s.Plan.TargetVersion
+	if s.Plan.TargetVersion == "" {
+		target = "remediation only, no new release"
+	}
+	fmt.Fprintf(tw, "Plan:\t%s (%s), %s, %d steps\n", s.Plan.Path, s.Plan.Digest, target, s.Plan.Steps)
 	fmt.Fprintf(tw, "Cluster:\t%s %s\n", s.Server, s.ClusterID)
 	fmt.Fprintf(tw, "Started:\t%s (%d run(s), last run %s)\n", s.StartedAt.Format(time.RFC3339), s.Runs, s.RunID)
 	fmt.Fprintf(tw, "State:\t%s\n", s.State)
