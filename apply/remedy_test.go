@@ -219,3 +219,35 @@ func normalizeRaw(m map[string]json.RawMessage) map[string]any {
 	}
 	return out
 }
+
+// TestDryRunOfARemediationPlanChangesNothing: the relax is sent as a server-side
+// dry run and shown with its fields; the revert says it writes the pre-image the
+// relax journals; the budget keeps its resourceVersion.
+func TestDryRunOfARemediationPlanChangesNothing(t *testing.T) {
+	c, ctx := setup(t)
+	pdb := newPDB(t, ctx, c, "web")
+	p, relax, revert := relaxPlan(pdb)
+	res, events := run(t, ctx, p, apply.Options{DryRun: true, AllowStale: true})
+	if res.Outcome != apply.OutcomeCompleted {
+		t.Fatalf("%s: %s\n%s", res.Outcome, res.Message, dump(events))
+	}
+	after, err := c.Kube.PolicyV1().PodDisruptionBudgets(remedyNS).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ResourceVersion != pdb.ResourceVersion {
+		t.Errorf("a dry run changed the budget (resourceVersion %s -> %s)", pdb.ResourceVersion, after.ResourceVersion)
+	}
+	got := map[string]*apply.ChangeInfo{}
+	for _, ev := range events {
+		if ev.Type == apply.EventApplied && ev.Step != nil {
+			got[ev.Step.ID] = ev.Change
+		}
+	}
+	if c := got[relax]; c == nil || c.Result != "dry-run: would patch" || len(c.Fields) != 2 || !c.DryRun {
+		t.Errorf("relax in a dry run: %+v", c)
+	}
+	if c := got[revert]; c == nil || !strings.Contains(c.Note, "journals its pre-image when it runs") {
+		t.Errorf("revert in a dry run: %+v", c)
+	}
+}
