@@ -39,7 +39,7 @@ type Summary struct {
 	Fingerprint string `json:"fingerprint"`
 }
 
-// Refresh recomputes the snapshot's Summary and Findings from its facts. Sources
+// Refresh recomputes the snapshot's Summary, Findings and Wedges from its facts. Sources
 // call it (through Builder.Finish); call it again after changing a snapshot.
 func Refresh(s *Snapshot) {
 	if s.FormatVersion == "" {
@@ -47,6 +47,7 @@ func Refresh(s *Snapshot) {
 	}
 	s.Summary = summarize(s)
 	s.Findings = Analyze(s)
+	s.Wedges = Wedges(s)
 }
 
 func summarize(s *Snapshot) *Summary {
@@ -83,9 +84,22 @@ func Analyze(s *Snapshot) []Finding {
 	a.clusterVersion()
 	a.operators()
 	a.staticPods()
+	a.rolloutStuck()
 	a.kubelets()
+	a.drains()
 	a.pools()
 	a.nodes()
+	a.csrs()
+	a.certificates()
+	a.upgradeable()
+	a.adminGates()
+	a.removedAPIs()
+	a.releaseAccepted()
+	a.webhooks()
+	a.stuckManifests()
+	a.conditionalRisks()
+	a.previousUpdate()
+	a.poolsBehind()
 	a.cvo()
 	sort.SliceStable(a.out, func(i, j int) bool {
 		x, y := a.out[i], a.out[j]
@@ -106,6 +120,8 @@ func Analyze(s *Snapshot) []Finding {
 type analysis struct {
 	s   *Snapshot
 	out []Finding
+	// drainCause maps a node to the subjects of the PDB findings holding its drain.
+	drainCause map[string][]string
 }
 
 func (a *analysis) add(f Finding) { a.out = append(a.out, f) }
@@ -144,8 +160,23 @@ func (s *Snapshot) collectedIn(key, namespace string) bool {
 }
 
 func (a *analysis) notCollected() {
+	// A source that holds none of the wedge facts (a must-gather, archive or
+	// saved snapshot from before recover read them) says nothing of its wedges:
+	// one line of context, not a warning per resource. A source that holds some
+	// of them has gaps worth a warning each.
+	predates := true
+	for _, r := range a.s.Resources {
+		if isWedgeResource(r) && r.State != Absent && !strings.HasPrefix(r.Reason, ReasonNotNeeded) {
+			predates = false
+		}
+	}
+	var absentWedge []ResourceStatus
 	for _, r := range a.s.Resources {
 		if r.State == Collected {
+			continue
+		}
+		if predates && isWedgeResource(r) {
+			absentWedge = append(absentWedge, r)
 			continue
 		}
 		sev := SeverityWarning
@@ -157,7 +188,7 @@ func (a *analysis) notCollected() {
 			why += ": " + r.Reason
 		}
 		f := Finding{
-			Code: CodeNotCollected, Severity: sev, Subject: "resource/" + r.Key(),
+			Code: CodeNotCollected, Severity: sev, Class: ClassInforms, Subject: "resource/" + r.Key(),
 			Message: fmt.Sprintf("%s could not be read (%s); what depends on it is unknown, not empty.", r.Key(), why),
 			Details: map[string]string{"resource": r.Resource, "state": string(r.State)},
 		}
@@ -170,6 +201,19 @@ func (a *analysis) notCollected() {
 		}
 		a.add(f)
 	}
+	if len(absentWedge) == 0 {
+		return
+	}
+	var keys []string
+	f := Finding{Code: CodeNotCollected, Severity: SeverityInfo, Class: ClassInforms, Subject: "resources/wedge-facts",
+		Details: map[string]string{"state": string(Absent)}}
+	for _, r := range absentWedge {
+		keys = append(keys, r.Key())
+		f.Evidence = append(f.Evidence, reality(fmt.Sprintf("%s: %s", r.Key(), firstNonEmpty(r.Reason, "absent")), "resource/"+r.Key()))
+	}
+	f.Details["resources"] = strings.Join(keys, ",")
+	f.Message = fmt.Sprintf("This source holds none of the %d resource types the wedge diagnosis reads (it predates them: %s); those checks stay silent.", len(keys), nodeList(keys))
+	a.add(f)
 }
 
 const cvSubject = "clusterversion/version"
@@ -197,7 +241,7 @@ func (a *analysis) clusterVersion() {
 				msg += fmt.Sprintf(" A (re)started CVO would run in %s mode.", mode)
 			}
 			a.add(Finding{
-				Code: CodeUpdateClaimedCompleteButMixed, Severity: SeverityError, Subject: cvSubject, Message: msg, Evidence: ev,
+				Code: CodeUpdateClaimedCompleteButMixed, Severity: SeverityError, Class: ClassBlocks, Subject: cvSubject, Message: msg, Evidence: ev,
 				Details: map[string]string{"cvoMode": string(mode), "desiredVersion": desired.Version},
 			})
 		}
@@ -219,13 +263,14 @@ func (a *analysis) clusterVersion() {
 		if c := cvCondition(cv, configv1.OperatorProgressing); c != nil {
 			ev = append(ev, claim(fmt.Sprintf("Progressing=%s: %s", c.Status, c.Message), cvSubject+" status.conditions"))
 		}
-		a.add(Finding{Code: CodeUpdateInProgress, Severity: SeverityInfo, Subject: cvSubject, Message: msg, Evidence: ev,
+		a.add(Finding{Code: CodeUpdateInProgress, Severity: SeverityInfo, Class: ClassInforms, Subject: cvSubject, Message: msg, Evidence: ev,
 			Details: map[string]string{"cvoMode": string(mode), "target": hist[0].Version, "from": from}})
 	}
-	if c := cvCondition(cv, "Failing"); c != nil && c.Status == configv1.ConditionTrue {
-		a.add(Finding{Code: CodeClusterVersionFailing, Severity: SeverityError, Subject: cvSubject,
+	if c := cvCondition(cv, openshift.ConditionFailing); c != nil && c.Status == configv1.ConditionTrue {
+		a.add(Finding{Code: CodeClusterVersionFailing, Severity: SeverityError, Class: ClassBlocks, Subject: cvSubject,
 			Message:  fmt.Sprintf("ClusterVersion is Failing (%s): %s", c.Reason, oneLine(c.Message)),
-			Evidence: []Evidence{claim(fmt.Sprintf("Failing=True reason %s since %s", c.Reason, c.LastTransitionTime.UTC().Format(time.RFC3339)), cvSubject+" status.conditions")}})
+			Evidence: []Evidence{claim(fmt.Sprintf("Failing=True reason %s since %s", c.Reason, c.LastTransitionTime.UTC().Format(time.RFC3339)), cvSubject+" status.conditions")},
+			Details:  map[string]string{"reason": c.Reason}})
 	}
 	var overrides []Evidence
 	for _, o := range cv.Spec.Overrides {
@@ -241,12 +286,16 @@ func (a *analysis) clusterVersion() {
 		}
 	}
 	if len(overrides) > 0 {
-		a.add(Finding{Code: CodeUnmanagedOverrides, Severity: SeverityWarning, Subject: cvSubject,
+		class := ClassInforms
+		if a.minorStep() {
+			class = ClassBlocks
+		}
+		a.add(Finding{Code: CodeUnmanagedOverrides, Severity: SeverityWarning, Class: class, Subject: cvSubject,
 			Message:  fmt.Sprintf("%d component(s) are excluded from CVO management by spec.overrides; the CVO neither applies nor waits on them, and minor updates are blocked until they are removed.", len(overrides)),
-			Evidence: overrides})
+			Evidence: append(overrides, rule("overrides make the CVO refuse minor and major updates (precondition ClusterVersionOverridesSet, pkg/payload/precondition/clusterversion/upgradeable.go)"))})
 	}
 	if u := cv.Spec.DesiredUpdate; u != nil && u.Force {
-		a.add(Finding{Code: CodeForcedUpdate, Severity: SeverityWarning, Subject: cvSubject,
+		a.add(Finding{Code: CodeForcedUpdate, Severity: SeverityWarning, Class: ClassInforms, Subject: cvSubject,
 			Message:  fmt.Sprintf("spec.desiredUpdate to %s is forced: signature verification and the update preconditions (Upgradeable, rollback, giant-hop) were waived.", firstNonEmpty(u.Version, u.Image)),
 			Evidence: []Evidence{claim(fmt.Sprintf("desiredUpdate version %q image %q force true", u.Version, u.Image), cvSubject+" spec.desiredUpdate")}})
 	}
@@ -260,7 +309,7 @@ func (a *analysis) clusterVersion() {
 		}
 	}
 	if len(unverified) > 0 {
-		a.add(Finding{Code: CodeUnverifiedUpdate, Severity: SeverityWarning, Subject: cvSubject,
+		a.add(Finding{Code: CodeUnverifiedUpdate, Severity: SeverityWarning, Class: ClassInforms, Subject: cvSubject,
 			Message:  fmt.Sprintf("%d update(s) in history were applied without a verified release signature (forced, or signatures unreachable as in restricted networks).", len(unverified)),
 			Evidence: unverified})
 	}
@@ -380,9 +429,11 @@ func (a *analysis) operators() {
 		}
 	}
 	if len(groups) > 1 {
-		sev := SeverityInfo
+		// During an update mixed versions are its progress; after one claimed
+		// complete they are what keeps it from being so.
+		sev, class := SeverityInfo, ClassInforms
 		if cv := s.ClusterVersion; cv != nil && len(cv.Status.History) > 0 && cv.Status.History[0].State == configv1.CompletedUpdate {
-			sev = SeverityWarning
+			sev, class = SeverityWarning, ClassBlocks
 		}
 		var ev []Evidence
 		var versions []string
@@ -390,7 +441,7 @@ func (a *analysis) operators() {
 			versions = append(versions, g.Version)
 			ev = append(ev, claim(fmt.Sprintf("%s (%d): %s", g.Version, len(g.Names), strings.Join(g.Names, ", ")), "clusteroperators status.versions operator"))
 		}
-		a.add(Finding{Code: CodeMixedOperatorVersions, Severity: sev, Subject: "clusteroperators",
+		a.add(Finding{Code: CodeMixedOperatorVersions, Severity: sev, Class: class, Subject: "clusteroperators",
 			Message:  fmt.Sprintf("ClusterOperators report %d different release versions: %s.", len(groups), strings.Join(versions, ", ")),
 			Evidence: ev, Details: map[string]string{"versions": strings.Join(versions, ",")}})
 	}
@@ -400,12 +451,12 @@ func (a *analysis) operators() {
 		subject := "clusteroperator/" + co.Name
 		src := subject + " status.conditions"
 		if c := co.Condition(configv1.OperatorAvailable); c != nil && c.Status != configv1.ConditionTrue {
-			a.add(Finding{Code: CodeOperatorUnavailable, Severity: SeverityError, Subject: subject,
+			a.add(Finding{Code: CodeOperatorUnavailable, Severity: SeverityError, Class: ClassBlocks, Subject: subject,
 				Message:  fmt.Sprintf("%s is not Available (%s): %s", co.Name, firstNonEmpty(c.Reason, string(c.Status)), oneLine(c.Message)),
 				Evidence: []Evidence{claim(fmt.Sprintf("Available=%s reason %s since %s", c.Status, c.Reason, c.LastTransitionTime.UTC().Format(time.RFC3339)), src)}})
 		}
 		if c := co.Condition(configv1.OperatorDegraded); c != nil && c.Status == configv1.ConditionTrue {
-			a.add(Finding{Code: CodeOperatorDegraded, Severity: SeverityError, Subject: subject,
+			a.add(Finding{Code: CodeOperatorDegraded, Severity: SeverityError, Class: ClassBlocks, Subject: subject,
 				Message:  fmt.Sprintf("%s is Degraded (%s): %s", co.Name, c.Reason, oneLine(c.Message)),
 				Evidence: []Evidence{claim(fmt.Sprintf("Degraded=True reason %s since %s", c.Reason, c.LastTransitionTime.UTC().Format(time.RFC3339)), src)}})
 		}
@@ -415,7 +466,7 @@ func (a *analysis) operators() {
 				limit = 90 * time.Minute
 			}
 			if since := now.Sub(c.LastTransitionTime.Time); since > limit {
-				a.add(Finding{Code: CodeOperatorProgressingStuck, Severity: SeverityWarning, Subject: subject,
+				a.add(Finding{Code: CodeOperatorProgressingStuck, Severity: SeverityWarning, Class: ClassBlocks, Subject: subject,
 					Message: fmt.Sprintf("%s has been Progressing for %s, longer than the %s the API allows a version change (%s): %s",
 						co.Name, since.Round(time.Minute), limit, c.Reason, oneLine(c.Message)),
 					Evidence: []Evidence{
@@ -425,11 +476,11 @@ func (a *analysis) operators() {
 			}
 		}
 		if f := s.OperatorVersion(co.Name); f.Contradicted() {
-			sev, msg := SeverityInfo, fmt.Sprintf("%s's operator Deployment already runs %s while the ClusterOperator still reports %s (it reports the new version once its operands have rolled out).", co.Name, f.Verified, f.Claimed)
+			sev, class, msg := SeverityInfo, ClassInforms, fmt.Sprintf("%s's operator Deployment already runs %s while the ClusterOperator still reports %s (it reports the new version once its operands have rolled out).", co.Name, f.Verified, f.Claimed)
 			if CompareVersions(f.Claimed, f.Verified) > 0 {
-				sev, msg = SeverityWarning, fmt.Sprintf("%s claims %s but its running operator Deployment carries %s: the claim is ahead of what runs.", co.Name, f.Claimed, f.Verified)
+				sev, class, msg = SeverityWarning, ClassBlocks, fmt.Sprintf("%s claims %s but its running operator Deployment carries %s: the claim is ahead of what runs.", co.Name, f.Claimed, f.Verified)
 			}
-			a.add(Finding{Code: CodeOperatorVersionUnverified, Severity: sev, Subject: subject, Message: msg,
+			a.add(Finding{Code: CodeOperatorVersionUnverified, Severity: sev, Class: class, Subject: subject, Message: msg,
 				Evidence: []Evidence{claim("operator "+f.Claimed, subject+" status.versions"), reality(f.Method, "")},
 				Details:  map[string]string{"claimed": f.Claimed, "verified": f.Verified}})
 		}
@@ -446,7 +497,7 @@ func (a *analysis) staticPods() {
 			nodeSubject := "node/" + t.Node
 			details := map[string]string{"component": op.Component, "node": t.Node}
 			if t.Listed && podsKnown && t.Mirror == nil {
-				a.add(Finding{Code: CodeStaticPodMissing, Severity: SeverityWarning, Subject: nodeSubject,
+				a.add(Finding{Code: CodeStaticPodMissing, Severity: SeverityWarning, Class: ClassBlocks, Subject: nodeSubject,
 					Message:  fmt.Sprintf("%s: %s lists node %s at revision %d, but no mirror pod %s-%s exists in %s.", op.Component, crSubject, t.Node, t.Claimed, StaticPodComponentFor(op.Resource).PodPrefix, t.Node, op.Namespace),
 					Evidence: []Evidence{claim(fmt.Sprintf("nodeStatuses %s currentRevision %d", t.Node, t.Claimed), crSubject+" status.nodeStatuses"), reality("no mirror pod on "+t.Node, "pods in "+op.Namespace)},
 					Details:  details})
@@ -454,7 +505,7 @@ func (a *analysis) staticPods() {
 			if t.Listed && t.Mirror != nil && t.Running != 0 && t.Claimed != 0 && t.Running != t.Claimed {
 				d := copyMap(details)
 				d["claimed"], d["running"] = strconv.Itoa(int(t.Claimed)), strconv.Itoa(int(t.Running))
-				a.add(Finding{Code: CodeStaticPodRevisionMismatch, Severity: SeverityError, Subject: nodeSubject,
+				a.add(Finding{Code: CodeStaticPodRevisionMismatch, Severity: SeverityError, Class: ClassBlocks, Subject: nodeSubject,
 					Message: fmt.Sprintf("%s: %s claims node %s is at revision %d, but its mirror pod %s runs revision %d.",
 						op.Component, crSubject, t.Node, t.Claimed, t.Mirror.Name, t.Running),
 					Evidence: []Evidence{
@@ -485,7 +536,7 @@ func (a *analysis) staticPods() {
 				ev = append(ev, reality(running, "pods in "+op.Namespace))
 				d := copyMap(details)
 				d["installer"], d["revision"], d["running"] = ip.Name, strconv.Itoa(int(ip.Revision)), strconv.Itoa(int(t.Running))
-				a.add(Finding{Code: CodeInstallerSucceededWithoutRevision, Severity: SeverityError, Subject: nodeSubject,
+				a.add(Finding{Code: CodeInstallerSucceededWithoutRevision, Severity: SeverityError, Class: ClassBlocks, Subject: nodeSubject,
 					Message: fmt.Sprintf("%s: installer pod %s reports Succeeded, but node %s never ran revision %d (%s); the phase is a claim the kubelet may have got wrong.",
 						op.Component, ip.Name, t.Node, ip.Revision, running),
 					Evidence: ev, Details: d})
@@ -557,7 +608,7 @@ func (a *analysis) kubelets() {
 		if len(g.nodes) > 1 {
 			subject = fmt.Sprintf("nodes/%d-with-kubelet-%s", len(g.nodes), kubelet)
 		}
-		a.add(Finding{Code: code, Severity: SeverityError, Subject: subject, Message: msg,
+		a.add(Finding{Code: code, Severity: SeverityError, Class: ClassBlocks, Subject: subject, Message: msg,
 			Evidence: []Evidence{reality(fmt.Sprintf("kubelet %s on %s", kubelet, nodeList(g.nodes)), "nodes status.nodeInfo.kubeletVersion"), kasEv, r},
 			Details:  map[string]string{"kubelet": kubelet, "kubeAPIServer": kas.Version, "nodes": strings.Join(g.nodes, ","), "skew": strconv.Itoa(g.verdict.Skew)}})
 	}
@@ -620,22 +671,19 @@ func (a *analysis) pools() {
 				msg += " " + oneLine(degraded.Message)
 				ev = append(ev, claim(fmt.Sprintf("Degraded=True reason %s", degraded.Reason), src+".conditions"))
 			}
-			a.add(Finding{Code: CodePoolDegraded, Severity: SeverityError, Subject: subject, Message: msg, Evidence: ev})
+			a.add(Finding{Code: CodePoolDegraded, Severity: SeverityError, Class: ClassBlocks, Subject: subject, Message: msg, Evidence: ev,
+				Details: map[string]string{"pool": p.Name}})
 		}
 		if p.Paused {
-			msg := fmt.Sprintf("Pool %s is paused: its machines take no new configuration until it is unpaused.", p.Name)
-			if p.RequiredForUpgrade || p.Name == "master" {
-				msg += " It gates the machine-config operator's version, so an update cannot complete while it is paused."
-			}
-			a.add(Finding{Code: CodePoolPaused, Severity: SeverityWarning, Subject: subject, Message: msg,
-				Evidence: []Evidence{claim("spec.paused true", subject+" spec")}})
+			a.add(a.pausedPool(p))
 		}
 		updating := poolCondition(p, mcfgv1.MachineConfigPoolUpdating)
 		if p.UpdatedMachineCount < p.MachineCount || (p.StatusConfiguration != "" && p.StatusConfiguration != p.Configuration) ||
 			(updating != nil && updating.Status == corev1.ConditionTrue) {
-			a.add(Finding{Code: CodePoolUpdating, Severity: SeverityInfo, Subject: subject,
+			a.add(Finding{Code: CodePoolUpdating, Severity: SeverityInfo, Class: ClassInforms, Subject: subject,
 				Message:  fmt.Sprintf("Pool %s is rolling out %s: %d of %d machines updated, %d unavailable.", p.Name, p.Configuration, p.UpdatedMachineCount, p.MachineCount, p.UnavailableMachineCount),
-				Evidence: []Evidence{claim(fmt.Sprintf("spec.configuration %s, status.configuration %s, updated %d/%d", p.Configuration, p.StatusConfiguration, p.UpdatedMachineCount, p.MachineCount), src)}})
+				Evidence: []Evidence{claim(fmt.Sprintf("spec.configuration %s, status.configuration %s, updated %d/%d", p.Configuration, p.StatusConfiguration, p.UpdatedMachineCount, p.MachineCount), src)},
+				Details:  map[string]string{"pool": p.Name}})
 		}
 	}
 }
@@ -649,36 +697,31 @@ func poolCondition(p MachineConfigPool, t mcfgv1.MachineConfigPoolConditionType)
 	return nil
 }
 
-func (a *analysis) nodes() {
-	for _, n := range a.s.Nodes {
-		subject := "node/" + n.Name
-		if n.MCDState == "Degraded" {
-			a.add(Finding{Code: CodeNodeDegraded, Severity: SeverityError, Subject: subject,
-				Message:  fmt.Sprintf("The machine-config daemon on %s is Degraded: %s", n.Name, firstNonEmpty(oneLine(n.MCDReason), "no reason given")),
-				Evidence: []Evidence{claim(fmt.Sprintf("state Degraded, currentConfig %s, desiredConfig %s", n.CurrentConfig, n.DesiredConfig), subject+" annotations")}})
-		}
-		if n.Ready != "" && n.Ready != string(corev1.ConditionTrue) {
-			a.add(Finding{Code: CodeNodeNotReady, Severity: SeverityWarning, Subject: subject,
-				Message:  fmt.Sprintf("Node %s is not Ready (Ready=%s).", n.Name, n.Ready),
-				Evidence: []Evidence{claim("Ready="+n.Ready, subject+" status.conditions")}})
-		}
-	}
-}
-
 func (a *analysis) cvo() {
 	s := a.s
 	mode := s.CVOMode()
 	subject := "deployment/" + openshift.CVONamespace + "/" + openshift.CVODeployment
 	switch {
 	case s.CVO == nil && s.collectedIn(ResDeployments.Key(), openshift.CVONamespace):
-		a.add(Finding{Code: CodeCVODisabled, Severity: SeverityWarning, Subject: subject,
+		a.add(Finding{Code: CodeCVODisabled, Severity: SeverityWarning, Class: ClassBlocks, Subject: subject,
 			Message:  "The cluster-version operator's Deployment does not exist: nothing applies or reconciles the release.",
 			Evidence: []Evidence{reality("no Deployment "+openshift.CVONamespace+"/"+openshift.CVODeployment, "deployments in "+openshift.CVONamespace)},
 			Details:  map[string]string{"cvoMode": string(mode)}})
 	case s.CVO != nil && s.CVO.EffectiveReplicas() == 0:
-		a.add(Finding{Code: CodeCVODisabled, Severity: SeverityWarning, Subject: subject,
+		a.add(Finding{Code: CodeCVODisabled, Severity: SeverityWarning, Class: ClassBlocks, Subject: subject,
 			Message:  fmt.Sprintf("The cluster-version operator is scaled to 0: nothing applies or reconciles the release, and ClusterVersion status is frozen. Scaled back up it would start in %s mode.", mode),
 			Evidence: []Evidence{reality("spec.replicas 0", subject)},
 			Details:  map[string]string{"cvoMode": string(mode)}})
 	}
+}
+
+// isWedgeResource reports whether a resource record is one of the wedge facts
+// (snapshot 1.1) rather than the claims and reality of the two incidents.
+func isWedgeResource(r ResourceStatus) bool {
+	for _, w := range WedgeResources() {
+		if w.Resource.Key() == r.Resource && w.Namespace == r.Namespace {
+			return true
+		}
+	}
+	return false
 }

@@ -154,6 +154,7 @@ func TestFindings(t *testing.T) {
 			f := healthy()
 			tc.mutate(f)
 			s := f.snapshot()
+			assertClasses(t, s)
 			got := s.FindingsWithCode(tc.code)
 			if tc.subject == "" {
 				if len(got) > 0 {

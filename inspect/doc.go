@@ -28,7 +28,17 @@
 // calls Builder.Finish, which runs Analyze and stores the result in
 // Snapshot.Findings (and the claim-versus-reality Summary), so a collected or saved
 // snapshot carries its findings; call Refresh after changing a snapshot by hand.
-// The finding codes are stable and documented in docs/findings.md.
+// The finding codes are stable and documented in docs/findings.md. Every finding
+// has a Class: ClassBlocks when it holds the update, ClassInforms when it is
+// context. The wedge findings (analyze_drains.go, analyze_csrs.go,
+// analyze_certs.go, analyze_gates.go, analyze_cvo_wedges.go, analyze_pools.go,
+// analyze_staticpods.go) classify the operators' own status texts (classify.go).
+//
+// Refresh also computes Snapshot.Wedges (wedges.go), "why this cluster is stuck":
+// the findings grouped by cause, those a deeper cause explains folded into it,
+// ranked by the layer of the update they hold first, each line with the command
+// to run next. WhyStuck and Blocking read it; WriteReport and WriteMarkdown print
+// it first.
 //
 // Accessors give the planner the verified view: OperatorVersion (claimed and
 // verified version of a ClusterOperator and its operands), KubeletVersions,

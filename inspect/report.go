@@ -9,16 +9,38 @@ import (
 	"time"
 )
 
-// ReportOptions tune WriteReport.
+// ReportOptions tune WriteReport and WriteMarkdown.
 type ReportOptions struct {
 	// MaxNames caps the names listed per version group (0 means 8).
 	MaxNames int
+	// SourceArgs are the source flags the snapshot was read with
+	// ("--must-gather ./mg"); the recover commands of the wedge summary get them,
+	// so that they can be copied as they are.
+	SourceArgs string
 }
 
-// WriteReport writes the human summary of a snapshot: the cluster's claim beside
-// the reality, operators grouped by version, static pods per node, nodes grouped by
-// kubelet version, pools, what could not be read, and the findings by severity with
-// their evidence.
+// NextCommand returns a wedge's next command with the source flags inserted
+// after "recover <verb>".
+func (o ReportOptions) NextCommand(next string) string {
+	if o.SourceArgs == "" || !strings.HasPrefix(next, "recover ") {
+		return next
+	}
+	verb, rest, _ := strings.Cut(strings.TrimPrefix(next, "recover "), " ")
+	if verb != "plan" && verb != "inspect" && verb != "tui" {
+		return next
+	}
+	out := "recover " + verb + " " + o.SourceArgs
+	if rest != "" {
+		out += " " + rest
+	}
+	return out
+}
+
+// WriteReport writes the human summary of a snapshot: why the cluster is stuck
+// (the wedge summary, most blocking first), the cluster's claim beside the
+// reality, operators grouped by version, static pods per node, nodes grouped by
+// kubelet version, pools, what could not be read, and the findings by severity
+// with their class and evidence.
 func WriteReport(w io.Writer, s *Snapshot, o ReportOptions) error {
 	if o.MaxNames == 0 {
 		o.MaxNames = 8
@@ -33,6 +55,7 @@ func WriteReport(w io.Writer, s *Snapshot, o ReportOptions) error {
 		p.f(" (observed %s, %s)", s.Source.CollectedAt.UTC().Format(time.RFC3339), s.Source.CollectedAtFrom)
 	}
 	p.f("\nFingerprint: %s\n\n", sum.Fingerprint)
+	writeWedges(p, s, o)
 
 	p.f("CLAIM (ClusterVersion)\n")
 	if cv := s.ClusterVersion; cv != nil {
@@ -174,7 +197,7 @@ func WriteReport(w io.Writer, s *Snapshot, o ReportOptions) error {
 	}
 	p.f("\nFINDINGS: %d errors, %d warnings, %d info\n", counts[SeverityError], counts[SeverityWarning], counts[SeverityInfo])
 	for _, f := range s.Findings {
-		p.f("\n  %-7s %s  %s\n", strings.ToUpper(f.Severity), f.Code, f.Subject)
+		p.f("\n  %-7s %s  %s  (%s)\n", strings.ToUpper(f.Severity), f.Code, f.Subject, orDash(f.Class))
 		p.f("          %s\n", truncate(f.Message, 400))
 		for i, e := range f.Evidence {
 			if i == 6 {
@@ -192,6 +215,47 @@ func WriteReport(w io.Writer, s *Snapshot, o ReportOptions) error {
 		p.f("  none: claims and reality agree\n")
 	}
 	return p.err
+}
+
+// writeWedges writes the wedge summary: one numbered line per cause with the
+// findings it stands for and the command that comes next.
+func writeWedges(p *printer, s *Snapshot, o ReportOptions) {
+	ws := s.WhyStuck()
+	blocking := 0
+	for _, w := range ws {
+		if w.Class == ClassBlocks {
+			blocking++
+		}
+	}
+	switch {
+	case len(ws) == 0:
+		p.f("WHY THIS CLUSTER IS STUCK: nothing holds it; claims and reality agree\n\n")
+		return
+	case blocking == 0:
+		p.f("WHY THIS CLUSTER IS STUCK: nothing blocks the update; %d thing(s) to know\n", len(ws))
+	default:
+		p.f("WHY THIS CLUSTER IS STUCK: %d cause(s) block the update, %d to know\n", blocking, len(ws)-blocking)
+	}
+	for _, w := range ws {
+		label := "BLOCKS"
+		if w.Class != ClassBlocks {
+			label = "INFORMS"
+		}
+		p.f("  %2d. %-7s %s  %s\n", w.Rank, label, w.Code, firstOr(w.Subjects, ""))
+		p.f("      %s\n", truncate(w.Summary, 700))
+		if len(w.Subjects) > 1 {
+			p.f("      findings: %s\n", capNames(w.Subjects, 6))
+		}
+		p.f("      next: %s\n", o.NextCommand(w.Next))
+	}
+	p.f("\n")
+}
+
+func firstOr(list []string, def string) string {
+	if len(list) == 0 {
+		return def
+	}
+	return list[0]
 }
 
 type printer struct {

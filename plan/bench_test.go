@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan/graph"
@@ -233,5 +234,64 @@ func TestSyntheticInputsPlan(t *testing.T) {
 	}
 	if _, err := json.Marshal(p); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// wedged500 is a 500-node cluster (the second incident's control plane and 497
+// workers) under an update, with 50 PodDisruptionBudgets each holding one
+// worker's drain and 100 pending CSRs: 50 renewals of NotReady workers and 50
+// client certificates of new machines.
+func wedged500(b testing.TB) *inspect.Snapshot {
+	s := healthyUpdating(b)
+	var tmpl inspect.Node
+	for _, n := range s.Nodes {
+		if n.Name == "worker-0" {
+			tmpl = n
+		}
+	}
+	for i := len(s.Nodes); i < 500; i++ {
+		n := tmpl
+		n.Name = fmt.Sprintf("worker-%d", i)
+		s.Nodes = append(s.Nodes, n)
+	}
+	for i := 0; i < 50; i++ {
+		holdDrain(b, s, fmt.Sprintf("team-%02d", i), "web", fmt.Sprintf("worker-%d", 100+i))
+	}
+	for i := 0; i < 50; i++ {
+		node := fmt.Sprintf("worker-%d", 200+i)
+		notReady(b, s, node)
+		pendingCSRs(b, s, node, csrSpec{fmt.Sprintf("csr-renew-%02d", i), node, "renew"})
+		fresh := fmt.Sprintf("worker-new-%02d", i)
+		pendingCSRs(b, s, fresh, csrSpec{fmt.Sprintf("csr-new-%02d", i), fresh, "new"})
+	}
+	return s
+}
+
+// BenchmarkRemediationPlan makes the remediation-only plan of wedged500 (50 PDB
+// brackets, 100 approvals, 50 readiness waits) and checks it.
+func BenchmarkRemediationPlan(b *testing.B) {
+	s := wedged500(b)
+	for b.Loop() {
+		p, err := Make(context.Background(), Options{Snapshot: s, Now: func() time.Time { return fixedTime }})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(p.Steps) != 2+50*3+100+50 {
+			b.Fatalf("%d steps", len(p.Steps))
+		}
+	}
+}
+
+// BenchmarkRemediationCheck is the checker alone on that plan.
+func BenchmarkRemediationCheck(b *testing.B) {
+	s := wedged500(b)
+	p, err := Make(context.Background(), Options{Snapshot: s, Now: func() time.Time { return fixedTime }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := Check(p, s, nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -25,19 +25,23 @@ const (
 	InvariantNoDowngrade    = "no-forbidden-downgrade"
 	InvariantPools          = "pools"
 	InvariantDesiredUpdate  = "desired-update"
+	InvariantTemporary      = "temporary-changes"
+	InvariantRemedies       = "remedies"
 )
 
 // Invariants describes every invariant Check asserts, in the order it checks them.
 var Invariants = []string{
-	InvariantCVOBracketing + ": every step that changes the cluster runs between one disable-cvo and one restore-cvo, and set-desired-update comes before restore-cvo",
+	InvariantCVOBracketing + ": every step that changes the cluster (remedies included) runs between one disable-cvo and one restore-cvo, only waits follow restore-cvo; an update plan sets the desired update before restore-cvo, a remediation plan never does (the CVO resumes the update it has)",
 	InvariantManifestDigest + ": every embedded manifest matches its digest; apply steps never carry release.openshift.io/delete=true, delete steps always do",
 	InvariantRunLevelOrder + ": manifest steps follow the CVO's update order: stages never go back, and a component's files keep their order",
-	InvariantGates + ": every step that needs a gate has the right one (ClusterOperator versions, CRD Established, workload rollout, static pods on every master after each static-pod operator, CVO scaled down and running)",
+	InvariantGates + ": every step that needs a gate has the right one (ClusterOperator versions, CRD Established, workload rollout, static pods on every master after each static-pod operator, CVO scaled down and running; CSR issued after an approval, restored after a revert, a new static-pod revision after a forced redeployment, the pool rolled out after a remedy unpause)",
 	InvariantKubeletSkew + ": no kubelet newer than the oldest kube-apiserver and none further behind than the policy allows: no step creates or worsens a violation, and none is left at the end",
 	InvariantControlPlane + ": kube-apiserver instances stay within one minor; kube-controller-manager and kube-scheduler are never newer than the oldest kube-apiserver",
 	InvariantNoDowngrade + ": no ClusterOperator gate moves a component down across a minor, or down within one further than the policy allows",
-	InvariantPools + ": only pools the plan paused are unpaused, all of them by the end, and no gate waits on a pool the plan keeps paused",
+	InvariantPools + ": only pools the plan paused are unpaused, all of them by the end, and no gate waits on a pool the plan keeps paused; a pool the user paused is unpaused only by an unpause-pool remedy for a pool whose PoolPaused finding says the pause blocks the update",
 	InvariantDesiredUpdate + ": the desired update names the target by digest, with force only when the target gives a reason",
+	InvariantTemporary + ": every temporary change names exactly one later revert step of the same object, no step in between changes that object, and none is left unreverted at the end",
+	InvariantRemedies + ": no guard PodDisruptionBudget is relaxed, and a relaxed one is at its limit (inspect.PDBAtLimit) and restored only after a nodes-settled wait; every approved CSR is vouched for on the snapshot (inspect.CSRVouch) as the step describes it; every admin promise (force-redeployment, admin-ack, remove-overrides, upgradeable-to) is named in the plan's accepted inputs; every change sets exactly its fields",
 }
 
 // span is a range of Kubernetes minors some instances may run: lo is guaranteed
@@ -61,6 +65,8 @@ type poolModel struct {
 // model is the checker's model of the cluster while a plan runs.
 type model struct {
 	p          *Plan
+	s          *inspect.Snapshot
+	tmp        *temporaries
 	pol        *policy.Policy
 	history    policy.History
 	targetKube int
@@ -83,6 +89,17 @@ type model struct {
 	pendingStatic map[string]string
 	lastStage     int
 	lastFile      map[string]string
+	// dirty is set when a step changed what the skew measure reads (operand or
+	// kubelet spans); skew measures only then.
+	dirty bool
+	// lags memoizes the policy's kubelet lag limit per (kubelet, kube-apiserver) minor.
+	lags map[[2]int]lag
+}
+
+// lag is a memoized KubeletAllowedLag answer.
+type lag struct {
+	n  int
+	ok bool
 }
 
 // Check steps a model of the cluster (from the snapshot the plan was made from)
@@ -103,10 +120,10 @@ func Check(p *Plan, s *inspect.Snapshot, pol *policy.Policy) error {
 
 func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy) *model {
 	f := newFacts(s)
-	m := &model{p: p, pol: pol, history: f.history, targetKube: kubeMinor(kubeForRelease(p.Target.Version)),
+	m := &model{p: p, s: s, tmp: newTemporaries(p), pol: pol, history: f.history, targetKube: kubeMinor(kubeForRelease(p.Target.Version)),
 		operands: map[string]*span{}, nodes: map[string]*nodeModel{}, pools: map[string]*poolModel{}, cos: map[string]string{},
 		baseline: map[string]int{}, compOperand: map[string]string{}, compCO: map[string]string{}, pendingStatic: map[string]string{},
-		lastFile: map[string]string{}}
+		lastFile: map[string]string{}, lags: map[[2]int]lag{}}
 	for _, c := range controlPlaneOperands {
 		sp := &span{lo: -1, hi: -1}
 		for _, v := range f.operands[c] {
@@ -160,7 +177,8 @@ var digestImageRE = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
 // mutates reports whether an action changes the cluster.
 func mutates(a Action) bool {
 	switch a {
-	case ActionApply, ActionDelete, ActionPausePool, ActionUnpausePool, ActionSetDesiredUpdate:
+	case ActionApply, ActionDelete, ActionPausePool, ActionUnpausePool, ActionSetDesiredUpdate,
+		ActionRelaxPDB, ActionRevert, ActionApproveCSR, ActionForceRedeployment, ActionAcknowledgeGate, ActionRemoveOverrides, ActionAnnotateUpgradeableTo:
 		return true
 	}
 	return false
@@ -179,6 +197,9 @@ func (m *model) step(i int) error {
 	if err := m.pendingClosed(i, st); err != nil {
 		return err
 	}
+	if err := m.temporary(i, st); err != nil {
+		return err
+	}
 	switch st.Action {
 	case ActionDisableCVO:
 		if m.disabledOnce {
@@ -192,7 +213,7 @@ func (m *model) step(i int) error {
 		if !m.cvoDisabled {
 			return m.fail(i, InvariantCVOBracketing, "restore-cvo without a disable-cvo before it")
 		}
-		if !m.desiredSet {
+		if !m.desiredSet && m.p.EffectiveMode() == ModeUpdate {
 			return m.fail(i, InvariantDesiredUpdate, "restore-cvo before set-desired-update: the CVO would resume its old work (%s mode)", m.p.Cluster.CVOMode)
 		}
 		if st.Gate == nil || st.Gate.Kind != GateCVORunning {
@@ -200,6 +221,9 @@ func (m *model) step(i int) error {
 		}
 		m.cvoDisabled, m.restored = false, true
 	case ActionSetDesiredUpdate:
+		if m.p.EffectiveMode() != ModeUpdate {
+			return m.fail(i, InvariantCVOBracketing, "a %s plan hands the CVO back the desired update it has: it has no set-desired-update", m.p.Mode)
+		}
 		du := st.DesiredUpdate
 		switch {
 		case du == nil:
@@ -226,8 +250,11 @@ func (m *model) step(i int) error {
 		switch {
 		case pm == nil:
 			return m.fail(i, InvariantPools, "pool %s is not in the snapshot", st.Pool)
-		case pm.byUser:
-			return m.fail(i, InvariantPools, "pool %s was paused by the user before recovery; recover never unpauses it", st.Pool)
+		case pm.byUser && pm.paused:
+			if !m.remedyUnpause(st) {
+				return m.fail(i, InvariantPools, "pool %s was paused by the user before recovery; recover unpauses it only as an unpause-pool remedy for a PoolPaused finding that says the pause blocks the update", st.Pool)
+			}
+			pm.byUser = false
 		case !pm.byPlan || !pm.paused:
 			return m.fail(i, InvariantPools, "pool %s was not paused by this plan", st.Pool)
 		}
@@ -241,8 +268,15 @@ func (m *model) step(i int) error {
 		if st.Gate == nil {
 			return m.fail(i, InvariantGates, "a wait step without a gate")
 		}
+	case ActionRelaxPDB, ActionRevert, ActionApproveCSR, ActionForceRedeployment, ActionAcknowledgeGate, ActionRemoveOverrides, ActionAnnotateUpgradeableTo:
+		if err := m.remedyStep(i, st); err != nil {
+			return err
+		}
 	default:
 		return m.fail(i, InvariantGates, "unknown action %q", st.Action)
+	}
+	if err := m.remedyGate(i, st); err != nil {
+		return err
 	}
 	if st.Gate != nil {
 		if err := m.gatePassed(i, st); err != nil {
@@ -295,6 +329,7 @@ func (m *model) manifestStep(i int, st *Step) error {
 	if op := m.compOperand[st.Component]; op != "" && st.Action == ActionApply {
 		if sp := m.operands[op]; sp != nil {
 			sp.hi = max(sp.hi, m.targetKube)
+			m.dirty = true
 		}
 		if mf.Kind == "ClusterOperator" {
 			m.pendingStatic[op] = st.Component
@@ -398,6 +433,7 @@ func (m *model) gatePassed(i int, st *Step) error {
 					for _, n := range pm.nodes {
 						if nm := m.nodes[n]; nm != nil && pm.roll >= 0 {
 							nm.kube = span{lo: pm.roll, hi: pm.roll}
+							m.dirty = true
 						}
 					}
 				}
@@ -411,8 +447,11 @@ func (m *model) gatePassed(i int, st *Step) error {
 			delete(m.pendingStatic, sp.Component)
 			if o := m.operands[sp.Component]; o != nil {
 				o.lo = o.hi
+				m.dirty = true
 			}
 		}
+	case GateNodesSettled:
+		m.settleNodes(g.Nodes)
 	case GatePoolUpdated:
 		pm := m.pools[g.Pool]
 		if pm == nil {
@@ -424,6 +463,7 @@ func (m *model) gatePassed(i int, st *Step) error {
 		for _, n := range pm.nodes {
 			if nm := m.nodes[n]; nm != nil && pm.roll >= 0 {
 				nm.kube = span{lo: pm.roll, hi: pm.roll}
+				m.dirty = true
 			}
 		}
 	}
@@ -435,6 +475,7 @@ func (m *model) rollPool(pm *poolModel) {
 	for _, n := range pm.nodes {
 		if nm := m.nodes[n]; nm != nil && pm.roll > nm.kube.hi {
 			nm.kube.hi = pm.roll
+			m.dirty = true
 		}
 	}
 }
@@ -452,9 +493,15 @@ func (m *model) measure(worse func(key string, was, now int)) {
 			continue
 		}
 		cur["kubelet-newer/"+name] = max(0, n.kube.hi-kas.lo)
-		allowed, err := m.pol.KubeletAllowedLag(fmt.Sprintf("1.%d.0", n.kube.lo), fmt.Sprintf("1.%d.0", kas.hi))
-		if err == nil {
-			cur["kubelet-behind/"+name] = max(0, kas.hi-n.kube.lo-allowed)
+		key := [2]int{n.kube.lo, kas.hi}
+		l, seen := m.lags[key]
+		if !seen {
+			allowed, err := m.pol.KubeletAllowedLag(fmt.Sprintf("1.%d.0", n.kube.lo), fmt.Sprintf("1.%d.0", kas.hi))
+			l = lag{n: allowed, ok: err == nil}
+			m.lags[key] = l
+		}
+		if l.ok {
+			cur["kubelet-behind/"+name] = max(0, kas.hi-n.kube.lo-l.n)
 		}
 	}
 	cur["kube-apiserver-spread"] = max(0, kas.hi-kas.lo-1)
@@ -463,13 +510,19 @@ func (m *model) measure(worse func(key string, was, now int)) {
 			cur["newer-than-kube-apiserver/"+c] = max(0, o.hi-kas.lo)
 		}
 	}
-	for _, key := range slices.Sorted(maps.Keys(cur)) {
-		now := cur[key]
+	var worsened []string
+	for key, now := range cur {
 		was, seen := m.baseline[key]
 		if seen && now > was {
-			worse(key, was, now)
+			worsened = append(worsened, key)
 		}
-		if !seen || now < was {
+	}
+	slices.Sort(worsened) // report in a stable order, before the baselines move
+	for _, key := range worsened {
+		worse(key, m.baseline[key], cur[key])
+	}
+	for key, now := range cur {
+		if was, seen := m.baseline[key]; !seen || now < was {
 			m.baseline[key] = now
 		}
 	}
@@ -477,6 +530,10 @@ func (m *model) measure(worse func(key string, was, now int)) {
 
 // skew asserts that the step made no skew violation appear or get worse.
 func (m *model) skew(i int) error {
+	if !m.dirty {
+		return nil // nothing the measure reads changed
+	}
+	m.dirty = false
 	var err error
 	m.measure(func(key string, was, now int) {
 		if err != nil {
@@ -516,6 +573,9 @@ func (m *model) end() error {
 	}
 	if !m.restored {
 		return m.fail(-1, InvariantCVOBracketing, "no restore-cvo step: the plan would leave the CVO disabled")
+	}
+	if err := m.endTemporaries(); err != nil {
+		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(m.pools)) {
 		if pm := m.pools[name]; pm.byPlan && pm.paused {

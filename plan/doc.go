@@ -31,5 +31,17 @@
 //     bracketing, digests) after every step; a plan that breaks one is never
 //     returned (*CheckError names the step and the rule).
 //
+// Before the steps, the remediation stage (remedy*.go) reads the snapshot's wedge
+// findings (the details contract in inspect/finding.go) and plans each remedy, or
+// refuses it with a reason: a PodDisruptionBudget relaxed, waited for and restored
+// exactly; vouched-for CSRs approved (inspect.CSRVouch); a blocking paused pool
+// unpaused; and, only when named with --accept, a forced static-pod redeployment,
+// an admin-gate acknowledgement, removing overrides, the cloud-credential
+// upgradeable-to. Without a Graph, Make makes a remediation-only plan
+// (ModeRemediation: the remedies and the CVO hand-back) unless TargetNeeded says
+// the snapshot needs a new release; with one, the remedies come first where they
+// unblock. A blocking wedge left with refused remedies only is a
+// *RemedyRefusedError (exit 12 when unsafe, 3 when --accept would allow it).
+//
 // This package imports neither apply nor tui.
 package plan

@@ -152,7 +152,10 @@ type Inputs struct {
 	// GraphData is the cincinnati-graph-data directory, when one was used.
 	GraphData *InputRef `json:"graphData,omitempty"`
 	Channel   string    `json:"channel,omitempty"`
-	// Accepted are the risk names given with --accept.
+	// Accepted are the names given with --accept, sorted: conditional-update risk
+	// names, and the remedy names of the admin's promises
+	// (force-redeployment:<component>, admin-ack:<key>, remove-overrides,
+	// upgradeable-to:<major.minor>; formatVersion 1.1).
 	Accepted []string `json:"accepted,omitempty"`
 	// SignatureVerification says whether the target release's signature was
 	// verified, and if not, why not ("skipped: no keyring given").

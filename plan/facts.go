@@ -31,6 +31,10 @@ type facts struct {
 	pools    []poolFact
 	// unknown lists operators without any version (claimed or verified).
 	unknown []string
+	// risk is the in-flight target's conditional-update risk, when inspect found one.
+	risk *riskOnTarget
+	// resolved say which Upgradeable blockers an accepted promise resolves.
+	resolved []string
 }
 
 // operatorFact is one ClusterOperator's operator version.
@@ -107,6 +111,7 @@ func newFacts(s *inspect.Snapshot) *facts {
 			}
 		}
 		f.history.Desired = cv.Status.Desired.Version
+		f.history.Updating = len(cv.Status.History) > 0 && cv.Status.History[0].State == configv1.PartialUpdate
 		for _, h := range cv.Status.History {
 			if h.Version != cv.Status.Desired.Version || h.Image != cv.Status.Desired.Image {
 				f.history.Previous = h.Version
@@ -114,6 +119,7 @@ func newFacts(s *inspect.Snapshot) *facts {
 			}
 		}
 	}
+	f.risk = inFlightRisk(s)
 	f.kas, f.kasOK = s.OldestKubeAPIServer()
 	for _, c := range inspect.StaticPodComponents {
 		byNode := map[string]string{}

@@ -155,19 +155,40 @@ func Inclusion(s *inspect.Snapshot) payload.Inclusion {
 	return in
 }
 
-// Make chooses the nearest safe target, loads its payload, orders the steps,
-// checks the plan against a model of the cluster, and returns the plan document.
+// Make makes the plan. With a Graph it is an update plan (ModeUpdate): it
+// chooses the nearest safe target, loads its payload, orders the steps with the
+// remedies first where they unblock, checks the plan against a model of the
+// cluster, and returns the document. Without a Graph it is a remediation plan
+// (ModeRemediation): the remedies and the CVO hand-back, no new release; a
+// snapshot that needs one (TargetNeeded) is an *InputError that says so.
+//
 // It returns a *NoTargetError (with every candidate) when nothing qualifies, a
 // *PayloadMismatchError when the payload given is not the target's, a
-// *ForceRequiredError when the target needs force and no reason was given, and a
-// *CheckError if the checker refuses the plan.
+// *ForceRequiredError when the target needs force and no reason was given, a
+// *RemedyRefusedError when something holds the update and every remedy for it
+// is refused, an *AcceptError for a malformed --accept name, and a *CheckError
+// if the checker refuses the plan.
 func Make(ctx context.Context, in Options) (*Plan, error) {
-	if in.Payload == nil {
-		return nil, &InputError{Msg: "no payload source", Hint: "pass --payload DIR|PULLSPEC, or let recover pull the target's image"}
+	if in.Snapshot == nil {
+		return nil, &InputError{Msg: "no snapshot"}
+	}
+	if err := ValidateAccept(in.Accept); err != nil {
+		return nil, err
 	}
 	pol := in.Policy
 	if pol == nil {
 		pol = policy.Default()
+	}
+	now := time.Now
+	if in.Now != nil {
+		now = in.Now
+	}
+	created := now().UTC().Truncate(time.Second)
+	if in.Graph == nil {
+		return makeRemediation(in, pol, created)
+	}
+	if in.Payload == nil {
+		return nil, &InputError{Msg: "no payload source", Hint: "pass --payload DIR|PULLSPEC, or let recover pull the target's image"}
 	}
 	sel, err := Select(in.Snapshot, in.Graph, pol, in.Accept)
 	if err != nil {
@@ -192,11 +213,19 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 	if pl.Release.Version != sel.Target.Version {
 		return nil, &PayloadMismatchError{Given: plRef.Source, GivenVersion: pl.Release.Version, Target: sel.Target.Version, TargetImage: sel.Target.Image}
 	}
-	b := buildSteps(sel, pl, sel.Target.Force)
-
-	now := time.Now
-	if in.Now != nil {
-		now = in.Now
+	rs := newRemedyStage(in.Snapshot, sel.facts, in.Accept, created)
+	if !sel.minorHop() {
+		// The admin's promises hold minor updates only: a target within the
+		// minor does not need them.
+		for i := range rs.refused {
+			if isPromise(rs.refused[i].Remedy) {
+				rs.refused[i].blocking = false
+			}
+		}
+	}
+	b := buildSteps(sel, pl, sel.Target.Force, rs)
+	if err := blockingError(rs.refused, rs.groups); err != nil {
+		return nil, err
 	}
 	gen := in.Generator
 	if gen == "" {
@@ -204,11 +233,15 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 	}
 	p := &Plan{
 		APIVersion: APIVersion, Kind: Kind, FormatVersion: FormatVersion,
-		CreatedAt: now().UTC().Truncate(time.Second), Generator: gen,
+		CreatedAt: created, Generator: gen, Mode: ModeUpdate,
 		Cluster: sel.facts.summary(), Target: sel.Target, Alternatives: sel.Alternatives(),
 		Steps: b.steps, Skipped: sortedSkipped(b.skipped), Invariants: Invariants,
+		Remediations: b.remediations,
 	}
-	p.Inputs, err = inputs(in, plRef, sigRecord)
+	if r := sel.retargetRemediation(p.Steps); r != nil {
+		p.Remediations = append(p.Remediations, *r)
+	}
+	p.Inputs, err = inputs(in, &plRef, sigRecord)
 	if err != nil {
 		return nil, err
 	}
@@ -216,6 +249,10 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("every ClusterOperator already runs %s: the plan only re-applies what is not verified at %s and hands the CVO %s", sel.Target.Version, sel.Target.Version, sel.Target.Version))
 	}
 	p.Warnings = append(p.Warnings, b.warnings...)
+	p.Warnings = append(p.Warnings, rs.warnings...)
+	var refusedWarnings []string
+	p.Refused, refusedWarnings = refusedList(rs.refused)
+	p.Warnings = append(p.Warnings, refusedWarnings...)
 	for _, name := range sel.facts.unknown {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("clusteroperator/%s reports no version and none could be verified: it was left out of target selection", name))
 	}
@@ -228,8 +265,83 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 	return p, nil
 }
 
-// inputs records the plan's inputs with their digests.
-func inputs(in Options, plRef InputRef, sigRecord string) (Inputs, error) {
+// makeRemediation makes a remediation-only plan: no new release, the remedies
+// and the CVO hand-back.
+func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, error) {
+	s := in.Snapshot
+	needs := TargetNeeded(s)
+	if hard := hardNeeds(needs); len(hard) > 0 {
+		return nil, targetNeededError(hard)
+	}
+	f := newFacts(s)
+	rs := newRemedyStage(s, f, in.Accept, created)
+	var retarget []string
+	for _, n := range needs {
+		if n.Retarget {
+			retarget = append(retarget, n.Reason)
+			rs.refused = append(rs.refused, refusal{RefusedRemedy: RefusedRemedy{Remedy: RemedyRetarget, Finding: n.Finding, Subject: n.Subject,
+				Reason: n.Reason + "; no update graph was given: pass --graph FILE|URL (and --payload) to let recover consider a retarget"}, findingSubject: n.Subject})
+		}
+	}
+	if len(rs.groups) == 0 {
+		// Nothing to do but what is refused: say what is refused, and why.
+		var refused []RefusedRemedy
+		for _, r := range rs.refused {
+			if r.Remedy != RemedyRetarget {
+				refused = append(refused, r.RefusedRemedy)
+			}
+		}
+		if len(refused) > 0 {
+			return nil, &RemedyRefusedError{Refused: refused, All: refused}
+		}
+		why := "the snapshot shows nothing recover can remedy in place"
+		if len(retarget) > 0 {
+			why = strings.Join(retarget, "; ")
+		}
+		return nil, &InputError{Msg: "no remediation plan: " + why, Hint: "pass --graph FILE|URL (and --payload) to plan an update"}
+	}
+	if err := blockingError(rs.refused, rs.groups); err != nil {
+		return nil, err
+	}
+	gen := in.Generator
+	if gen == "" {
+		gen = "recover"
+	}
+	steps, rems := remediationPlanSteps(s, rs)
+	p := &Plan{
+		APIVersion: APIVersion, Kind: Kind, FormatVersion: FormatVersion,
+		CreatedAt: created, Generator: gen, Mode: ModeRemediation,
+		Cluster: f.summary(), Target: remediationTarget(s), Steps: steps, Invariants: Invariants,
+		Remediations: rems,
+	}
+	var err error
+	if p.Inputs, err = inputs(in, nil, ""); err != nil {
+		return nil, err
+	}
+	p.Warnings = append(p.Warnings, fmt.Sprintf("remediation only: no new release (no --graph); the plan unblocks the cluster and the restored CVO resumes its desired update %s", orWord(s.DesiredRelease().Version, "(unknown)")))
+	p.Warnings = append(p.Warnings, rs.warnings...)
+	var refusedWarnings []string
+	p.Refused, refusedWarnings = refusedList(rs.refused)
+	p.Warnings = append(p.Warnings, refusedWarnings...)
+	if err := Check(p, s, pol); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// isPromise reports whether a remedy is one of the admin's promises that only
+// minor updates need.
+func isPromise(remedy string) bool {
+	switch remedy {
+	case RemedyAdminAck, RemedyRemoveOverrides, RemedyUpgradeableTo:
+		return true
+	}
+	return false
+}
+
+// inputs records the plan's inputs with their digests (no graph, payload and
+// signature record in a remediation plan: plRef is nil).
+func inputs(in Options, plRef *InputRef, sigRecord string) (Inputs, error) {
 	var out Inputs
 	src := in.SnapshotSource
 	if src == "" {
@@ -240,6 +352,16 @@ func inputs(in Options, plRef InputRef, sigRecord string) (Inputs, error) {
 		return out, fmt.Errorf("digesting the snapshot: %w", err)
 	}
 	out.Snapshot = InputRef{Source: src, Digest: digestBytes(data)}
+	ps, pd := in.PolicySource, in.PolicyDigest
+	if ps == "" {
+		ps, pd = "builtin", policy.DefaultDigest()
+	}
+	out.Policy = &InputRef{Source: ps, Digest: pd}
+	out.Accepted = append([]string(nil), in.Accept...)
+	sort.Strings(out.Accepted)
+	if plRef == nil {
+		return out, nil
+	}
 	out.Graph = InputRef{Source: in.Graph.Source, Digest: in.Graph.Digest}
 	if in.Graph.GraphData != "" {
 		d, err := DigestDir(in.Graph.GraphData)
@@ -249,14 +371,7 @@ func inputs(in Options, plRef InputRef, sigRecord string) (Inputs, error) {
 		out.GraphData = &InputRef{Source: in.Graph.GraphData, Digest: d}
 	}
 	out.Channel = in.Graph.Channel
-	out.Payload = plRef
-	ps, pd := in.PolicySource, in.PolicyDigest
-	if ps == "" {
-		ps, pd = "builtin", policy.DefaultDigest()
-	}
-	out.Policy = &InputRef{Source: ps, Digest: pd}
-	out.Accepted = append([]string(nil), in.Accept...)
-	sort.Strings(out.Accepted)
+	out.Payload = *plRef
 	out.SignatureVerification = "skipped: recover plan does not verify release signatures; the CVO verifies the target when it starts"
 	if sigRecord != "" {
 		out.SignatureVerification = sigRecord

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -94,6 +95,7 @@ func Select(s *inspect.Snapshot, g *graph.Result, pol *policy.Policy, accept []s
 	if len(f.operators) == 0 {
 		return nil, &InputError{Msg: "the snapshot has no ClusterOperator with a version: nothing tells where the cluster is", Hint: "inspect it with 'recover inspect' and check that clusteroperators were collected"}
 	}
+	f.blockers, f.resolved = resolvedBlockers(s, f.blockers, accept)
 	sel := &Selection{facts: f, pol: pol}
 	for _, c := range candidates(s, g.Graph, pol) {
 		sel.evals = append(sel.evals, evaluate(f, g.Graph, pol, accept, c))
@@ -166,10 +168,21 @@ func evaluate(f *facts, g *graph.Graph, pol *policy.Policy, accept []string, c c
 	e.distance = distance(e.moves)
 	vs, force := pol.CheckMoves(e.moves, f.history)
 	e.violations, e.force = append(e.violations, vs...), append(e.force, force...)
-	if v, fr := pol.CheckUpgradeable(e.moves, f.blockers); v != nil {
+	if v, fr := pol.CheckUpgradeable(e.moves, f.blockers, f.history); v != nil {
 		e.violations = append(e.violations, *v)
 	} else if fr != "" {
 		e.force = append(e.force, fr)
+	}
+	rvs, rforce := retargetViolations(f, pol, accept, c.version)
+	e.force = append(e.force, rforce...)
+	for _, v := range rvs {
+		if slices.ContainsFunc(e.violations, func(o policy.Violation) bool { return o.Rule == v.Rule }) {
+			continue // the components' own moves say it already
+		}
+		e.violations = append(e.violations, v)
+		if v.Rule == policy.RuleUnacceptedRisk {
+			e.risks = appendRisks(e.risks, v.Risks...)
+		}
 	}
 	// Edges: from every release the cluster runs, unless the candidate is that
 	// release or below it (a rollback needs no edge; the direction rules decide).
@@ -415,6 +428,12 @@ func targetFor(sel *Selection) Target {
 			}
 			t.Reasons = append(t.Reasons, fmt.Sprintf("Kubernetes skew holds: %s; %s, none is further behind than %s.", move, kubelets, lagText(sel, kas, lo)))
 		}
+	}
+	if r := retargetReason(sel); r != "" {
+		t.Reasons = append(t.Reasons, r)
+	}
+	for _, n := range f.resolved {
+		t.Reasons = append(t.Reasons, upperFirst(n)+".")
 	}
 	var nearer []string
 	for _, c := range sel.Candidates {

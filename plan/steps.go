@@ -36,6 +36,16 @@ type builder struct {
 	pausedByPlan []string
 	// pauseReasons explain each pause.
 	pauseReasons map[string]string
+
+	// rs is the remediation stage; remedyPools are the user-paused pools it
+	// unpauses, deferred those whose unpause must wait, like the plan's own, for
+	// the control plane to reach the target; rolled the static-pod components the
+	// target rolls anyway.
+	rs           *remedyStage
+	remedyPools  map[string]bool
+	deferred     map[string]bool
+	rolled       map[string]bool
+	remediations []Remediation
 }
 
 // componentInfo is what the builder knows of one payload component.
@@ -50,27 +60,80 @@ type componentInfo struct {
 	why  string
 }
 
-// buildSteps turns the target payload into steps.
-func buildSteps(sel *Selection, pl *payload.Payload, force bool) *builder {
+// buildSteps turns the target payload into steps, with the remedies placed
+// where they unblock: inside disable-cvo and before the pool pauses and the
+// manifests, the admin's promises before set-desired-update, and the waits for
+// what the CVO computes after restore-cvo.
+func buildSteps(sel *Selection, pl *payload.Payload, force bool, rs *remedyStage) *builder {
 	b := &builder{f: sel.facts, sel: sel, pl: pl, target: sel.Target.Version, image: sel.Target.Image, force: force,
-		comps: map[string]*componentInfo{}, pauseReasons: map[string]string{}}
+		comps: map[string]*componentInfo{}, pauseReasons: map[string]string{}, rs: rs, deferred: map[string]bool{}}
 	b.analyzeComponents()
+	b.remedyPools = map[string]bool{}
+	for _, g := range rs.groups {
+		if g.pool != "" {
+			b.remedyPools[g.pool] = true
+		}
+	}
 	b.decidePauses()
-	b.steps = append(b.steps, Step{Action: ActionDisableCVO, Reason: b.disableReason(),
+	manifestSteps := b.manifestSteps()
+	b.dropRemediesTheTargetMakes(manifestSteps)
+	b.steps = append(b.steps, Step{Action: ActionDisableCVO, Reason: disableReason(b.f.s, false),
 		Gate: &Gate{Kind: GateCVOScaledDown, Description: "no cluster-version operator pod is left running"}})
+	b.steps = placeGroups(b.steps, rs.groups, func(g *remedyGroup) bool {
+		return g.phase < phasePromises && !b.deferred[g.pool] && !b.dropped(g)
+	})
 	for _, pool := range b.pausedByPlan {
 		b.steps = append(b.steps, Step{Action: ActionPausePool, Pool: pool, Reason: b.pauseReasons[pool]})
 	}
-	manifestSteps := b.manifestSteps()
-	b.steps = append(b.steps, b.withUnpauses(manifestSteps)...)
+	b.steps = b.withUnpauses(b.steps, manifestSteps)
 	b.steps = append(b.steps, b.endWaits()...)
+	b.steps = placeGroups(b.steps, rs.groups, func(g *remedyGroup) bool { return g.phase == phasePromises })
 	b.steps = append(b.steps, Step{Action: ActionSetDesiredUpdate,
 		DesiredUpdate: &DesiredUpdate{Version: b.target, Image: b.image, Force: force},
 		Reason:        b.desiredReason()})
 	b.steps = append(b.steps, Step{Action: ActionRestoreCVO, Reason: b.restoreReason(),
 		Gate: &Gate{Kind: GateCVORunning, Description: fmt.Sprintf("the CVO Deployment is available again and ClusterVersion shows it working on %s", b.target)}})
+	b.steps = placePosts(b.steps, rs.groups)
 	numberSteps(b.steps)
+	b.remediations = link(b.steps, rs.groups)
 	return b
+}
+
+// dropped reports whether an update plan leaves a remedy group out.
+func (b *builder) dropped(g *remedyGroup) bool { return g.component != "" && b.rolled[g.component] }
+
+// dropRemediesTheTargetMakes leaves out the forced redeployment of a static-pod
+// component the target rolls to a new revision anyway (its static-pods gate then
+// checks every node), and the refusals of one.
+func (b *builder) dropRemediesTheTargetMakes(ms []Step) {
+	b.rolled = map[string]bool{}
+	for i := range ms {
+		if st := &ms[i]; st.Action == ActionWait && st.Gate != nil && st.Gate.StaticPods != nil {
+			if sp := inspect.StaticPodComponentFor(st.Gate.StaticPods.Resource); sp != nil {
+				b.rolled[sp.Component] = true
+			}
+		}
+	}
+	said := map[string]bool{}
+	say := func(c string) {
+		if !said[c] {
+			said[c] = true
+			b.warnings = append(b.warnings, fmt.Sprintf("%s: the %s payload rolls a new %s revision to every control-plane node, and its static-pods gate checks every mirror pod, so no forced redeployment (--accept %s%s) is needed", c, b.target, c, AcceptForceRedeployment, c))
+		}
+	}
+	for _, g := range b.rs.groups {
+		if b.dropped(g) {
+			say(g.component)
+		}
+	}
+	var kept []refusal
+	for _, r := range b.rs.refused {
+		if r.component != "" && b.rolled[r.component] {
+			continue // the static-pods gate's reason says the target rolls it
+		}
+		kept = append(kept, r)
+	}
+	b.rs.refused = kept
 }
 
 // analyzeComponents groups the payload's included manifests by component and
@@ -239,6 +302,14 @@ func staticPodsBehind(s *inspect.Snapshot, sp *inspect.StaticPodComponent) strin
 func (b *builder) decidePauses() {
 	f := b.f
 	for _, p := range f.pools {
+		if p.Paused && b.remedyPools[p.Name] {
+			// The remedy unpauses it: first when its kubelets stay within the
+			// kube-apiserver's minor, else where the plan unpauses its own pools.
+			if ahead, rolls := b.aheadOf(p); len(ahead) > 0 || rolls {
+				b.deferred[p.Name] = true
+			}
+			continue
+		}
 		if p.Paused {
 			msg := fmt.Sprintf("MachineConfigPool %s was paused before recovery (spec.paused=true): recover leaves it paused and never unpauses a pool it did not pause, so its nodes keep their kubelets", p.Name)
 			if p.Required && b.comps["machine-config-operator"] != nil && !b.comps["machine-config-operator"].skip {
@@ -250,19 +321,7 @@ func (b *builder) decidePauses() {
 		if !f.kasOK {
 			continue
 		}
-		kas := kubeMinor(f.kas.Version)
-		var ahead []string
-		for _, n := range f.nodes {
-			if n.Pool != p.Name {
-				continue
-			}
-			if k := kubeMinor(n.Kubelet); k > kas {
-				ahead = append(ahead, fmt.Sprintf("%s runs kubelet %s", n.Name, n.Kubelet))
-			} else if n.UpdatingKube != "" && kubeMinor(n.UpdatingKube) > kas {
-				ahead = append(ahead, fmt.Sprintf("%s is already updating to %s (kubelet %s); pausing does not stop a node in flight", n.Name, n.Updating, strings.TrimSuffix(n.UpdatingKube, ".0")))
-			}
-		}
-		rolls := p.Kube != "" && kubeMinor(p.Kube) > kas
+		ahead, rolls := b.aheadOf(p)
 		if len(ahead) == 0 && !rolls {
 			continue
 		}
@@ -285,6 +344,28 @@ func (b *builder) decidePauses() {
 		b.pausedByPlan = append(b.pausedByPlan, p.Name)
 		b.pauseReasons[p.Name] = why
 	}
+}
+
+// aheadOf says which of a pool's nodes run, or are moving to, a kubelet newer
+// than the oldest running kube-apiserver, and whether the pool's configuration
+// rolls one (nothing when the kube-apiserver is unknown).
+func (b *builder) aheadOf(p poolFact) (ahead []string, rolls bool) {
+	f := b.f
+	if !f.kasOK {
+		return nil, false
+	}
+	kas := kubeMinor(f.kas.Version)
+	for _, n := range f.nodes {
+		if n.Pool != p.Name {
+			continue
+		}
+		if k := kubeMinor(n.Kubelet); k > kas {
+			ahead = append(ahead, fmt.Sprintf("%s runs kubelet %s", n.Name, n.Kubelet))
+		} else if n.UpdatingKube != "" && kubeMinor(n.UpdatingKube) > kas {
+			ahead = append(ahead, fmt.Sprintf("%s is already updating to %s (kubelet %s); pausing does not stop a node in flight", n.Name, n.Updating, strings.TrimSuffix(n.UpdatingKube, ".0")))
+		}
+	}
+	return ahead, p.Kube != "" && kubeMinor(p.Kube) > kas
 }
 
 // manifestSteps returns the apply and delete steps in the CVO's update order,
@@ -382,8 +463,8 @@ func (b *builder) staticPodsWait(m *payload.Manifest, sp *inspect.StaticPodCompo
 	}
 	for _, fd := range b.f.s.Findings {
 		if (fd.Code == inspect.CodeInstallerSucceededWithoutRevision || fd.Code == inspect.CodeStaticPodRevisionMismatch) && fd.Details["component"] == sp.Component {
-			reason += fmt.Sprintf(" The snapshot found %s on %s: if the operator believes the node is current it will not roll it again; then set a new spec.forceRedeploymentReason on %s/cluster (oc patch %s/cluster --type merge -p '{\"spec\":{\"forceRedeploymentReason\":\"recover-%s\"}}') and let the gate keep waiting.",
-				fd.Code, fd.Details["node"], sp.Resource.Resource, strings.TrimSuffix(sp.Resource.Resource, "s"), b.target)
+			reason += fmt.Sprintf(" The snapshot found %s on %s: the %s payload rolls a new %s revision to every control-plane node, %s included, so no forced redeployment is needed; this gate checks each mirror pod, not the operator's claim.",
+				fd.Code, fd.Details["node"], b.target, sp.Component, fd.Details["node"])
 			break
 		}
 	}
@@ -409,14 +490,21 @@ func pluralNodes(n int) string {
 	return "control-plane nodes"
 }
 
-// withUnpauses inserts the unpause steps of the pools the plan paused: after the
-// last static-pods gate of kube-apiserver, kube-controller-manager and
+// withUnpauses appends the manifest steps to out with the unpause steps of the
+// pools the plan paused (and the remedy unpauses deferred to the same place):
+// after the last static-pods gate of kube-apiserver, kube-controller-manager and
 // kube-scheduler, and, when the plan updates the MCO, not before its Deployment
 // has rolled out (so the pool rolls the target's configuration once), but before
 // the machine-config gate (which waits for the master pool).
-func (b *builder) withUnpauses(ms []Step) []Step {
-	if len(b.pausedByPlan) == 0 {
-		return ms
+func (b *builder) withUnpauses(out, ms []Step) []Step {
+	var deferred []*remedyGroup
+	for _, g := range b.rs.groups {
+		if g.pool != "" && b.deferred[g.pool] {
+			deferred = append(deferred, g)
+		}
+	}
+	if len(b.pausedByPlan) == 0 && len(deferred) == 0 {
+		return append(out, ms...)
 	}
 	lastCP, mcoCO := -1, -1
 	for i, st := range ms {
@@ -433,17 +521,20 @@ func (b *builder) withUnpauses(ms []Step) []Step {
 	if mcoCO > lastCP {
 		at = mcoCO
 	}
-	var unpause []Step
+	out = append(out, ms[:at]...)
 	for _, pool := range b.pausedByPlan {
-		why := fmt.Sprintf("kube-apiserver, kube-controller-manager and kube-scheduler are verified at %s on every master (their static-pods gates above), so the MCO may now roll this pool's kubelets: no kubelet can be newer than the kube-apiserver. recover paused this pool itself; it never unpauses a pool the user paused.", b.target)
+		why := fmt.Sprintf("kube-apiserver, kube-controller-manager and kube-scheduler are verified at %s on every master (their static-pods gates above), so the MCO may now roll this pool's kubelets: no kubelet can be newer than the kube-apiserver. recover paused this pool itself; it never unpauses a pool the user paused unless inspect found that the pause holds the update.", b.target)
 		if mcoCO > lastCP {
 			why += fmt.Sprintf(" Unpaused after the %s MCO has rolled out, so the pool rolls %s's configuration, and before the machine-config gate, which waits for the master pool.", b.target, b.target)
 		}
-		unpause = append(unpause, Step{Action: ActionUnpausePool, Pool: pool, Reason: why})
+		out = append(out, Step{Action: ActionUnpausePool, Pool: pool, Reason: why})
 	}
-	out := make([]Step, 0, len(ms)+len(unpause))
-	out = append(out, ms[:at]...)
-	out = append(out, unpause...)
+	for _, g := range deferred {
+		for i := range g.steps {
+			g.steps[i].Reason += fmt.Sprintf(" Placed here, not first: the pool's kubelets would get ahead of the kube-apiserver before kube-apiserver, kube-controller-manager and kube-scheduler are verified at %s on every master.", b.target)
+		}
+		out = placeGroups(out, []*remedyGroup{g}, func(*remedyGroup) bool { return true })
+	}
 	return append(out, ms[at:]...)
 }
 
@@ -467,24 +558,6 @@ func (b *builder) endWaits() []Step {
 			Gate:   &Gate{Kind: GatePoolUpdated, Pool: pool, Description: "MachineConfigPool " + pool + " has every machine updated"}})
 	}
 	return out
-}
-
-func (b *builder) disableReason() string {
-	s := b.f.s
-	mode := s.CVOMode()
-	r := "Stop the cluster-version operator so it cannot push manifests behind the plan's back"
-	switch mode {
-	case inspect.ModeReconciling:
-		r += fmt.Sprintf(": left running it stays in Reconciling mode and re-applies %s's manifests flat and shuffled over the mixed state", s.DesiredRelease().Version)
-	case inspect.ModeUpdating:
-		r += fmt.Sprintf(": left running it keeps updating toward %s", s.DesiredRelease().Version)
-	}
-	if s.CVO != nil {
-		r += fmt.Sprintf(". Its %d replica(s) are journaled and restored by restore-cvo.", s.CVO.EffectiveReplicas())
-	} else {
-		r += "."
-	}
-	return r
 }
 
 func (b *builder) desiredReason() string {
@@ -516,14 +589,31 @@ func slug(s *Step) string {
 	switch {
 	case s.Manifest != nil:
 		parts = append(parts, s.Manifest.Kind, s.Manifest.Name)
+	case s.Pool != "":
+		parts = append(parts, s.Pool)
+	case s.CSR != nil:
+		parts = append(parts, s.CSR.Name)
+	case s.Action == ActionAcknowledgeGate && s.Change != nil && len(s.Change.Fields) == 1 && len(s.Change.Fields[0]) == 2:
+		parts = append(parts, s.Change.Fields[0][1])
+	case s.Action == ActionForceRedeployment && s.Change != nil && staticPodFor(s.Change.Object.Kind) != nil:
+		parts = append(parts, staticPodFor(s.Change.Object.Kind).Component)
+	case s.Change != nil && s.Change.Object.Kind == "PodDisruptionBudget":
+		if s.Action != ActionRelaxPDB {
+			parts = append(parts, "pdb")
+		}
+		parts = append(parts, s.Change.Object.Namespace, s.Change.Object.Name)
+	case s.Change != nil:
+		parts = append(parts, s.Change.Object.Kind, s.Change.Object.Namespace, s.Change.Object.Name)
+	case s.Gate != nil && (s.Gate.Kind == GateNodesSettled || s.Gate.Kind == GateNodesReady) && len(s.Gate.Nodes) > 0:
+		parts = append(parts, string(s.Gate.Kind), s.Gate.Nodes[0])
+	case s.Gate != nil && s.Gate.Kind == GateConditionCleared:
+		parts = append(parts, s.Gate.Condition, s.Gate.Reason)
 	case s.Gate != nil && s.Gate.StaticPods != nil:
 		name := s.Gate.StaticPods.PodPrefix
 		if sp := inspect.StaticPodComponentFor(s.Gate.StaticPods.Resource); sp != nil {
 			name = sp.Component
 		}
 		parts = append(parts, "static-pods", name)
-	case s.Pool != "":
-		parts = append(parts, s.Pool)
 	}
 	out := strings.Trim(slugRE.ReplaceAllString(strings.ToLower(strings.Join(parts, "-")), "-"), "-")
 	if len(out) > 64 {

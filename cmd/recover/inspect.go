@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +34,11 @@ operators' nodeStatuses) beside what actually runs (operator Deployments, mirror
 and their revisions, installer pods, kubelet versions, machine-config state), with
 findings for every contradiction. Finding codes are documented in docs/findings.md.
 
+Every output starts with why the cluster is stuck: one line per cause, the most
+blocking first, each naming its findings and the command to run next (a 'recover
+plan' for what recover can remedy, the oc command for what only the admin can do).
+-o markdown is a readable report for a support case.
+
 It exits 0 whenever it could inspect, whatever it found.`,
 		Example: `  # The live cluster of the current kubeconfig context
   recover inspect
@@ -41,7 +47,10 @@ It exits 0 whenever it could inspect, whatever it found.`,
   recover inspect --must-gather ./must-gather.local.123 -o json > snapshot.json
 
   # An Insights archive
-  recover inspect --insights-archive ./insights-archive`,
+  recover inspect --insights-archive ./insights-archive
+
+  # A report for a support case
+  recover inspect --must-gather ./must-gather.local.123 -o markdown > report.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Complete(); err != nil {
@@ -54,7 +63,7 @@ It exits 0 whenever it could inspect, whatever it found.`,
 		},
 	}
 	o.source = addSourceFlags(cmd)
-	o.output = addOutputFlag(cmd, outputTable, outputJSON, outputYAML)
+	o.output = addOutputFlag(cmd, outputTable, outputJSON, outputYAML, outputMarkdown)
 	return cmd
 }
 
@@ -83,7 +92,32 @@ func (o *inspectOptions) Run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("inspect: %w", err)
 	}
-	return o.output.Print(out, snap, printers{table: func(w io.Writer) error {
-		return inspect.WriteReport(w, snap, inspect.ReportOptions{})
-	}})
+	ro := inspect.ReportOptions{SourceArgs: sourceArgs(o.source)}
+	return o.output.Print(out, snap, printers{
+		table:    func(w io.Writer) error { return inspect.WriteReport(w, snap, ro) },
+		markdown: func(w io.Writer) error { return inspect.WriteMarkdown(w, snap, ro) },
+	})
+}
+
+// sourceArgs returns the source flags as given, for the recover commands the
+// wedge summary names ("" for the live cluster; a snapshot read from stdin is
+// named as a file to save first).
+func sourceArgs(f *sourceFlags) string {
+	switch {
+	case f.mustGather != "":
+		return "--must-gather " + shellQuote(f.mustGather)
+	case f.insights != "":
+		return "--insights-archive " + shellQuote(f.insights)
+	case len(f.files) > 0:
+		var parts []string
+		for _, p := range f.files {
+			parts = append(parts, "--from-file "+shellQuote(p))
+		}
+		return strings.Join(parts, " ")
+	case f.snapshot == "-":
+		return "--snapshot SNAPSHOT.json"
+	case f.snapshot != "":
+		return "--snapshot " + shellQuote(f.snapshot)
+	}
+	return ""
 }

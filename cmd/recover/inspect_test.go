@@ -84,6 +84,56 @@ func TestInspectYAMLAndSavedSnapshot(t *testing.T) {
 	}
 }
 
+// TestInspectStartsWithWhyStuck checks that every output leads with the wedge
+// summary, its recover commands carrying the source flags inspect was run with.
+func TestInspectStartsWithWhyStuck(t *testing.T) {
+	next := "recover plan --must-gather " + exampleReconciled
+	code, table, errOut := runRecover(t, "inspect", "--must-gather", exampleReconciled)
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if i, j := strings.Index(table, "WHY THIS CLUSTER IS STUCK: 2 cause(s) block the update"), strings.Index(table, "CLAIM (ClusterVersion)"); i < 0 || j < i {
+		t.Errorf("the table does not start with the wedges:\n%.800s", table)
+	}
+	for _, want := range []string{"1. BLOCKS  UpdateClaimedCompleteButMixed  clusterversion/version", "next: " + next, "(blocks-update)"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+	code, md, errOut := runRecover(t, "inspect", "--must-gather", exampleReconciled, "-o", "markdown")
+	if code != ExitOK {
+		t.Fatalf("-o markdown: exit %d, stderr %q", code, errOut)
+	}
+	if !strings.HasPrefix(md, "# recover inspect: cluster 5c2d3e0a-9b1f-4f6e-8d8a-1f2b3c4d5e6f\n") {
+		t.Errorf("markdown title: %.100q", md)
+	}
+	for _, want := range []string{
+		"## Why this cluster is stuck\n\n1. **UpdateClaimedCompleteButMixed** (blocks the update): ClusterVersion says 4.4.3 is Completed",
+		"   - Next: `" + next + "`",
+		"## Claim: ClusterVersion", "### Operators by version", "### ERROR KubeletNewerThanAPIServer `node/master-0`",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	if strings.Index(md, "## Why this cluster is stuck") > strings.Index(md, "## Claim: ClusterVersion") {
+		t.Error("the wedges are not first in the markdown report")
+	}
+	_, js, _ := runRecover(t, "inspect", "--must-gather", exampleReconciled, "-o", "json")
+	var s inspect.Snapshot
+	if err := json.Unmarshal([]byte(js), &s); err != nil || len(s.Wedges) == 0 {
+		t.Fatalf("-o json has no wedges: %v", err)
+	}
+	if w := s.Wedges[0]; w.Rank != 1 || w.Code != inspect.CodeUpdateClaimedCompleteButMixed || w.Class != inspect.ClassBlocks || w.Next != "recover plan" {
+		t.Errorf("first wedge in JSON: %+v", w)
+	}
+	for _, f := range s.Findings {
+		if f.Class == "" {
+			t.Errorf("%s on %s has no class in -o json", f.Code, f.Subject)
+		}
+	}
+}
+
 func TestInspectErrors(t *testing.T) {
 	dir := t.TempDir()
 	corrupt := filepath.Join(dir, "cluster-scoped-resources", "core", "nodes")
@@ -103,7 +153,7 @@ func TestInspectErrors(t *testing.T) {
 		{[]string{"inspect", "--insights-archive", dir}, ExitBadInput, "not an Insights archive"},
 		{[]string{"inspect", "--snapshot", filepath.Join(dir, "cluster-scoped-resources", "core", "nodes", "m.yaml")}, ExitBadInput, "not a recover snapshot"},
 		{[]string{"inspect", "--must-gather", dir, "--insights-archive", dir}, ExitUsage, "cannot be combined"},
-		{[]string{"inspect", "-o", "markdown", "--must-gather", dir}, ExitUsage, "unsupported output format"},
+		{[]string{"inspect", "-o", "xml", "--must-gather", dir}, ExitUsage, "unsupported output format"},
 		{[]string{"inspect", "--kubeconfig", filepath.Join(dir, "no-kubeconfig")}, ExitCluster, "no cluster to inspect"},
 	} {
 		code, _, errOut := runRecover(t, tc.args...)

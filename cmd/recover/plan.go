@@ -15,6 +15,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/render"
 )
 
@@ -42,34 +43,59 @@ type planOptions struct {
 func newPlanCmd(g *globalOptions) *cobra.Command {
 	o := &planOptions{g: g}
 	cmd := &cobra.Command{
-		Use:   "plan [--must-gather DIR | --snapshot FILE | ...] --graph FILE|URL [--payload DIR|PULLSPEC]",
-		Short: "Pick the nearest safe next-hop release and order its manifests into gated steps",
+		Use:   "plan [--must-gather DIR | --snapshot FILE | ...] [--graph FILE|URL] [--payload DIR|PULLSPEC] [--accept NAME,...]",
+		Short: "Unblock a stuck update with reversible remedies, or pick the nearest safe next-hop release and order its manifests into gated steps",
 		Long: `plan reads the cluster (live by default, or a must-gather, an Insights archive, 'oc get'
-dumps or a saved snapshot), finds what each component really runs, and evaluates every
-release of the update graph (and of ClusterVersion history) under the transition
-policy: no component down across a minor, down within a minor only to the previous
-history entry, at most one minor up, no minor hop while Upgradeable=False, an update
-edge from every release the cluster runs (never a blocked one; a conditional one only
-with --accept), and Kubernetes version skew at every step. It picks the candidate that
-moves the fewest components the least, and shows every other candidate with the rule
-that rejected or demoted it.
+dumps or a saved snapshot), finds what each component really runs and what holds the
+update, and writes a plan that 'recover apply' executes with the CVO disabled.
 
-Then it orders the target payload's manifests the way the CVO updates (run-levels,
-components, Jobs as barriers), leaves out components verified at the target already,
-adds recovery steps (pause the pools whose kubelets would get ahead of the
-kube-apiserver; unpause them only once kube-apiserver, kube-controller-manager and
-kube-scheduler are verified at the target on every master), and gives every step the
-gate it waits for. The plan is checked against a model of the cluster after every
-step before it is printed.
+Remedies. For the wedges inspect finds, the plan carries the mechanical, reversible
+fix, each step gated on its effect: a PodDisruptionBudget that holds a drain is
+relaxed, the held nodes are waited for, and the budget is restored exactly; pending
+CSRs the machine approver's rules vouch for are approved (no others); a paused pool
+whose pause holds the update is unpaused. The admin's promises are taken only when
+named with --accept: force-redeployment:<component> (a new static-pod revision on
+every control-plane node, one at a time), admin-ack:<gate key>, remove-overrides,
+upgradeable-to:<major.minor>. A guard PDB is never relaxed and a CSR nobody vouches
+for is never approved: the plan says what to repair instead.
+
+Without --graph and --payload, when no new release is needed, the plan is
+remediation only: disable the CVO, the remedies in the experts' order, restore the
+CVO (which resumes the update it has). When the snapshot needs a new release (an
+update claimed complete over mixed versions, kubelet skew, a static pod contradicting
+a Completed claim, a risk on the in-flight target), plan says why on stderr and asks
+the cluster's update service, as with --graph.
+
+With a graph, plan evaluates every release of the update graph (and of ClusterVersion
+history) under the transition policy: no component down across a minor, down within a
+minor only to the previous history entry, at most one minor up, no minor hop while
+Upgradeable=False (a retarget within the minor already under way is not one), an
+update edge from every release the cluster runs (never a blocked one; a conditional
+one only with --accept), and Kubernetes version skew at every step. It picks the
+candidate that moves the fewest components the least, and shows every other candidate
+with the rule that rejected or demoted it. Then it orders the target payload's
+manifests the way the CVO updates, with the remedies first where they unblock, leaves
+out components verified at the target already, pauses the pools whose kubelets would
+get ahead of the kube-apiserver (unpaused once kube-apiserver, kube-controller-manager
+and kube-scheduler are verified at the target on every master), and gives every step
+the gate it waits for. Every plan is checked against a model of the cluster after
+every step before it is printed.
 
 -o json is the plan document that 'recover apply --plan FILE' executes as it is;
--o markdown is a runbook for change review. Without --graph the cluster's own update
-service is asked; without --channel the cluster's channel is used; without --payload
-the target's release image is pulled (--registry-config for credentials).
+-o markdown is a runbook for change review. Without --channel the cluster's channel is
+used; without --payload the target's release image is pulled (--registry-config for
+credentials).
 
-Exit codes: 3 when the only safe targets carry risks not named in --accept, 6 when no
-target satisfies the policy (both print the candidate table first), 4 for bad input.`,
-		Example: `  # The bundled example of the first incident, offline
+Exit codes: 3 when the only safe targets carry risks, or the remedies need admin
+promises, not named in --accept (the exact --accept line is printed); 12 when the only
+remedies for what holds the cluster are unsafe (a guard PDB, a CSR nobody vouches
+for); 6 when no target satisfies the policy; 4 for bad input. Each prints its report
+first (-o json: a versioned report).`,
+		Example: `  # Remediation only: unblock what holds the update, hand the CVO back its update
+  recover plan --must-gather ./must-gather -o markdown > plan.md
+  recover plan --must-gather ./must-gather --accept force-redeployment:kube-apiserver -o json > plan.json
+
+  # The bundled example of the first incident, offline
   recover plan --must-gather examples/reconciled-4.3-to-4.4/must-gather \
     --graph examples/reconciled-4.3-to-4.4/graph.json \
     --graph-data examples/reconciled-4.3-to-4.4/graph-data --channel stable-4.4 \
@@ -79,8 +105,9 @@ target satisfies the policy (both print the candidate table first), 4 for bad in
   recover plan --snapshot snapshot.json --graph graph.json --payload ./4.4.4 -o json > plan.json
   recover plan --snapshot snapshot.json --graph graph.json --payload ./4.4.4 -o markdown > plan.md
 
-  # Accept a conditional-update risk after reviewing it; use your own policy
-  recover plan --graph https://api.openshift.com/api/upgrades_info/v1/graph --accept AuthConnectionLeak --policy policy.yaml`,
+  # Accept a conditional-update risk and an admin gate after reviewing them; use your own policy
+  recover plan --graph https://api.openshift.com/api/upgrades_info/v1/graph \
+    --accept AuthConnectionLeak,admin-ack:ack-4.18-kube-1.32-api-removals-in-4.19 --policy policy.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Complete(cmd); err != nil {
@@ -96,7 +123,7 @@ target satisfies the policy (both print the candidate table first), 4 for bad in
 	o.inputs.addGraphFlags(cmd)
 	o.inputs.addPayloadFlags(cmd)
 	fs := cmd.Flags()
-	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names to accept (comma-separated), after reviewing them.")
+	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names, and remedies that are the admin's promise ("+plan.AcceptUsage+"), to accept (comma-separated), after reviewing them.")
 	fs.StringVar(&o.forceReason, "force-reason", "", "Force the desired update (desiredUpdate.force), recording why; needed when the target needs force.")
 	o.policy = addPolicyFlag(cmd)
 	o.signatures = addSignatureFlags(cmd)
@@ -150,16 +177,83 @@ func (o *planOptions) Validate() error {
 			return usageError{msg: "--accept has an empty risk name"}
 		}
 	}
+	if err := plan.ValidateAccept(o.accept); err != nil {
+		return usageError{msg: err.Error()}
+	}
 	return nil
 }
 
-// Run collects the snapshot, loads the graph, makes the plan and prints it.
+// Run collects the snapshot, loads the graph (unless the plan is remediation
+// only), makes the plan and prints it.
 func (o *planOptions) Run(ctx context.Context) error {
 	out := o.g.streams.Out
 	snap, err := o.src.Collect(ctx)
 	if err != nil {
 		return fmt.Errorf("reading the cluster: %w", err)
 	}
+	in := plan.Options{
+		Snapshot: snap, Accept: o.accept, ForceReason: o.forceReason,
+		Generator: "recover " + currentVersion().Version, Now: clock(),
+		VerifyRelease: o.signatures.verifier(),
+	}
+	o.policy.setOn(&in)
+	if !o.remediationOnly(snap) {
+		g, err := o.graph(ctx, snap)
+		if err != nil {
+			return err
+		}
+		in.Graph, in.Payload = g, o.inputs.payloadSource()
+	}
+	p, err := plan.Make(ctx, in)
+	var nte *plan.NoTargetError
+	if errors.As(err, &nte) {
+		if perr := o.printCandidates(out, nte); perr != nil {
+			return perr
+		}
+		return err
+	}
+	var rre *plan.RemedyRefusedError
+	if errors.As(err, &rre) {
+		if perr := o.printRefusals(out, rre); perr != nil {
+			return perr
+		}
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	return o.output.Print(out, p, printers{
+		table:    func(w io.Writer) error { return o.writeTable(w, p) },
+		markdown: func(w io.Writer) error { return render.Markdown(w, p) },
+	})
+}
+
+// remediationOnly decides, when neither --graph nor --payload is given, whether
+// the plan is remediation only: no new release is needed (not even a retarget)
+// and there is something to remedy. When a release is needed it says why on
+// stderr, and the cluster's update service is asked.
+func (o *planOptions) remediationOnly(snap *inspect.Snapshot) bool {
+	if o.inputs.Graph != "" || o.inputs.Payload != "" {
+		return false
+	}
+	errOut := o.g.streams.ErrOut
+	needs := plan.TargetNeeded(snap)
+	var why []string
+	for _, n := range needs {
+		why = append(why, n.Reason)
+	}
+	switch {
+	case len(needs) == 0 && plan.Remedial(snap, o.accept):
+		fmt.Fprintln(errOut, "recover plan: no --graph or --payload given and no new release is needed: planning the remediation only (the CVO resumes its update); pass --graph to plan an update")
+		return true
+	case len(needs) > 0:
+		fmt.Fprintf(errOut, "recover plan: a new release is needed (%s): asking the cluster's update service for one; pass --graph FILE|URL to use another graph\n", strings.Join(why, "; "))
+	}
+	return false
+}
+
+// graph loads the update graph: --graph, or the cluster's own update service.
+func (o *planOptions) graph(ctx context.Context, snap *inspect.Snapshot) (*graph.Result, error) {
 	if snap.ClusterVersion != nil {
 		if o.inputs.Channel == "" && snap.ClusterVersion.Spec.Channel != "" {
 			o.inputs.Channel = snap.ClusterVersion.Spec.Channel
@@ -177,29 +271,9 @@ func (o *planOptions) Run(ctx context.Context) error {
 	}
 	g, err := o.inputs.loadGraph(ctx)
 	if err != nil {
-		return fmt.Errorf("loading the update graph: %w", err)
+		return nil, fmt.Errorf("loading the update graph: %w", err)
 	}
-	in := plan.Options{
-		Snapshot: snap, Graph: g, Accept: o.accept, ForceReason: o.forceReason,
-		Payload: o.inputs.payloadSource(), Generator: "recover " + currentVersion().Version, Now: clock(),
-		VerifyRelease: o.signatures.verifier(),
-	}
-	o.policy.setOn(&in)
-	p, err := plan.Make(ctx, in)
-	var nte *plan.NoTargetError
-	if errors.As(err, &nte) {
-		if perr := o.printCandidates(out, nte); perr != nil {
-			return perr
-		}
-		return err
-	}
-	if err != nil {
-		return err
-	}
-	return o.output.Print(out, p, printers{
-		table:    func(w io.Writer) error { return o.writeTable(w, p) },
-		markdown: func(w io.Writer) error { return render.Markdown(w, p) },
-	})
+	return g, nil
 }
 
 // NoTargetReport is what -o json|yaml prints when no target qualifies.
@@ -209,6 +283,51 @@ type NoTargetReport struct {
 	ExitCode      int              `json:"exitCode"`
 	Risks         []string         `json:"risks,omitempty"`
 	Candidates    []plan.Candidate `json:"candidates"`
+}
+
+// RemedyRefusedReport is what -o json|yaml prints when what holds the cluster
+// has only refused remedies.
+type RemedyRefusedReport struct {
+	FormatVersion string `json:"formatVersion"`
+	Error         string `json:"error"`
+	ExitCode      int    `json:"exitCode"`
+	// Accept are the --accept names that would allow the refused promises.
+	Accept []string `json:"accept,omitempty"`
+	// Refused are the refusals of the blocking findings; All every refusal.
+	Refused []plan.RefusedRemedy `json:"refused"`
+	All     []plan.RefusedRemedy `json:"all,omitempty"`
+}
+
+func (o *planOptions) printRefusals(w io.Writer, e *plan.RemedyRefusedError) error {
+	if o.output.Machine() {
+		return o.output.Print(w, RemedyRefusedReport{FormatVersion: plan.FormatVersion, Error: e.Error(), ExitCode: e.ExitCode(), Accept: e.Accept(), Refused: e.Refused, All: e.All}, printers{})
+	}
+	if err := render.Refusals(w, e.Refused, e.All); err != nil {
+		return err
+	}
+	if names := e.Accept(); len(names) > 0 {
+		what := "To let recover take them, once reviewed"
+		if e.Unsafe() {
+			what = "The admin's promises among them, once reviewed (the unsafe ones stay refused)"
+		}
+		_, err := fmt.Fprintf(w, "\n%s:\n  recover plan %s --accept %s\n", what, strings.Join(o.acceptArgs(), " "), strings.Join(append(append([]string(nil), o.accept...), names...), ","))
+		return err
+	}
+	return nil
+}
+
+// acceptArgs are the flags as given without --accept (the line printed adds
+// every name in one --accept).
+func (o *planOptions) acceptArgs() []string {
+	var out []string
+	for i := 0; i < len(o.args); i++ {
+		if o.args[i] == "--accept" && i+1 < len(o.args) {
+			i++
+			continue
+		}
+		out = append(out, o.args[i])
+	}
+	return out
 }
 
 func (o *planOptions) printCandidates(w io.Writer, nte *plan.NoTargetError) error {

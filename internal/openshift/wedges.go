@@ -133,3 +133,37 @@ const (
 
 // The static-pod operators' spec field that rolls a new revision when changed.
 const FieldForceRedeploymentReason = "forceRedeploymentReason"
+
+// More Upgradeable=False reasons (machine-config-operator pkg/operator/status.go
+// sets DegradedPool on its ClusterOperator; cluster-network-operator sets
+// OpenShiftSDNConfigured before 4.17, which drops OpenShiftSDN).
+const (
+	ReasonDegradedPool           = "DegradedPool"
+	ReasonOpenShiftSDNConfigured = "OpenShiftSDNConfigured"
+)
+
+// ClusterVersion condition types the CVO writes beside the ClusterOperator ones
+// (cluster-version-operator pkg/cvo/status.go, pkg/cvo/availableupdates.go).
+const (
+	ConditionFailing         = "Failing"
+	ConditionReleaseAccepted = "ReleaseAccepted"
+	// ConditionRecommended is the condition of a status.conditionalUpdates entry.
+	ConditionRecommended = "Recommended"
+)
+
+// The ReleaseAccepted=False reasons: the step of loadUpdatedPayload that failed
+// (cluster-version-operator pkg/cvo/sync_worker.go; docs/wedge-sources.md §6).
+const (
+	StepRetrievePayload      = "RetrievePayload"
+	StepLoadPayload          = "LoadPayload"
+	StepVerifyPayloadVersion = "VerifyPayloadVersion"
+	StepPreconditionChecks   = "PreconditionChecks"
+)
+
+// The static-pod installer's Degraded reason on the ClusterOperator (library-go
+// installer controller: condition NodeInstallerDegraded, reason InstallerPodFailed).
+const ReasonNodeInstallerPodFailed = "NodeInstaller_InstallerPodFailed"
+
+// PausedPoolKubeletCARunbook is the runbook of the alert that fires when a paused
+// pool keeps a new kube-apiserver-to-kubelet-signer CA bundle from its kubelets.
+const PausedPoolKubeletCARunbook = "https://github.com/openshift/runbooks/blob/master/alerts/machine-config-operator/MachineConfigControllerPausedPoolKubeletCA.md"

@@ -99,9 +99,15 @@ func (b Blocker) String() string {
 
 // CheckUpgradeable applies the Upgradeable rule: when any component moves up a
 // minor and a blocker exists, the candidate is rejected (Block) or needs force
-// (Force).
-func (p *Policy) CheckUpgradeable(moves []Move, blockers []Blocker) (*Violation, string) {
+// (Force). A retarget within the minor an update is already under way to
+// (h.Updating, the candidate in h.Desired's major.minor) is not blocked: the
+// CVO's Upgradeable precondition compares the new target with status.desired,
+// the in-flight target (OCPBUGS-42880, cluster-version-operator#1094).
+func (p *Policy) CheckUpgradeable(moves []Move, blockers []Blocker, h History) (*Violation, string) {
 	if len(blockers) == 0 {
+		return nil, ""
+	}
+	if h.Updating && len(moves) > 0 && sameMinor(moves[0].To, h.Desired) {
 		return nil, ""
 	}
 	var hop []string

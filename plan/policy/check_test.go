@@ -79,17 +79,17 @@ func TestCheckUpgradeable(t *testing.T) {
 	blockers := []Blocker{{Source: "clusteroperator/kube-apiserver", Reason: "KubeletMinorVersionUnsupportedNextUpgrade", Message: "Kubelet minor version (1.16.2) on node worker-0 will not be supported."}}
 	minor := []Move{{"kube-apiserver", "4.3.19", "4.4.4"}}
 	patch := []Move{{"dns", "4.4.3", "4.4.4"}}
-	if v, f := Default().CheckUpgradeable(minor, nil); v != nil || f != "" {
+	if v, f := Default().CheckUpgradeable(minor, nil, History{}); v != nil || f != "" {
 		t.Fatalf("no blockers: %v %q", v, f)
 	}
-	if v, f := Default().CheckUpgradeable(patch, blockers); v != nil || f != "" {
+	if v, f := Default().CheckUpgradeable(patch, blockers, History{}); v != nil || f != "" {
 		t.Fatalf("patch hop must pass Upgradeable=False: %v %q", v, f)
 	}
-	v, f := Default().CheckUpgradeable(minor, blockers)
+	v, f := Default().CheckUpgradeable(minor, blockers, History{})
 	if v == nil || v.Rule != RuleUpgradeableFalse || f != "" || !strings.Contains(v.Reason, "clusteroperator/kube-apiserver Upgradeable=False (KubeletMinorVersionUnsupportedNextUpgrade)") {
 		t.Fatalf("minor hop blocked: %+v %q", v, f)
 	}
-	v, f = withPolicy(func(p *Policy) { p.Upgradeable = UpgradeableForce }).CheckUpgradeable(minor, blockers)
+	v, f = withPolicy(func(p *Policy) { p.Upgradeable = UpgradeableForce }).CheckUpgradeable(minor, blockers, History{})
 	if v != nil || !strings.Contains(f, "upgradeable: Force") {
 		t.Fatalf("force policy: %+v %q", v, f)
 	}

@@ -134,6 +134,9 @@ type History struct {
 	// Previous is the version of the first history entry whose version or image
 	// differs from status.desired: the only rollback target the CVO allows.
 	Previous string
+	// Updating is true while the update to Desired is under way (history[0] is
+	// Partial): a new target of Desired's minor is then a retarget.
+	Updating bool
 }
 
 // names joins component names, sorted, capping long lists.

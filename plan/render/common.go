@@ -118,3 +118,24 @@ func fromVersions(cs []plan.ComponentVersion) string {
 	}
 	return strings.Join(vs, " + ")
 }
+
+// remedySteps counts the remediation steps that change something.
+func remedySteps(p *plan.Plan) int {
+	n := 0
+	for _, s := range p.Steps {
+		if s.Remedy != "" && s.Action != plan.ActionWait {
+			n++
+		}
+	}
+	return n
+}
+
+// restoreStep is the 1-based position of restore-cvo (the last step when there is none).
+func restoreStep(p *plan.Plan) int {
+	for i, s := range p.Steps {
+		if s.Action == plan.ActionRestoreCVO {
+			return i + 1
+		}
+	}
+	return len(p.Steps)
+}

@@ -18,18 +18,33 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 	n := countActions(p)
 	paused := pausedPools(p)
 
-	md("# Recovery plan: %s to %s\n\n", fromVersions(p.Cluster.Components), p.Target.Version)
+	remediation := p.EffectiveMode() == plan.ModeRemediation
+	if remediation {
+		md("# Recovery plan: remediation of %s (no new release)\n\n", fromVersions(p.Cluster.Components))
+	} else {
+		md("# Recovery plan: %s to %s\n\n", fromVersions(p.Cluster.Components), p.Target.Version)
+	}
 	md("Made by %s at %s from `%s`. Plan format %s. Cluster fingerprint `%s`: `recover apply` refuses the plan if the cluster has changed since.\n\n",
 		p.Generator, p.CreatedAt.UTC().Format("2006-01-02 15:04:05 MST"), p.Inputs.Snapshot.Source, p.FormatVersion, p.Cluster.Fingerprint)
 
 	md("## What\n\n")
-	md("- Target: **%s**, `%s`", p.Target.Version, p.Target.Image)
-	if p.Target.URL != "" {
-		md(" ([errata](%s))", p.Target.URL)
+	if remediation {
+		md("- Mode: **remediation only**: no new release; the plan unblocks the cluster and the restored CVO resumes its desired update (%s).\n", orDash(p.Cluster.ClaimedVersion))
+		md("- %d steps: %d remediation, %d wait; the cluster-version operator (CVO) is disabled in step 1 and restored in step %d.\n",
+			len(p.Steps), remedySteps(p), n[plan.ActionWait], restoreStep(p))
+	} else {
+		md("- Target: **%s**, `%s`", p.Target.Version, p.Target.Image)
+		if p.Target.URL != "" {
+			md(" ([errata](%s))", p.Target.URL)
+		}
+		md(".\n")
+		more := ""
+		if r := remedySteps(p); r > 0 {
+			more = fmt.Sprintf(", %d remediation", r)
+		}
+		md("- %d steps: %d apply, %d delete, %d wait%s; the cluster-version operator (CVO) is disabled in step 1 and restored in step %d.\n",
+			len(p.Steps), n[plan.ActionApply], n[plan.ActionDelete], n[plan.ActionWait], more, restoreStep(p))
 	}
-	md(".\n")
-	md("- %d steps: %d apply, %d delete, %d wait; the cluster-version operator (CVO) is disabled in step 1 and restored in step %d.\n",
-		len(p.Steps), n[plan.ActionApply], n[plan.ActionDelete], n[plan.ActionWait], len(p.Steps))
 	if len(paused) > 0 {
 		md("- MachineConfigPools paused while the control plane catches up: %s.\n", strings.Join(paused, ", "))
 	}
@@ -43,6 +58,7 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 	if p.Target.Force {
 		md("- The update is **forced**: %s.\n", p.Target.ForceReason)
 	}
+	markdownRemediations(md, p)
 	md("\n")
 
 	md("## Why\n\n### The cluster now\n\n")
@@ -57,7 +73,11 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 			md("- **%s** %s `%s`: %s\n", f.Severity, f.Code, f.Subject, f.Message)
 		}
 	}
-	md("\n### Why %s\n\n", p.Target.Version)
+	if remediation {
+		md("\n### Why no new release\n\n")
+	} else {
+		md("\n### Why %s\n\n", p.Target.Version)
+	}
 	for _, r := range p.Target.Reasons {
 		md("- %s\n", r)
 	}
@@ -98,6 +118,7 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 			md(" (run-level %s, %s)", orDash(s.RunLevel), orDash(s.Component))
 		}
 		md("\n  - Why: %s\n", s.Reason)
+		markdownStepChange(md, p, s)
 		if s.Gate != nil {
 			md("  - Gate `%s`: %s\n", s.Gate.Kind, s.Gate.Description)
 			if c := gateCommand(s.Gate); c != "" {
@@ -109,7 +130,14 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 		}
 	}
 
+	if remediation {
+		markdownRemediationRollback(md, p)
+		return ew.err
+	}
 	md("\n## Roll back the CVO state\n\n")
+	if temporaries := temporaryRestores(p); temporaries != "" {
+		md("If a run stops while a temporary change is in force, `recover apply` restores it from its journal. By hand (the snapshot's values; the journal has the exact pre-image):\n\n```sh\n%s```\n\n", temporaries)
+	}
 	md("If the run is abandoned part-way, `recover apply` prints the exact commands to resume or to restore the CVO. By hand, in this order:\n\n```sh\n")
 	if len(paused) > 0 {
 		md("# 1. Unpause the pools recover paused -- ONLY once kube-apiserver, kube-controller-manager and kube-scheduler\n#    run %s on every master; before that, leave them paused (their kubelets would get ahead of the API server).\n", p.Target.Version)
@@ -132,6 +160,38 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 	}
 	md("# 3. Scale the CVO back to its replicas before recovery\noc scale --replicas %d -n openshift-cluster-version deployments/cluster-version-operator\n```\n", replicas)
 	return ew.err
+}
+
+// cvoReplicas is what restore-cvo scales the CVO back to.
+func cvoReplicas(p *plan.Plan) int32 {
+	if p.Cluster.CVOReplicas != nil && *p.Cluster.CVOReplicas > 0 {
+		return *p.Cluster.CVOReplicas
+	}
+	return 1
+}
+
+// markdownRemediationRollback is the roll-back section of a remediation plan:
+// restore the temporary changes still in force, then the CVO.
+func markdownRemediationRollback(md func(string, ...any), p *plan.Plan) {
+	md("\n## Roll back\n\n")
+	md("If the run is abandoned part-way, `recover apply` restores every temporary change still in force from its journal and prints the commands to resume or to restore the CVO. By hand, in this order:\n\n```sh\n")
+	md("%s", temporaryRestores(p))
+	md("# Scale the CVO back to its replicas before recovery (the plan does not change its desired update)\noc scale --replicas %d -n openshift-cluster-version deployments/cluster-version-operator\n```\n", cvoReplicas(p))
+}
+
+// temporaryRestores are the commands that put back each temporary change, as
+// the snapshot showed the object.
+func temporaryRestores(p *plan.Plan) string {
+	var b strings.Builder
+	for i := range p.Steps {
+		s := &p.Steps[i]
+		if s.RevertedBy == "" || s.Change == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "# Restore what step %s changed, if it ran and step %s did not\n", stepNumber(s.ID), stepNumber(s.RevertedBy))
+		fmt.Fprintf(&b, "oc patch%s %s --type merge -p '%s'\n", ocNamespace(s.Change.Object), ocResource(s.Change.Object), string(s.Change.Before))
+	}
+	return b.String()
 }
 
 // cell makes text safe for a Markdown table cell.
@@ -174,7 +234,7 @@ func gateCommand(g *plan.Gate) string {
 			return fmt.Sprintf("oc get -n %s %s/%s", g.Object.Namespace, strings.ToLower(g.Object.Kind), g.Object.Name)
 		}
 	}
-	return ""
+	return remedyGateCommand(g)
 }
 
 // handCommand is the oc command that does what a step does, where one command
@@ -200,11 +260,7 @@ func handCommand(p *plan.Plan, s *plan.Step) string {
 			return "oc patch clusterversion version --type merge -p '" + desiredPatch(du.Version, du.Image, du.Force) + "'"
 		}
 	case plan.ActionRestoreCVO:
-		r := int32(1)
-		if p.Cluster.CVOReplicas != nil && *p.Cluster.CVOReplicas > 0 {
-			r = *p.Cluster.CVOReplicas
-		}
-		return fmt.Sprintf("oc scale --replicas %d -n openshift-cluster-version deployments/cluster-version-operator", r)
+		return fmt.Sprintf("oc scale --replicas %d -n openshift-cluster-version deployments/cluster-version-operator", cvoReplicas(p))
 	}
-	return ""
+	return remedyHandCommand(s)
 }

@@ -15,8 +15,18 @@ import (
 func Table(w io.Writer, p *plan.Plan) error {
 	ew := &errWriter{w: w}
 	n := countActions(p)
-	ew.printf("Plan: %s -> %s, %d steps (%d apply, %d delete, %d wait); the CVO is disabled from step 1 to step %d.\n\n",
-		fromVersions(p.Cluster.Components), p.Target.Version, len(p.Steps), n[plan.ActionApply], n[plan.ActionDelete], n[plan.ActionWait], len(p.Steps))
+	remediation := p.EffectiveMode() == plan.ModeRemediation
+	if remediation {
+		ew.printf("Plan: remediation only (no new release) on %s, %d steps (%d remediation, %d wait); the CVO is disabled from step 1 to step %d.\n\n",
+			fromVersions(p.Cluster.Components), len(p.Steps), remedySteps(p), n[plan.ActionWait], restoreStep(p))
+	} else {
+		more := ""
+		if r := remedySteps(p); r > 0 {
+			more = fmt.Sprintf(", %d remediation", r)
+		}
+		ew.printf("Plan: %s -> %s, %d steps (%d apply, %d delete, %d wait%s); the CVO is disabled from step 1 to step %d.\n\n",
+			fromVersions(p.Cluster.Components), p.Target.Version, len(p.Steps), n[plan.ActionApply], n[plan.ActionDelete], n[plan.ActionWait], more, restoreStep(p))
+	}
 
 	ew.printf("CLUSTER %s (fingerprint %s)\n", orDash(p.Cluster.ClusterID), p.Cluster.Fingerprint)
 	ew.printf("  claims:    %s %s; a restarted CVO would run in %s mode\n", orDash(p.Cluster.ClaimedVersion), orDash(p.Cluster.ClaimedState), orDash(p.Cluster.CVOMode))
@@ -30,16 +40,23 @@ func Table(w io.Writer, p *plan.Plan) error {
 		ew.printf("  %-10s %s %s %s\n", pick(i == 0, "findings:", ""), strings.ToUpper(f.Severity), f.Code, f.Subject)
 	}
 
-	ew.printf("\nTARGET %s  %s\n", p.Target.Version, p.Target.Image)
+	if remediation {
+		ew.printf("\nTARGET none (remediation only)\n")
+	} else {
+		ew.printf("\nTARGET %s  %s\n", p.Target.Version, p.Target.Image)
+	}
 	for _, r := range p.Target.Reasons {
 		ew.printf("  - %s\n", r)
 	}
 
-	ew.printf("\nCANDIDATES (ranked; the rule says why each other release was not chosen)\n")
-	cands := append([]plan.Candidate{{Version: p.Target.Version, Rank: 1, Distance: p.Target.Distance, Verdict: "chosen", Reason: "the target"}}, p.Alternatives...)
-	if err := writeCandidates(ew, cands); err != nil && ew.err == nil {
-		ew.err = err
+	if !remediation {
+		ew.printf("\nCANDIDATES (ranked; the rule says why each other release was not chosen)\n")
+		cands := append([]plan.Candidate{{Version: p.Target.Version, Rank: 1, Distance: p.Target.Distance, Verdict: "chosen", Reason: "the target"}}, p.Alternatives...)
+		if err := writeCandidates(ew, cands); err != nil && ew.err == nil {
+			ew.err = err
+		}
 	}
+	writeRemediations(ew, p)
 
 	if len(p.Skipped) > 0 {
 		ew.printf("\nSKIPPED (verified at %s already)\n", p.Target.Version)
@@ -52,10 +69,18 @@ func Table(w io.Writer, p *plan.Plan) error {
 
 	ew.printf("\nSTEPS (each waits for its gate before the next starts)\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  ID\tLEVEL\tCOMPONENT\tACTION\tGATE")
-	for i := range p.Steps {
-		s := &p.Steps[i]
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", s.ID, orDash(s.RunLevel), orDash(s.Component), s.Action, gateText(s.Gate))
+	if hasRemedies(p) {
+		fmt.Fprintln(tw, "  ID\tLEVEL\tCOMPONENT\tACTION\tGATE\tCHANGE")
+		for i := range p.Steps {
+			s := &p.Steps[i]
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", s.ID, orDash(s.RunLevel), orDash(s.Component), s.Action, gateText(s.Gate), orDash(changeNote(p, s)))
+		}
+	} else {
+		fmt.Fprintln(tw, "  ID\tLEVEL\tCOMPONENT\tACTION\tGATE")
+		for i := range p.Steps {
+			s := &p.Steps[i]
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", s.ID, orDash(s.RunLevel), orDash(s.Component), s.Action, gateText(s.Gate))
+		}
 	}
 	ew.flush(tw)
 

@@ -286,7 +286,6 @@ func Namespace(d Doc) string {
 	return o.Metadata.Namespace
 }
 
-
 // Files decodes files of fsys (named relative to it, shown as display/<name> in
 // errors) into the builder and returns how many objects inspect reads were found;
 // want is the kind a document without one is taken to be.

@@ -1,0 +1,331 @@
+package plan
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/openshift"
+)
+
+// The checker's rules for remediation steps (formatVersion 1.1). Every answer to
+// "is this vouched for / at its limit / blocking" is inspect's (CSRVouch,
+// PDBAtLimit, the findings' details), never a second opinion.
+
+// EffectiveMode is the plan's mode; plans before formatVersion 1.1 have none and
+// are update plans.
+func (p *Plan) EffectiveMode() string {
+	if p.Mode == "" {
+		return ModeUpdate
+	}
+	return p.Mode
+}
+
+// temporaries is the checker's state of the temporary changes in force.
+type temporaries struct {
+	ids map[string]int
+	// open maps an object key to the step whose temporary change is in force.
+	open map[string]int
+	// settled is set for an open relax-pdb once a nodes-settled gate passed.
+	settled map[int]bool
+}
+
+func newTemporaries(p *Plan) *temporaries {
+	t := &temporaries{ids: map[string]int{}, open: map[string]int{}, settled: map[int]bool{}}
+	for i, st := range p.Steps {
+		if st.ID != "" {
+			t.ids[st.ID] = i
+		}
+	}
+	return t
+}
+
+// changedObject is the object a step changes, when the checker can name it.
+func changedObject(st *Step) (ObjectRef, bool) {
+	switch {
+	case st.Change != nil:
+		return st.Change.Object, true
+	case st.Manifest != nil && (st.Action == ActionApply || st.Action == ActionDelete):
+		return ObjectRef{APIVersion: st.Manifest.APIVersion, Kind: st.Manifest.Kind, Namespace: st.Manifest.Namespace, Name: st.Manifest.Name}, true
+	case st.Pool != "" && (st.Action == ActionPausePool || st.Action == ActionUnpausePool):
+		return poolRef(st.Pool), true
+	}
+	return ObjectRef{}, false
+}
+
+// temporary applies the temporary-changes rule to step i: every temporary change
+// names exactly one later revert of the same object, nothing else changes that
+// object in between, and a revert undoes a change in force.
+func (m *model) temporary(i int, st *Step) error {
+	t := m.tmp
+	steps := m.p.Steps
+	obj, changes := changedObject(st)
+	key := objectKey(obj)
+	switch {
+	case st.Action == ActionRevert:
+		if st.Change == nil {
+			return m.fail(i, InvariantTemporary, "a revert step without the change it restores (object and fields)")
+		}
+		k, ok := t.ids[st.Reverts]
+		switch {
+		case st.Reverts == "":
+			return m.fail(i, InvariantTemporary, "a revert step that names no step it reverts")
+		case !ok:
+			return m.fail(i, InvariantTemporary, "reverts step %s, which the plan does not have", st.Reverts)
+		case k >= i:
+			return m.fail(i, InvariantTemporary, "revert before change: it reverts step %s, which comes after it", st.Reverts)
+		case steps[k].RevertedBy != st.ID:
+			return m.fail(i, InvariantTemporary, "reverts step %s, which names %q as its revert", st.Reverts, steps[k].RevertedBy)
+		case steps[k].Change == nil || !sameObject(steps[k].Change.Object, obj):
+			return m.fail(i, InvariantTemporary, "reverts step %s but names another object (%s)", st.Reverts, obj.Kind+" "+qualified(obj.Namespace, obj.Name))
+		}
+		if o, ok := t.open[key]; !ok || o != k {
+			return m.fail(i, InvariantTemporary, "reverts step %s, whose change of %s is not in force here", st.Reverts, obj.Kind+" "+qualified(obj.Namespace, obj.Name))
+		}
+		if steps[k].Action == ActionRelaxPDB && !t.settled[k] {
+			return m.fail(i, InvariantRemedies, "restores PodDisruptionBudget %s without a nodes-settled wait since step %s relaxed it: the relaxation unblocked nothing", qualified(obj.Namespace, obj.Name), steps[k].ID)
+		}
+		delete(t.open, key)
+		delete(t.settled, k)
+		return nil
+	case st.Action == ActionRelaxPDB || st.RevertedBy != "":
+		if st.Change == nil {
+			return m.fail(i, InvariantTemporary, "a temporary change without a change (object and fields)")
+		}
+		j, ok := t.ids[st.RevertedBy]
+		switch {
+		case st.RevertedBy == "":
+			return m.fail(i, InvariantTemporary, "%s is a temporary change and names no revert step (revertedBy)", st.Action)
+		case !ok:
+			return m.fail(i, InvariantTemporary, "revertedBy names step %s, which the plan does not have", st.RevertedBy)
+		case j <= i:
+			return m.fail(i, InvariantTemporary, "its revert step %s comes before it", st.RevertedBy)
+		case steps[j].Action != ActionRevert || steps[j].Reverts != st.ID:
+			return m.fail(i, InvariantTemporary, "revertedBy names step %s, which is not a revert of this step", st.RevertedBy)
+		}
+		n := 0
+		for k := range steps {
+			if steps[k].Reverts == st.ID {
+				n++
+			}
+		}
+		if n != 1 {
+			return m.fail(i, InvariantTemporary, "%d revert steps revert it; exactly one must", n)
+		}
+		if o, ok := t.open[key]; ok {
+			return m.fail(i, InvariantTemporary, "changes %s while the temporary change of step %s is in force", obj.Kind+" "+qualified(obj.Namespace, obj.Name), steps[o].ID)
+		}
+		t.open[key] = i
+		return nil
+	case changes:
+		if o, ok := t.open[key]; ok {
+			return m.fail(i, InvariantTemporary, "changes %s while the temporary change of step %s is in force (it must be reverted first)", obj.Kind+" "+qualified(obj.Namespace, obj.Name), steps[o].ID)
+		}
+	}
+	return nil
+}
+
+// settle records that a nodes-settled gate passed while relaxations are in force.
+func (t *temporaries) settle() {
+	for _, i := range t.open {
+		t.settled[i] = true
+	}
+}
+
+// endTemporaries fails when a temporary change is left in force.
+func (m *model) endTemporaries() error {
+	for _, key := range slices.Sorted(maps.Keys(m.tmp.open)) {
+		i := m.tmp.open[key]
+		st := &m.p.Steps[i]
+		return m.fail(-1, InvariantTemporary, "the temporary change of step %s (%s %s) is never reverted", st.ID, st.Change.Object.Kind, qualified(st.Change.Object.Namespace, st.Change.Object.Name))
+	}
+	return nil
+}
+
+// remedyStep applies the remedies rule to a remediation action.
+func (m *model) remedyStep(i int, st *Step) error {
+	if st.Remedy == "" {
+		return m.fail(i, InvariantRemedies, "%s without the remedy it belongs to", st.Action)
+	}
+	if st.Action != ActionApproveCSR && st.Change == nil {
+		return m.fail(i, InvariantRemedies, "%s without a change (object, patch and fields)", st.Action)
+	}
+	if st.Change != nil && st.Action != ActionRevert {
+		if err := m.changeFields(i, st); err != nil {
+			return err
+		}
+	}
+	if name := acceptNameFor(st); name != "" && !slices.Contains(m.p.Inputs.Accepted, name) {
+		return m.fail(i, InvariantRemedies, "%s is the admin's promise and needs --accept %s, which the plan's inputs do not record", st.Action, name)
+	}
+	switch st.Action {
+	case ActionRelaxPDB:
+		o := st.Change.Object
+		if o.Kind != "PodDisruptionBudget" {
+			return m.fail(i, InvariantRemedies, "relax-pdb changes a %s, not a PodDisruptionBudget", o.Kind)
+		}
+		if isGuardPDB(o.Namespace, o.Name) {
+			return m.fail(i, InvariantRemedies, "relaxes the guard PodDisruptionBudget %s/%s: recover never relaxes a guard; the member it counts must be repaired", o.Namespace, o.Name)
+		}
+		var pdb *inspect.PodDisruptionBudget
+		for k := range m.s.PodDisruptionBudgets {
+			if p := &m.s.PodDisruptionBudgets[k]; p.Namespace == o.Namespace && p.Name == o.Name {
+				pdb = p
+			}
+		}
+		switch {
+		case pdb == nil:
+			return m.fail(i, InvariantRemedies, "relaxes PodDisruptionBudget %s/%s, which the snapshot does not hold", o.Namespace, o.Name)
+		case st.Change.UID != "" && pdb.UID != "" && st.Change.UID != pdb.UID:
+			return m.fail(i, InvariantRemedies, "relaxes PodDisruptionBudget %s/%s uid %s, but the snapshot's is %s", o.Namespace, o.Name, st.Change.UID, pdb.UID)
+		case !inspect.PDBAtLimit(*pdb):
+			return m.fail(i, InvariantRemedies, "relaxes PodDisruptionBudget %s/%s, which allows disruptions (inspect.PDBAtLimit): it holds no drain", o.Namespace, o.Name)
+		}
+	case ActionApproveCSR:
+		return m.vouched(i, st)
+	case ActionForceRedeployment:
+		sp := staticPodFor(st.Change.Object.Kind)
+		if sp == nil {
+			return m.fail(i, InvariantRemedies, "force-redeployment of a %s, which is no static-pod operator", st.Change.Object.Kind)
+		}
+		if fs := st.Change.Fields; len(fs) != 1 || !slices.Equal(fs[0], []string{"spec", openshift.FieldForceRedeploymentReason}) {
+			return m.fail(i, InvariantRemedies, "force-redeployment must set spec.%s only", openshift.FieldForceRedeploymentReason)
+		}
+	}
+	return nil
+}
+
+// staticPodFor returns the static-pod component whose operator is of kind.
+func staticPodFor(kind string) *inspect.StaticPodComponent {
+	for i := range inspect.StaticPodComponents {
+		if inspect.StaticPodComponents[i].Resource.Kind == kind {
+			return &inspect.StaticPodComponents[i]
+		}
+	}
+	return nil
+}
+
+// vouched checks an approve-csr step against inspect.CSRVouch on the snapshot.
+func (m *model) vouched(i int, st *Step) error {
+	a := st.CSR
+	if a == nil {
+		return m.fail(i, InvariantRemedies, "approve-csr without the request it approves")
+	}
+	var c *inspect.CertificateSigningRequest
+	for k := range m.s.CertificateSigningRequests {
+		if m.s.CertificateSigningRequests[k].Name == a.Name {
+			c = &m.s.CertificateSigningRequests[k]
+		}
+	}
+	if c == nil {
+		return m.fail(i, InvariantRemedies, "approves certificatesigningrequest/%s, which the snapshot does not hold: nothing vouches for it", a.Name)
+	}
+	v := inspect.CSRVouch(*c, m.s.Nodes, m.s.Machines)
+	switch {
+	case !v.OK:
+		return m.fail(i, InvariantRemedies, "approves certificatesigningrequest/%s, which nothing vouches for (inspect.CSRVouch: %s)", a.Name, v.Reason)
+	case a.UID != c.UID || a.SignerName != c.SignerName || a.Username != c.Username || a.CommonName != c.CommonName || a.Node != v.Node:
+		return m.fail(i, InvariantRemedies, "approves certificatesigningrequest/%s as %s/%s/%s for node %q, but the snapshot's request says %s/%s/%s for node %q", a.Name,
+			a.SignerName, a.Username, a.CommonName, a.Node, c.SignerName, c.Username, c.CommonName, v.Node)
+	}
+	return nil
+}
+
+// changeFields checks that a Change's Fields are exactly the leaves its patch sets.
+func (m *model) changeFields(i int, st *Step) error {
+	var patch any
+	if err := json.Unmarshal(st.Change.Patch, &patch); err != nil {
+		return m.fail(i, InvariantRemedies, "the change's patch is not JSON: %v", err)
+	}
+	var leaves []string
+	var walk func(prefix []string, v any)
+	walk = func(prefix []string, v any) {
+		if obj, ok := v.(map[string]any); ok && len(obj) > 0 {
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
+				walk(append(append([]string(nil), prefix...), k), obj[k])
+			}
+			return
+		}
+		leaves = append(leaves, strings.Join(prefix, "\x00"))
+	}
+	walk(nil, patch)
+	var fields []string
+	for _, f := range st.Change.Fields {
+		fields = append(fields, strings.Join(f, "\x00"))
+	}
+	slices.Sort(leaves)
+	slices.Sort(fields)
+	if !slices.Equal(leaves, fields) {
+		return m.fail(i, InvariantRemedies, "the change's fields (%s) are not what its patch sets", fieldsText(st.Change.Fields))
+	}
+	return nil
+}
+
+// remedyGate checks that a remediation step carries the gate that verifies it.
+func (m *model) remedyGate(i int, st *Step) error {
+	g := st.Gate
+	switch st.Action {
+	case ActionApproveCSR:
+		if g == nil || g.Kind != GateCSRIssued || g.Object == nil || st.CSR == nil || g.Object.Name != st.CSR.Name {
+			return m.fail(i, InvariantGates, "approve-csr needs a %s gate on its request", GateCSRIssued)
+		}
+	case ActionRevert:
+		if g == nil || g.Kind != GateRestored || g.Object == nil || st.Change == nil || !sameObject(*g.Object, st.Change.Object) {
+			return m.fail(i, InvariantGates, "revert needs a %s gate on the object it restores", GateRestored)
+		}
+	case ActionForceRedeployment:
+		sp := staticPodFor(st.Change.Object.Kind)
+		op := m.s.StaticPodOperator(sp.Component)
+		latest := int32(0)
+		if op != nil {
+			latest = op.LatestAvailableRevision
+		}
+		if g == nil || g.Kind != GateStaticPods || g.StaticPods == nil || g.StaticPods.Resource != sp.Resource.Resource || g.StaticPods.MinRevision <= latest {
+			return m.fail(i, InvariantGates, "force-redeployment needs a %s gate on %s with minRevision above the snapshot's latest revision %d", GateStaticPods, sp.Resource.Resource, latest)
+		}
+	case ActionUnpausePool:
+		if st.Remedy != "" && (g == nil || g.Kind != GatePoolUpdated || g.Pool != st.Pool) {
+			return m.fail(i, InvariantGates, "unpausing a pool as a remedy needs a %s gate on it", GatePoolUpdated)
+		}
+	case ActionWait:
+		switch g.Kind {
+		case GateNodesSettled, GateNodesReady:
+			if len(g.Nodes) == 0 {
+				return m.fail(i, InvariantGates, "a %s gate without nodes", g.Kind)
+			}
+		case GateConditionCleared:
+			if g.Object == nil || g.Condition == "" || g.Reason == "" {
+				return m.fail(i, InvariantGates, "a %s gate needs its object, condition and reason", g.Kind)
+			}
+		}
+	}
+	return nil
+}
+
+// remedyUnpause reports whether unpausing a pool the user paused is the
+// remedy inspect's PoolPaused finding asks for (details blocks=true).
+func (m *model) remedyUnpause(st *Step) bool {
+	if st.Remedy != RemedyUnpausePool {
+		return false
+	}
+	for _, fd := range m.s.FindingsWithCode(inspect.CodePoolPaused) {
+		if fd.Details["pool"] == st.Pool && fd.Details["blocks"] == "true" {
+			return true
+		}
+	}
+	return false
+}
+
+// settleNodes applies a passed nodes-settled gate: the nodes run their desired
+// configuration's kubelet.
+func (m *model) settleNodes(nodes []string) {
+	for _, n := range nodes {
+		if nm := m.nodes[n]; nm != nil && nm.kube.lo >= 0 {
+			nm.kube.lo = nm.kube.hi
+			m.dirty = true
+		}
+	}
+	m.tmp.settle()
+}

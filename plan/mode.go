@@ -1,0 +1,154 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	configv1 "github.com/openshift/api/config/v1"
+
+	"github.com/openshift-recover/recover/inspect"
+)
+
+// TargetNeed is one reason the snapshot needs a new release rather than only
+// remedies: the planner cannot unblock the cluster in place.
+type TargetNeed struct {
+	// Finding and Subject are the finding that shows it.
+	Finding string `json:"finding"`
+	Subject string `json:"subject"`
+	// Reason says why, in a sentence.
+	Reason string `json:"reason"`
+	// Retarget is true when the need is a retarget within the minor under way
+	// (a risk on the in-flight target): a remediation plan can still be made
+	// without a graph, and says that --graph lets recover consider one.
+	Retarget bool `json:"retarget,omitempty"`
+}
+
+// TargetNeeded returns why the snapshot needs a new target (nil when remedies
+// and a CVO hand-back will do): the first incident's state (an update claimed
+// complete over mixed versions), kubelet skew, static-pod contradictions under a
+// Completed claim (the second incident), or a retarget (a risk on the in-flight
+// target, or Upgradeable=False holding a minor update under way).
+func TargetNeeded(s *inspect.Snapshot) []TargetNeed {
+	var out []TargetNeed
+	completed := false
+	if cv := s.ClusterVersion; cv != nil && len(cv.Status.History) > 0 {
+		completed = cv.Status.History[0].State == configv1.CompletedUpdate
+	}
+	seen := map[string]bool{}
+	add := func(fd inspect.Finding, retarget bool, format string, args ...any) {
+		if seen[fd.Code] {
+			return
+		}
+		seen[fd.Code] = true
+		out = append(out, TargetNeed{Finding: fd.Code, Subject: fd.Subject, Reason: fmt.Sprintf(format, args...), Retarget: retarget})
+	}
+	for _, fd := range s.Findings {
+		switch fd.Code {
+		case inspect.CodeUpdateClaimedCompleteButMixed:
+			add(fd, false, "ClusterVersion claims an update complete while components run other releases (%s): the components must be moved to one release in the CVO's order", fd.Code)
+		case inspect.CodeKubeletNewerThanAPIServer, inspect.CodeKubeletSkewTooLarge:
+			add(fd, false, "kubelets and kube-apiservers break the version skew (%s on %s): the control plane must move to a release where they fit", fd.Code, fd.Subject)
+		case inspect.CodeStaticPodRevisionMismatch, inspect.CodeInstallerSucceededWithoutRevision, inspect.CodeStaticPodMissing:
+			if completed {
+				add(fd, false, "the update is claimed Completed while a static pod contradicts its operator (%s on %s, the second incident): the release must be rolled out again and checked on every node", fd.Code, fd.Subject)
+			}
+		case inspect.CodeConditionalRiskOnTarget:
+			add(fd, true, "the release the cluster updates to, %s, is exposed to %s: a z-stream of the same minor without the risk is the remedy", orWord(fd.Details["target"], "its target"), orWord(fd.Details["risks"], "a conditional-update risk"))
+		case inspect.CodeUpgradeableFalse:
+			if fd.Class == inspect.ClassBlocks && minorUpdateUnderWay(s) {
+				add(fd, true, "%s says Upgradeable=False (%s) while a minor update is under way: a retarget within that minor is not blocked by it (OCPBUGS-42880)", fd.Subject, orWord(fd.Details["reason"], "no reason"))
+			}
+		}
+	}
+	return out
+}
+
+// minorUpdateUnderWay reports whether an update to a new minor is in progress:
+// history[0] is Partial and its release is a newer minor than the last
+// Completed one.
+func minorUpdateUnderWay(s *inspect.Snapshot) bool {
+	cv := s.ClusterVersion
+	if cv == nil || len(cv.Status.History) == 0 || cv.Status.History[0].State != configv1.PartialUpdate {
+		return false
+	}
+	to, err := inspect.ParseVersion(cv.Status.History[0].Version)
+	if err != nil {
+		return false
+	}
+	for _, h := range cv.Status.History[1:] {
+		if h.State != configv1.CompletedUpdate {
+			continue
+		}
+		from, err := inspect.ParseVersion(h.Version)
+		return err == nil && (to.Major > from.Major || to.Major == from.Major && to.Minor > from.Minor)
+	}
+	return false
+}
+
+// Remedial reports whether the snapshot shows a wedge the remediation stage
+// answers (with steps or with a refusal): what `recover plan` without --graph
+// and --payload plans when no new target is needed.
+func Remedial(s *inspect.Snapshot, accept []string) bool {
+	return !newRemedyStage(s, newFacts(s), accept, s.Source.CollectedAt).empty()
+}
+
+// hardNeeds are the needs a remediation plan cannot go without.
+func hardNeeds(needs []TargetNeed) []string {
+	var out []string
+	for _, n := range needs {
+		if !n.Retarget {
+			out = append(out, n.Reason)
+		}
+	}
+	return out
+}
+
+// remediationPlanSteps orders a remediation-only plan: disable-cvo, the
+// remedies in the experts' order, restore-cvo (no new desired update: the CVO
+// resumes the one it has), then the waits for what the CVO computes.
+func remediationPlanSteps(s *inspect.Snapshot, rs *remedyStage) ([]Step, []Remediation) {
+	steps := []Step{{Action: ActionDisableCVO, Reason: disableReason(s, true),
+		Gate: &Gate{Kind: GateCVOScaledDown, Description: "no cluster-version operator pod is left running"}}}
+	steps = placeGroups(steps, rs.groups, func(*remedyGroup) bool { return true })
+	desired := s.DesiredRelease().Version
+	steps = append(steps, Step{Action: ActionRestoreCVO,
+		Reason: fmt.Sprintf("Scale the CVO back to its journaled replicas with the desired update it has (%s, no new one): in %s mode it resumes that update over the unblocked cluster.", orWord(desired, "unknown"), s.CVOMode()),
+		Gate:   &Gate{Kind: GateCVORunning, Description: fmt.Sprintf("the CVO Deployment is available again and ClusterVersion shows it working on %s", orWord(desired, "its desired update"))}})
+	steps = placePosts(steps, rs.groups)
+	numberSteps(steps)
+	return steps, link(steps, rs.groups)
+}
+
+// remediationTarget is the Target of a remediation-only plan: none, and why.
+func remediationTarget(s *inspect.Snapshot) Target {
+	desired := s.DesiredRelease().Version
+	return Target{Reasons: []string{fmt.Sprintf("No new release: the snapshot shows no state that needs one (no update claimed complete over mixed versions, no kubelet skew, no static-pod contradiction under a Completed claim, no risk on the in-flight target); the plan unblocks the cluster and hands the CVO back its desired update %s (%s mode).",
+		orWord(desired, "(unknown)"), s.CVOMode())}}
+}
+
+// disableReason explains disable-cvo.
+func disableReason(s *inspect.Snapshot, remediation bool) string {
+	r := "Stop the cluster-version operator so it cannot push manifests behind the plan's back"
+	if remediation {
+		r = "Stop the cluster-version operator while the remedies run, so it does not re-apply what they change or act on a half-unblocked cluster"
+	} else {
+		switch s.CVOMode() {
+		case inspect.ModeReconciling:
+			r += fmt.Sprintf(": left running it stays in Reconciling mode and re-applies %s's manifests flat and shuffled over the mixed state", s.DesiredRelease().Version)
+		case inspect.ModeUpdating:
+			r += fmt.Sprintf(": left running it keeps updating toward %s", s.DesiredRelease().Version)
+		}
+	}
+	if s.CVO != nil {
+		r += fmt.Sprintf(". Its %d replica(s) are journaled and restored by restore-cvo.", s.CVO.EffectiveReplicas())
+	} else {
+		r += "."
+	}
+	return r
+}
+
+// targetNeededError is the error of a remediation-only plan for a snapshot
+// that needs a new release.
+func targetNeededError(hard []string) error {
+	return &InputError{Msg: "a new release is needed: " + strings.Join(hard, "; "), Hint: "pass --graph FILE|URL (and --payload) to plan one"}
+}

@@ -1,0 +1,318 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/openshift-recover/recover/inspect"
+)
+
+// The remediation stage reads the snapshot's wedge findings (their codes,
+// subjects and details: the contract in inspect/finding.go and the shared brief)
+// with the facts they name, and turns each into steps that unblock the cluster,
+// or into a refusal that says why recover will not take the remedy and what to
+// do instead. The steps are grouped by the phase the experts put them in; the
+// plan builder places the groups (remedy*.go hold one remedy each).
+
+// The phases, in the order the remedies run: nodes that cannot join or report
+// first (nothing else settles without them), then stuck static-pod rollouts (the
+// control plane), then paused pools, then drains held by PodDisruptionBudgets,
+// and last the admin's promises, whose effect the CVO computes once it runs.
+const (
+	phaseNodes = iota
+	phaseStaticPods
+	phasePools
+	phasePDB
+	phasePromises
+)
+
+// remedyGroup is a run of steps placed together: one remedy, or several that
+// must run as one (PodDisruptionBudgets holding the same nodes are relaxed
+// together, waited for together and restored together).
+type remedyGroup struct {
+	phase int
+	// steps run inside the CVO bracket; post are waits after restore-cvo.
+	steps, post []Step
+	// pairs are (temporary, revert) indices into steps.
+	pairs [][2]int
+	rems  []remRef
+	// component is set for a forced redeployment (update plans drop it when the
+	// target rolls the component anyway); pool for an unpause.
+	component, pool string
+	// at and postAt are the steps' positions in the plan, once placed.
+	at, postAt []int
+}
+
+// remRef is one Remediation of a group, with its steps' indices in the group.
+type remRef struct {
+	r          Remediation
+	pre, posts []int
+}
+
+// refusal is a remedy the plan does not take.
+type refusal struct {
+	RefusedRemedy
+	// blocking: the finding it answers holds the update (Class blocks-update).
+	blocking bool
+	// component, for a forced redeployment refused for want of its --accept
+	// name, which an update plan that rolls the component anyway does not need.
+	component string
+	// findingSubject is the subject of the finding it answers (a refused CSR is
+	// named by itself, its finding by the node).
+	findingSubject string
+}
+
+// unsafe reports whether recover refuses the remedy whatever is accepted.
+func (r refusal) unsafe() bool { return r.Accept == "" }
+
+// remedyStage is the remediation stage's result.
+type remedyStage struct {
+	s      *inspect.Snapshot
+	f      *facts
+	accept acceptSet
+	now    time.Time
+
+	groups   []*remedyGroup
+	refused  []refusal
+	warnings []string
+	// risk is the conditional-update risk on the in-flight target, when the
+	// snapshot found one: a retarget answers it.
+	risk *inspect.Finding
+}
+
+// newRemedyStage reads the findings in the snapshot's order and plans a remedy or
+// a refusal for each wedge it knows.
+func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Time) *remedyStage {
+	rs := &remedyStage{s: s, f: f, accept: acceptSet(accept), now: now.UTC()}
+	var pdbs []inspect.Finding
+	staticByComponent := map[string][]inspect.Finding{}
+	var staticOrder []string
+	var acks []inspect.Finding
+	var overrides []inspect.Finding
+	for _, fd := range s.Findings {
+		switch fd.Code {
+		case inspect.CodeCSRPending:
+			rs.csr(fd)
+		case inspect.CodeStaticPodRolloutStuck, inspect.CodeStaticPodRevisionMismatch, inspect.CodeInstallerSucceededWithoutRevision:
+			c := fd.Details["component"]
+			if c == "" {
+				rs.warnf("%s on %s names no component: no forced redeployment is planned for it", fd.Code, fd.Subject)
+				continue
+			}
+			if _, ok := staticByComponent[c]; !ok {
+				staticOrder = append(staticOrder, c)
+			}
+			staticByComponent[c] = append(staticByComponent[c], fd)
+		case inspect.CodePoolPaused:
+			if fd.Details["blocks"] == "true" {
+				rs.unpause(fd)
+			}
+		case inspect.CodeDrainBlockedByPDB:
+			if isGuardPDB(fd.Details["namespace"], fd.Details["name"]) {
+				rs.guard(fd)
+				continue
+			}
+			pdbs = append(pdbs, fd)
+		case inspect.CodeGuardPDBBlocksDrain:
+			rs.guard(fd)
+		case inspect.CodeAdminAckRequired:
+			acks = append(acks, fd)
+		case inspect.CodeUnmanagedOverrides:
+			if fd.Class == inspect.ClassBlocks {
+				overrides = append(overrides, fd)
+			}
+		case inspect.CodeUpgradeableFalse:
+			switch fd.Details["class"] {
+			case "overrides":
+				overrides = append([]inspect.Finding{fd}, overrides...)
+			case "cloud-credential":
+				rs.upgradeableTo(fd)
+			}
+		case inspect.CodeConditionalRiskOnTarget:
+			if rs.risk == nil {
+				fd := fd
+				rs.risk = &fd
+			}
+		}
+	}
+	for _, c := range staticOrder {
+		rs.forceRedeployment(c, staticByComponent[c])
+	}
+	rs.relaxPDBs(pdbs)
+	rs.adminAcks(acks)
+	if len(overrides) > 0 {
+		rs.removeOverrides(overrides[0])
+	}
+	sort.SliceStable(rs.groups, func(i, j int) bool { return rs.groups[i].phase < rs.groups[j].phase })
+	return rs
+}
+
+func (rs *remedyStage) warnf(format string, args ...any) {
+	rs.warnings = append(rs.warnings, fmt.Sprintf(format, args...))
+}
+
+// refuse records a refused remedy.
+func (rs *remedyStage) refuse(fd inspect.Finding, remedy, subject, accept, reason string) {
+	if subject == "" {
+		subject = fd.Subject
+	}
+	rs.refused = append(rs.refused, refusal{RefusedRemedy: RefusedRemedy{Remedy: remedy, Finding: fd.Code, Subject: subject, Reason: reason, Accept: accept},
+		blocking: fd.Class == inspect.ClassBlocks, findingSubject: fd.Subject})
+}
+
+// remediation starts a Remediation for a finding.
+func remediation(remedy string, fd inspect.Finding, summary string) Remediation {
+	return Remediation{Remedy: remedy, Finding: fd.Code, Subject: fd.Subject, Summary: summary}
+}
+
+// empty reports whether the stage found nothing to do and nothing to refuse.
+func (rs *remedyStage) empty() bool { return len(rs.groups) == 0 && len(rs.refused) == 0 }
+
+// planTime is the plan's time in the compact form forceRedeploymentReason takes.
+func (rs *remedyStage) planTime() string { return rs.now.Format("20060102T150405Z") }
+
+// detailList splits a finding's comma-separated detail, dropping empty items.
+func detailList(fd inspect.Finding, key string) []string {
+	var out []string
+	for _, v := range strings.Split(fd.Details[key], ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// node returns the snapshot's node of that name.
+func (rs *remedyStage) node(name string) *inspect.Node {
+	for i := range rs.s.Nodes {
+		if rs.s.Nodes[i].Name == name {
+			return &rs.s.Nodes[i]
+		}
+	}
+	return nil
+}
+
+// controlPlaneNodes are the snapshot's control-plane nodes, sorted.
+func (f *facts) controlPlaneNodes() []string {
+	var out []string
+	for _, n := range f.nodes {
+		if n.ControlPlane {
+			out = append(out, n.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// capList joins names, naming at most n of them.
+func capList(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}
+
+// placeGroups appends the in-bracket steps of the groups keep selects, recording
+// their positions in the groups.
+func placeGroups(out []Step, groups []*remedyGroup, keep func(*remedyGroup) bool) []Step {
+	for _, g := range groups {
+		if !keep(g) {
+			continue
+		}
+		for _, st := range g.steps {
+			g.at = append(g.at, len(out))
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// placePosts appends the groups' post-restore waits.
+func placePosts(out []Step, groups []*remedyGroup) []Step {
+	for _, g := range groups {
+		for _, st := range g.post {
+			g.postAt = append(g.postAt, len(out))
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// link fills the placed groups' cross-references once the steps are numbered:
+// RevertedBy and Reverts of each temporary change and its revert, and each
+// Remediation's step IDs. It returns the remediations in plan order.
+func link(steps []Step, groups []*remedyGroup) []Remediation {
+	var out []Remediation
+	for _, g := range groups {
+		if len(g.at) != len(g.steps) {
+			continue // not placed
+		}
+		for _, p := range g.pairs {
+			tmp, rev := &steps[g.at[p[0]]], &steps[g.at[p[1]]]
+			tmp.RevertedBy, rev.Reverts = rev.ID, tmp.ID
+		}
+		for _, r := range g.rems {
+			rem := r.r
+			rem.Steps = nil
+			for _, i := range r.pre {
+				rem.Steps = append(rem.Steps, steps[g.at[i]].ID)
+			}
+			for _, i := range r.posts {
+				if i < len(g.postAt) {
+					rem.Steps = append(rem.Steps, steps[g.postAt[i]].ID)
+				}
+			}
+			out = append(out, rem)
+		}
+	}
+	return out
+}
+
+// refusedList returns the refusals for the plan document, and the warnings that
+// say a non-blocking remedy was not taken.
+func refusedList(rfs []refusal) ([]RefusedRemedy, []string) {
+	var out []RefusedRemedy
+	var warnings []string
+	for _, r := range rfs {
+		out = append(out, r.RefusedRemedy)
+		if !r.blocking {
+			w := fmt.Sprintf("not taken: %s for %s %s: %s", r.Remedy, r.Finding, r.Subject, r.Reason)
+			if r.Accept != "" {
+				w += " (--accept " + r.Accept + ")"
+			}
+			warnings = append(warnings, w)
+		}
+	}
+	return out, warnings
+}
+
+// blockingError returns the *RemedyRefusedError for the blocking findings left
+// with refused remedies only (nil when there is none).
+func blockingError(rfs []refusal, groups []*remedyGroup) error {
+	answered := map[string]bool{}
+	for _, g := range groups {
+		for _, r := range g.rems {
+			answered[r.r.Finding+" "+r.r.Subject] = true
+		}
+	}
+	var blocking []RefusedRemedy
+	for _, r := range rfs {
+		if !r.blocking || r.Remedy == RemedyRetarget {
+			continue
+		}
+		if answered[r.Finding+" "+r.findingSubject] {
+			continue
+		}
+		blocking = append(blocking, r.RefusedRemedy)
+	}
+	if len(blocking) == 0 {
+		return nil
+	}
+	e := &RemedyRefusedError{Refused: blocking}
+	for _, r := range rfs {
+		e.All = append(e.All, r.RefusedRemedy)
+	}
+	return e
+}

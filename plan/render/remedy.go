@@ -1,0 +1,296 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/openshift-recover/recover/plan"
+)
+
+// What the renderers show of remediation steps (formatVersion 1.1): the mode,
+// the remediations with their steps, each temporary change beside the revert it
+// is paired with, the Change's before and patch, and the refused remedies with
+// the --accept name that would allow them.
+
+// stepNumber is the position part of a step ID ("007" of "007-revert-...").
+func stepNumber(id string) string {
+	n, _, _ := strings.Cut(id, "-")
+	return n
+}
+
+// stepByID returns the plan's step with that ID.
+func stepByID(p *plan.Plan, id string) *plan.Step {
+	for i := range p.Steps {
+		if p.Steps[i].ID == id {
+			return &p.Steps[i]
+		}
+	}
+	return nil
+}
+
+// shortKind is how a sentence names an object's kind.
+func shortKind(kind string) string {
+	if kind == "PodDisruptionBudget" {
+		return "PDB"
+	}
+	return kind
+}
+
+// objectText is "PDB ci/build".
+func objectText(o plan.ObjectRef) string {
+	name := o.Name
+	if o.Namespace != "" {
+		name = o.Namespace + "/" + o.Name
+	}
+	return shortKind(o.Kind) + " " + name
+}
+
+// changeNote says what a remediation step changes and how it pairs with its
+// revert: "relaxes PDB ci/build (restored by step 004)".
+func changeNote(p *plan.Plan, s *plan.Step) string {
+	switch {
+	case s.Action == plan.ActionRelaxPDB && s.Change != nil:
+		n := "relaxes " + objectText(s.Change.Object)
+		if s.RevertedBy != "" {
+			n += " (restored by step " + stepNumber(s.RevertedBy) + ")"
+		}
+		return n
+	case s.Action == plan.ActionRevert && s.Change != nil:
+		return "restores " + objectText(s.Change.Object) + " as step " + stepNumber(s.Reverts) + " found it"
+	case s.Action == plan.ActionApproveCSR && s.CSR != nil:
+		return "approves CSR " + s.CSR.Name + " of " + orDash(s.CSR.Node)
+	case s.Action == plan.ActionUnpausePool && s.Remedy != "":
+		return "unpauses pool " + s.Pool + " (paused by the user; the pause blocks)"
+	case s.Change != nil:
+		verb := map[plan.Action]string{
+			plan.ActionForceRedeployment:     "forces a new revision of",
+			plan.ActionAcknowledgeGate:       "acknowledges an admin gate in",
+			plan.ActionRemoveOverrides:       "removes spec.overrides of",
+			plan.ActionAnnotateUpgradeableTo: "annotates upgradeable-to on",
+		}[s.Action]
+		if verb == "" {
+			verb = "changes"
+		}
+		return verb + " " + objectText(s.Change.Object)
+	case s.Remedy != "" && s.Gate != nil:
+		return "waits: " + string(s.Gate.Kind)
+	}
+	return ""
+}
+
+// hasRemedies reports whether the plan carries remediation steps.
+func hasRemedies(p *plan.Plan) bool {
+	for _, s := range p.Steps {
+		if s.Remedy != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// stepIDs is "002, 003, 004".
+func stepIDs(ids []string) string {
+	var out []string
+	for _, id := range ids {
+		out = append(out, stepNumber(id))
+	}
+	return strings.Join(out, ", ")
+}
+
+// Refusals writes the report of refused remedies (when no plan is made): the
+// refusals of what holds the cluster, then the others.
+func Refusals(w io.Writer, blocking, all []plan.RefusedRemedy) error {
+	ew := &errWriter{w: w}
+	ew.printf("REFUSED (what holds the cluster has no remedy recover takes as things stand)\n")
+	writeRefused(ew, blocking)
+	var other []plan.RefusedRemedy
+	for _, r := range all {
+		if !containsRefusal(blocking, r) {
+			other = append(other, r)
+		}
+	}
+	if len(other) > 0 {
+		ew.printf("\nALSO NOT TAKEN\n")
+		writeRefused(ew, other)
+	}
+	return ew.err
+}
+
+func containsRefusal(rs []plan.RefusedRemedy, r plan.RefusedRemedy) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+func writeRefused(ew *errWriter, rs []plan.RefusedRemedy) {
+	for _, r := range rs {
+		ew.printf("  - %s %s (%s): %s\n", r.Remedy, r.Subject, r.Finding, r.Reason)
+		if r.Accept != "" {
+			ew.printf("    allow it with: --accept %s\n", r.Accept)
+		} else {
+			ew.printf("    never taken by recover\n")
+		}
+	}
+}
+
+// writeRemediations writes the table view's REMEDIATIONS and REFUSED sections.
+func writeRemediations(ew *errWriter, p *plan.Plan) {
+	if len(p.Remediations) > 0 {
+		ew.printf("\nREMEDIATIONS (what holds the cluster, and the steps that unblock it)\n")
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  REMEDY\tFINDING\tSUBJECT\tSTEPS\tWHAT")
+		for _, r := range p.Remediations {
+			what := r.Summary
+			if r.Accepted != "" {
+				what += " (--accept " + r.Accepted + ")"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Remedy, r.Finding, r.Subject, stepIDs(r.Steps), what)
+		}
+		ew.flush(tw)
+	}
+	if len(p.Refused) > 0 {
+		ew.printf("\nREFUSED (remedies the plan does not take)\n")
+		writeRefused(ew, p.Refused)
+	}
+}
+
+// markdownRemediations writes the runbook's remediation and refusal sections.
+func markdownRemediations(md func(string, ...any), p *plan.Plan) {
+	if len(p.Remediations) > 0 {
+		md("\n## Remediations\n\n")
+		md("What holds the cluster, and the steps that unblock it. A temporary change is always restored by its paired revert step, from the pre-image `recover apply` journals just before the change (also when a run stops early).\n\n")
+		md("| remedy | finding | subject | steps | what |\n|---|---|---|---|---|\n")
+		for _, r := range p.Remediations {
+			what := r.Summary
+			if r.Accepted != "" {
+				what += fmt.Sprintf(" Accepted with `--accept %s`.", r.Accepted)
+			}
+			md("| %s | %s | `%s` | %s | %s |\n", r.Remedy, r.Finding, r.Subject, stepIDs(r.Steps), cell(what))
+		}
+		var pairs []string
+		for i := range p.Steps {
+			if s := &p.Steps[i]; s.RevertedBy != "" {
+				pairs = append(pairs, fmt.Sprintf("- Step %s %s.", stepNumber(s.ID), changeNote(p, s)))
+			}
+		}
+		if len(pairs) > 0 {
+			md("\nTemporary changes:\n\n%s\n", strings.Join(pairs, "\n"))
+		}
+	}
+	if len(p.Refused) > 0 {
+		md("\n## Refused remedies\n\n| remedy | finding | subject | why not | to allow it |\n|---|---|---|---|---|\n")
+		for _, r := range p.Refused {
+			allow := "never taken by recover"
+			if r.Accept != "" {
+				allow = "`--accept " + r.Accept + "`"
+			}
+			md("| %s | %s | `%s` | %s | %s |\n", r.Remedy, r.Finding, r.Subject, cell(r.Reason), allow)
+		}
+	}
+}
+
+// markdownStepChange writes a step's change, its pairing and its CSR.
+func markdownStepChange(md func(string, ...any), p *plan.Plan, s *plan.Step) {
+	if c := s.Change; c != nil {
+		what := "Change"
+		if s.Action == plan.ActionRevert {
+			what = "Restores"
+		}
+		md("  - %s: `%s %s` %s: before `%s` -> patch `%s`", what, c.Object.Kind, qualifiedName(c.Object), fieldList(c.Fields), orDash(string(c.Before)), string(c.Patch))
+		if c.UID != "" {
+			md(" (uid `%s`)", c.UID)
+		}
+		md("\n")
+	}
+	if s.RevertedBy != "" {
+		md("  - Temporary: %s; `recover apply` journals %s first.\n", changeNote(p, s), fieldList(s.Change.Fields))
+	}
+	if s.Reverts != "" {
+		if t := stepByID(p, s.Reverts); t != nil {
+			md("  - Reverts step %s: writes back the pre-image journaled before it (the patch above is what the snapshot showed).\n", stepNumber(t.ID))
+		}
+	}
+	if a := s.CSR; a != nil {
+		md("  - Approves: `%s` (signer %s, requested by `%s`, CN `%s`), vouched for by %s.\n", a.Name, a.SignerName, a.Username, a.CommonName, a.VouchedBy)
+	}
+}
+
+func qualifiedName(o plan.ObjectRef) string {
+	if o.Namespace == "" {
+		return o.Name
+	}
+	return o.Namespace + "/" + o.Name
+}
+
+func fieldList(fs [][]string) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, "`"+strings.Join(f, ".")+"`")
+	}
+	return strings.Join(out, ", ")
+}
+
+// ocResource is how oc names an object: "poddisruptionbudget/build",
+// "kubeapiserver.operator.openshift.io/cluster".
+func ocResource(o plan.ObjectRef) string {
+	group, _, ok := strings.Cut(o.APIVersion, "/")
+	if !ok {
+		group = ""
+	}
+	kind := strings.ToLower(o.Kind)
+	switch group {
+	case "", "policy", "apps", "config.openshift.io", "machineconfiguration.openshift.io", "certificates.k8s.io":
+	default:
+		kind += "." + group
+	}
+	return kind + "/" + o.Name
+}
+
+// ocNamespace is " -n <ns>" or "".
+func ocNamespace(o plan.ObjectRef) string {
+	if o.Namespace == "" {
+		return ""
+	}
+	return " -n " + o.Namespace
+}
+
+// remedyHandCommand is the oc command that does what a remediation step does.
+func remedyHandCommand(s *plan.Step) string {
+	switch {
+	case s.Action == plan.ActionApproveCSR && s.CSR != nil:
+		return "oc adm certificate approve " + s.CSR.Name
+	case s.Action == plan.ActionRevert && s.Change != nil:
+		return fmt.Sprintf("oc patch%s %s --type merge -p '%s'", ocNamespace(s.Change.Object), ocResource(s.Change.Object), string(s.Change.Patch))
+	case s.Change != nil:
+		return fmt.Sprintf("oc patch%s %s --type merge -p '%s'", ocNamespace(s.Change.Object), ocResource(s.Change.Object), string(s.Change.Patch))
+	}
+	return ""
+}
+
+// remedyGateCommand shows what a remediation gate waits for.
+func remedyGateCommand(g *plan.Gate) string {
+	switch g.Kind {
+	case plan.GateNodesSettled:
+		return "oc get nodes " + strings.Join(g.Nodes, " ") + ` -o custom-columns='NAME:.metadata.name,DESIRED:.metadata.annotations.machineconfiguration\.openshift\.io/desiredDrain,APPLIED:.metadata.annotations.machineconfiguration\.openshift\.io/lastAppliedDrain,STATE:.metadata.annotations.machineconfiguration\.openshift\.io/state'`
+	case plan.GateNodesReady:
+		return "oc get nodes " + strings.Join(g.Nodes, " ")
+	case plan.GateCSRIssued:
+		if g.Object != nil {
+			return "oc get csr " + g.Object.Name
+		}
+	case plan.GateRestored:
+		if g.Object != nil {
+			return fmt.Sprintf("oc get%s %s -o yaml", ocNamespace(*g.Object), ocResource(*g.Object))
+		}
+	case plan.GateConditionCleared:
+		if g.Object != nil {
+			return fmt.Sprintf(`oc get %s -o jsonpath='{.status.conditions[?(@.type=="%s")]}'`, ocResource(*g.Object), g.Condition)
+		}
+	}
+	return ""
+}
