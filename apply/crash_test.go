@@ -2,6 +2,7 @@ package apply_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -307,4 +308,165 @@ func assertAuditedAtMostOnce(t testing.TB, label string, log []faultproxy.Entry)
 			t.Errorf("%sthe API server performed the %s %d times: %+v", label, what, len(done), done)
 		}
 	}
+}
+
+// remedyCrashPoints are the moments of a temporary change at which the
+// remediation crash matrix kills `recover apply`.
+var remedyCrashPoints = []crashPoint{
+	{name: "relax intent journaled, patch not sent", request: pdbPatch("web"), nth: 1, stage: faultproxy.Before},
+	{name: "budget relaxed, answer lost", request: pdbPatch("web"), nth: 1, stage: faultproxy.After},
+	{name: "during the nodes-settled wait", event: "waiting", stepPart: "relax-pdb"},
+	{name: "revert intent journaled, patch not sent", request: pdbPatch("web"), nth: 2, stage: faultproxy.Before},
+	{name: "budget restored, answer lost", request: pdbPatch("web"), nth: 2, stage: faultproxy.After},
+}
+
+// TestCrashMatrixRemediation kills a real `recover apply` of a relax-pdb plan
+// with SIGKILL at each moment of remedyCrashPoints (kill -9 leaves no time to
+// revert), checks that recover journal then calls a relaxed budget outstanding
+// with the commands to resume or restore it, resumes, and checks that the
+// budget ends exactly as before the relax, the journal finished with nothing
+// outstanding, and the API server saw exactly one relax and one restore: never
+// a patch made twice, never one against a changed object.
+func TestCrashMatrixRemediation(t *testing.T) {
+	c, ctx := setup(t)
+	for _, cp := range remedyCrashPoints {
+		t.Run(cp.name, func(t *testing.T) {
+			if err := c.Reset(ctx); err != nil {
+				t.Fatal(err)
+			}
+			pdb := newPDB(t, ctx, c, "web")
+			drainingMaster(t, ctx, c)
+			before := pdbSpec(t, ctx, c, "web")
+			p, relax, _ := relaxPlan(pdb)
+			dir := t.TempDir()
+			planPath := (&applytestPlan{p}).write(t, dir)
+			journalPath := filepath.Join(dir, "run.journal")
+
+			var (
+				mu      sync.Mutex
+				cmd     *exec.Cmd
+				matches int
+				killed  = make(chan struct{})
+				once    sync.Once
+			)
+			kill := func() {
+				once.Do(func() {
+					mu.Lock()
+					p := cmd.Process
+					mu.Unlock()
+					_ = p.Kill()
+					waitDead(p.Pid)
+					close(killed)
+				})
+			}
+			hook := func(e faultproxy.Entry, stage faultproxy.Stage) bool {
+				if !cp.request(e) {
+					return false
+				}
+				mu.Lock()
+				if stage == faultproxy.Before {
+					matches++
+				}
+				hit := matches == cp.nth && stage == cp.stage
+				mu.Unlock()
+				if hit {
+					kill()
+				}
+				return hit && stage == faultproxy.Before
+			}
+			if cp.request == nil {
+				hook = nil
+			}
+			onEvent := func(ev map[string]any) {
+				if ev["type"] == "waiting" && strings.Contains(stepOf(ev), "relax-pdb") {
+					if cp.event == "waiting" {
+						kill()
+						return
+					}
+					drainCompletes(t, ctx, c)
+				}
+			}
+			first, kc := auditProxy(t, dir, "first", hook)
+			mu.Lock()
+			cmd, done, stderr := startRecover(t, onEvent, "--kubeconfig", kc, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json")
+			mu.Unlock()
+			err := <-done
+			select {
+			case <-killed:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the run ended (exit %d) before reaching the crash point: %s", exitCode(err), stderr.String())
+			}
+			assertChangeHonest(t, ctx, c, journalPath, relax)
+
+			second, kc2 := auditProxy(t, dir, "resume", nil)
+			_, done, stderr = startRecover(t, func(ev map[string]any) {
+				if ev["type"] == "waiting" && strings.Contains(stepOf(ev), "relax-pdb") {
+					drainCompletes(t, ctx, c)
+				}
+			}, "--kubeconfig", kc2, "apply", "--resume", journalPath, "--yes", "--events", "json")
+			if err := <-done; err != nil {
+				t.Fatalf("resume: exit %d: %s", exitCode(err), stderr.String())
+			}
+			if got := pdbSpec(t, ctx, c, "web"); !reflect.DeepEqual(got, before) {
+				t.Errorf("after the crash and the resume the budget is not restored exactly:\n got %+v\nwant %+v", got, before)
+			}
+			st := mustLoad(t, journalPath).State()
+			if s := st.Step(relax); !st.Finished || st.CVO.Disabled || s.ChangeOutstanding || len(st.Outstanding()) != 0 {
+				t.Errorf("journal after resume: finished %v, CVO %+v, relax %+v", st.Finished, st.CVO, s)
+			}
+			assertGatesBeforeDone(t, journalPath, p)
+			var patched []faultproxy.Entry
+			for _, e := range append(first.Log(), second.Log()...) {
+				if pdbPatch("web")(e) && e.Forwarded && e.Status < 300 {
+					patched = append(patched, e)
+				}
+			}
+			if len(patched) != 2 {
+				t.Errorf("the API server applied %d patches of the budget, want exactly 2 (one relax, one restore): %+v", len(patched), patched)
+			}
+		})
+	}
+}
+
+// applytestPlan writes a hand-built plan like applytest.Builder.Write.
+type applytestPlan struct{ p *plan.Plan }
+
+func (a *applytestPlan) write(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := json.MarshalIndent(a.p, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// assertChangeHonest checks, after a crash, that a relaxed budget is one
+// recover journal reports outstanding, with the resume and restore commands.
+func assertChangeHonest(t *testing.T, ctx context.Context, c *applytest.Cluster, journalPath, relax string) {
+	t.Helper()
+	code, out, errOut := runBinary(t, "journal", journalPath, "-o", "json")
+	if code != 0 {
+		t.Fatalf("recover journal after the crash: exit %d: %s", code, errOut)
+	}
+	var s struct {
+		Changes []struct {
+			Step, State, Resume, Restore string
+		} `json:"changes"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if !relaxed(t, ctx, c, "web") {
+		return
+	}
+	for _, ch := range s.Changes {
+		if ch.Step == relax && ch.State == "outstanding" && strings.Contains(ch.Resume, "--resume") && strings.Contains(ch.Restore, "oc patch poddisruptionbudget.policy/web") {
+			return
+		}
+	}
+	t.Errorf("the budget is relaxed but recover journal does not say it is outstanding with the commands: %s", out)
 }

@@ -15,6 +15,16 @@
 //	            wait for the gate (package gate, through watches), journal done
 //	end         release the lock; the last event, EventDone, carries the Result
 //
+// Remediation steps (plan formatVersion 1.1) patch one object each with a JSON
+// merge patch: the live values of the fields they set, the pre-image, are
+// journaled before the patch, which carries the live resourceVersion. A revert
+// step writes the pre-image of the step it undoes back exactly, and never over
+// someone else's edit; approve-csr approves a request only if it is still pending,
+// the plan's, and vouched for (inspect.CSRVouch) against the live Nodes and
+// Machines. When a run stops before a temporary change's revert step, for any
+// reason but a lost lock, the engine reverts every outstanding temporary change
+// of the journal before it exits (see revertonstop.go).
+//
 // The plan itself disables the CVO (disable-cvo: the replicas are journaled before
 // the scale-down, then the engine waits until no CVO pod is left) and hands control
 // back (set-desired-update, restore-cvo, and the CVO must come back). A run that

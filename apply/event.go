@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/openshift-recover/recover/apply/gate"
@@ -9,7 +10,7 @@ import (
 
 // EventsVersion is the version of the event stream's JSON form (the JSON-lines
 // printer's first line). Minor bumps add fields or event types; major bumps break.
-const EventsVersion = "1.0"
+const EventsVersion = "1.1"
 
 // EventType says what happened.
 type EventType string
@@ -46,6 +47,12 @@ const (
 	EventWarning EventType = "warning"
 	// EventError: a step failed (Error is set); a Decider decides what next.
 	EventError EventType = "error"
+	// EventReverting and EventReverted: the run stopped before a temporary
+	// change's revert step, and the engine writes the change's journaled
+	// pre-image back (Change is set, with Reverts); EventReverted carries the
+	// outcome, or Error when it could not be reverted (events 1.1).
+	EventReverting EventType = "reverting"
+	EventReverted  EventType = "reverted"
 	// EventDone: the run ended (Result is set). Always the last event.
 	EventDone EventType = "done"
 )
@@ -81,6 +88,12 @@ type StepInfo struct {
 	Reason    string      `json:"reason,omitempty"`
 	// Object names the step's object ("Deployment openshift-etcd/etcd-operator").
 	Object string `json:"object,omitempty"`
+	// Remedy is the remedy of a remediation step; RevertedBy, on a temporary
+	// change, the step that restores it; Reverts, on a revert, the step it
+	// undoes (events 1.1).
+	Remedy     string `json:"remedy,omitempty"`
+	RevertedBy string `json:"revertedBy,omitempty"`
+	Reverts    string `json:"reverts,omitempty"`
 }
 
 // RunInfo describes a run as it starts.
@@ -96,6 +109,8 @@ type RunInfo struct {
 	Resume        bool   `json:"resume,omitempty"`
 	// Server is the API server.
 	Server string `json:"server,omitempty"`
+	// Mode is the plan's mode (update, or remediation: no new release).
+	Mode string `json:"mode,omitempty"`
 }
 
 // PreflightCheck is one preflight check's result.
@@ -130,6 +145,36 @@ type ChangeInfo struct {
 	// Result is the past-tense outcome on EventApplied (created, updated, ...).
 	Result          string `json:"result,omitempty"`
 	ResourceVersion string `json:"resourceVersion,omitempty"`
+
+	// The remediation facts (events 1.1).
+
+	// Remedy is the remedy a remediation step belongs to (relax-pdb, ...).
+	Remedy string `json:"remedy,omitempty"`
+	// Fields are the fields the change sets, each from its live value to its
+	// new one (for a revert: from the changed value back to the pre-image).
+	Fields []FieldChange `json:"fields,omitempty"`
+	// PreImage is the journaled pre-image of the change (dotted path -> JSON
+	// value, null for absent): what a revert writes back.
+	PreImage map[string]json.RawMessage `json:"preImage,omitempty"`
+	// RevertedBy, on a temporary change, is the step that restores it
+	// ("temporary: restored by step 007"); Reverts, on a revert, is the step
+	// whose change it undoes.
+	RevertedBy string `json:"revertedBy,omitempty"`
+	Reverts    string `json:"reverts,omitempty"`
+	// VouchedBy, on an approve-csr, says which Node or Machine vouches for the
+	// request.
+	VouchedBy string `json:"vouchedBy,omitempty"`
+	// Note explains a no-op ("carries its pre-image already").
+	Note string `json:"note,omitempty"`
+}
+
+// FieldChange is one field a remediation step changes.
+type FieldChange struct {
+	// Path is the dotted field path ("spec.minAvailable").
+	Path string `json:"path"`
+	// From and To are JSON values; null means absent.
+	From json.RawMessage `json:"from"`
+	To   json.RawMessage `json:"to"`
 }
 
 // GateInfo is a gate's progress.

@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
+	"reflect"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
 )
@@ -109,4 +114,96 @@ func assertCVOStateReported(t *testing.T, c *applytest.Cluster, res *apply.Resul
 	if *d.Spec.Replicas == 0 && !res.CVODisabled {
 		t.Errorf("the run stopped (%s) with the CVO scaled to 0 and does not say so: %s", res.Outcome, res.Message)
 	}
+}
+
+// TestRemediationUnderFaults runs the relax-pdb plan through the fault proxy,
+// which answers 500, 503 and 429 and resets connections before and after the
+// server acted on the budget's reads and patches. Every patch that reaches the
+// server must have its intent as the journal's last record, a relax must find the
+// budget not yet relaxed and a restore find it relaxed (never a patch made
+// twice); every run completes or stops resumably (reverting on its way out),
+// and the resumed plan ends with the budget exactly as before.
+func TestRemediationUnderFaults(t *testing.T) {
+	c, ctx := setup(t)
+	seeds := faultproxy.Runs(3)
+	injected := 0
+	for seed := 1; seed <= seeds; seed++ {
+		if err := c.Reset(ctx); err != nil {
+			t.Fatal(err)
+		}
+		pdb := newPDB(t, ctx, c, "web")
+		drainingMaster(t, ctx, c)
+		before := pdbSpec(t, ctx, c, "web")
+		p, relax, _ := relaxPlan(pdb)
+		opts := defaults(t)
+		var mu sync.Mutex
+		var problems []string
+		hook := func(e faultproxy.Entry, stage faultproxy.Stage) bool {
+			if stage != faultproxy.Before || !pdbPatch("web")(e) {
+				return false
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			last := lastRecord(t, opts.JournalPath)
+			switch {
+			case last.Type != journal.TypeIntent:
+				problems = append(problems, fmt.Sprintf("a patch reached the server after a %s record, not its intent", last.Type))
+			case last.Intent.RevertOf == "" && relaxed(t, ctx, c, "web"):
+				problems = append(problems, "a relax patch of a budget already relaxed")
+			case last.Intent.RevertOf != "" && !relaxed(t, ctx, c, "web"):
+				problems = append(problems, "a restore patch of a budget not relaxed")
+			}
+			return false
+		}
+		pdbPath := "/namespaces/" + remedyNS + "/poddisruptionbudgets/web"
+		proxy, err := faultproxy.Start(faultproxy.Options{Upstream: env.Config, Seed: uint64(seed), Hook: hook,
+			Filter: func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, pdbPath) },
+			Rates: map[faultproxy.Kind]float64{faultproxy.ServerError: 0.15, faultproxy.Unavailable: 0.15, faultproxy.Throttle: 0.1,
+				faultproxy.ResetBefore: 0.1, faultproxy.ResetAfter: 0.15}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		engine, err := apply.New(proxy.Config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		completed := false
+		for attempt := 1; attempt <= 25 && !completed; attempt++ {
+			res, events := runWith(t, ctx, engine, p, opts, func(ev apply.Event) {
+				if ev.Type == apply.EventWaiting && ev.Step != nil && ev.Step.ID == relax {
+					drainCompletes(t, ctx, c)
+				}
+			})
+			switch {
+			case res.Outcome == apply.OutcomeCompleted:
+				completed = true
+			case !res.Outcome.Resumable():
+				t.Fatalf("seed %d attempt %d: %s is not resumable: %s\n%s", seed, attempt, res.Outcome, res.Message, dump(events))
+			default:
+				t.Logf("seed %d attempt %d: %s, resuming (reverted %d, not reverted %d)", seed, attempt, res.Outcome, len(res.Reverted), len(res.NotReverted))
+				if len(res.NotReverted) == 0 && relaxed(t, ctx, c, "web") {
+					t.Errorf("seed %d: the run stopped, said it reverted everything, and left the budget relaxed", seed)
+				}
+			}
+			opts.Resume = true
+		}
+		injected += proxy.Stats().Injected()
+		proxy.Close()
+		if !completed {
+			t.Fatalf("seed %d: the plan never completed under faults", seed)
+		}
+		for _, pr := range problems {
+			t.Errorf("seed %d: %s", seed, pr)
+		}
+		if got := pdbSpec(t, ctx, c, "web"); !reflect.DeepEqual(got, before) {
+			t.Errorf("seed %d: the budget is not restored exactly:\n got %+v\nwant %+v", seed, got, before)
+		}
+		if st := mustLoad(t, opts.JournalPath).State(); len(st.Outstanding()) != 0 || !st.Finished {
+			t.Errorf("seed %d: journal finished %v, outstanding %+v", seed, st.Finished, st.Outstanding())
+		}
+	}
+	if injected == 0 {
+		t.Fatal("no fault was injected: the test proves nothing")
+	}
+	t.Logf("remediation under faults: %d plans, %d faults injected around the budget's reads and patches", seeds, injected)
 }

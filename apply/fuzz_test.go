@@ -29,6 +29,13 @@ func FuzzLoadPlan(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(small)
+	rb := applytest.NewPlan().DisableCVO().RelaxPDB("shop", "web", "uid", applytest.NodesSettled("worker-0"))
+	rb.Revert(rb.LastID()).ApproveCSR(plan.CSRApproval{Name: "csr-1", SignerName: "s", Username: "u", CommonName: "system:node:n"})
+	remedies, err := json.Marshal(rb.RestoreCVO().Plan())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(remedies)
 	f.Add([]byte(`{"apiVersion":"recover.openshift.io/v1alpha1","kind":"RecoveryPlan","formatVersion":"1.0","steps":[{"id":"a","action":"apply","manifest":{"object":{}}}]}`))
 	f.Add([]byte(`{"apiVersion":"recover.openshift.io/v1alpha1","kind":"RecoveryPlan","formatVersion":"9.0"}`))
 	f.Add([]byte(`{"apiVersion":"recover.openshift.io/v1alpha1","kind":"RecoveryPlan","formatVersion":"1.0","steps":[{"id":"w","action":"wait","gate":{"kind":"nope","timeout":"-1s"}},{"id":"w","action":"delete","manifest":null}]}`))

@@ -2,6 +2,7 @@ package apply_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,3 +115,5 @@ func readFile(t testing.TB, path string) string {
 	}
 	return string(data)
 }
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

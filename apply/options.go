@@ -58,6 +58,11 @@ type Options struct {
 	// Confirm asks the Decider before every step that changes the cluster.
 	Confirm bool
 
+	// RevertTimeout bounds the reverts of temporary changes when a run stops
+	// before their revert steps (default DefaultRevertTimeout); they run even
+	// when ctx was cancelled.
+	RevertTimeout time.Duration
+
 	// Generator is the recover version, recorded in the journal.
 	Generator string
 }

@@ -45,12 +45,20 @@ var digestImage = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
 var mutating = map[plan.Action]bool{
 	plan.ActionApply: true, plan.ActionDelete: true, plan.ActionPausePool: true,
 	plan.ActionUnpausePool: true, plan.ActionSetDesiredUpdate: true,
+	plan.ActionRelaxPDB: true, plan.ActionRevert: true, plan.ActionApproveCSR: true,
+	plan.ActionForceRedeployment: true, plan.ActionAcknowledgeGate: true,
+	plan.ActionRemoveOverrides: true, plan.ActionAnnotateUpgradeableTo: true,
 }
 
 // ValidatePlan checks a plan document before anything runs: its identity and
 // format version, unique step IDs, the fields each action needs, manifest digests,
 // gates, a desired update by digest (force only with a reason), and that every step
-// that changes the cluster runs between disable-cvo and restore-cvo.
+// that changes the cluster runs between disable-cvo and restore-cvo. For the
+// remediation steps (defense in depth against hand-edited plans, whose digests
+// cover only manifests): a Change names its object, its fields, and a patch
+// that sets nothing else; a relax-pdb never targets a guard PDB; every temporary
+// change has its revert step after it, and every revert reverts a change of the
+// plan; an approve-csr names the request as the plan saw it.
 func ValidatePlan(p *plan.Plan) error {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -106,9 +114,14 @@ func ValidatePlan(p *plan.Plan) error {
 				add("%s: delete step for %s %s, which is not annotated %s=true; the CVO only deletes annotated manifests", where, s.Manifest.Kind, s.Manifest.Name, openshift.AnnotationDelete)
 			}
 		case plan.ActionPausePool, plan.ActionUnpausePool:
-			if s.Pool == "" {
+			if s.Pool == "" && s.Change == nil {
 				add("%s: %s needs pool", where, s.Action)
 			}
+			if s.Change != nil {
+				validateChange(s, where, add)
+			}
+		case plan.ActionRelaxPDB, plan.ActionForceRedeployment, plan.ActionAcknowledgeGate, plan.ActionRemoveOverrides, plan.ActionAnnotateUpgradeableTo, plan.ActionRevert, plan.ActionApproveCSR:
+			validateRemediation(p, i, where, add)
 		case plan.ActionSetDesiredUpdate:
 			du := s.DesiredUpdate
 			switch {
@@ -126,9 +139,17 @@ func ValidatePlan(p *plan.Plan) error {
 		default:
 			add("%s: unknown action %q", where, s.Action)
 		}
+		if s.RevertedBy != "" && s.Change == nil {
+			add("%s: revertedBy %s on a step that changes no object (only a change can be reverted)", where, s.RevertedBy)
+		}
 		if s.Gate != nil {
 			if _, ok := gate.DefaultTimeouts[s.Gate.Kind]; !ok {
 				add("%s: unknown gate kind %q", where, s.Gate.Kind)
+			} else if err := gate.Validate(s.Gate); err != nil {
+				add("%s: %v", where, err)
+			}
+			if s.Gate.Kind == plan.GateRestored && s.Action != plan.ActionRevert {
+				add("%s: a restored gate belongs on a revert step (it compares the object with the pre-image of the step reverted)", where)
 			}
 			if s.Gate.Timeout != "" {
 				if d, err := time.ParseDuration(s.Gate.Timeout); err != nil || d <= 0 {
@@ -162,6 +183,10 @@ func stepObject(s *plan.Step) string {
 			return s.Manifest.Kind + " " + s.Manifest.Namespace + "/" + s.Manifest.Name
 		}
 		return s.Manifest.Kind + " " + s.Manifest.Name
+	case s.Change != nil:
+		return changeRef(s.Change.Object).Describe()
+	case s.CSR != nil:
+		return "CertificateSigningRequest " + s.CSR.Name
 	case s.Pool != "":
 		return "MachineConfigPool " + s.Pool
 	case s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO:

@@ -60,6 +60,88 @@ func TestValidatePlan(t *testing.T) {
 	}
 }
 
+func TestValidatePlanRefusesUnsafeRemediations(t *testing.T) {
+	relaxed := func(b *applytest.Builder, name string) *applytest.Builder {
+		b.DisableCVO().RelaxPDB("ns", name, "uid-1", applytest.NodesSettled("worker-0"))
+		return b.Revert(b.LastID()).RestoreCVO()
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(b *applytest.Builder) *plan.Plan
+		want string
+	}{
+		{"valid relax and revert", func(b *applytest.Builder) *plan.Plan { return relaxed(b, "web").Plan() }, ""},
+		{"guard PDB", func(b *applytest.Builder) *plan.Plan { return relaxed(b, "kube-apiserver-guard-pdb").Plan() }, "a guard PodDisruptionBudget is never relaxed"},
+		{"etcd quorum guard", func(b *applytest.Builder) *plan.Plan { return relaxed(b, "etcd-quorum-guard").Plan() }, "never relaxed"},
+		{"temporary without its revert", func(b *applytest.Builder) *plan.Plan {
+			p := relaxed(b, "web").Plan()
+			p.Steps = append(p.Steps[:2], p.Steps[3:]...)
+			return p
+		}, "a temporary change without its revert"},
+		{"relax that is not temporary", func(b *applytest.Builder) *plan.Plan {
+			p := relaxed(b, "web").Plan()
+			p.Steps[1].RevertedBy = ""
+			p.Steps = append(p.Steps[:2], p.Steps[3:]...)
+			return p
+		}, "relax-pdb is temporary"},
+		{"revert of an unknown step", func(b *applytest.Builder) *plan.Plan {
+			p := relaxed(b, "web").Plan()
+			p.Steps[2].Reverts = "009-nothing"
+			return p
+		}, "a step the plan does not have"},
+		{"revert before the change", func(b *applytest.Builder) *plan.Plan {
+			p := relaxed(b, "web").Plan()
+			p.Steps[1], p.Steps[2] = p.Steps[2], p.Steps[1]
+			return p
+		}, "comes after it"},
+		{"change without fields", func(b *applytest.Builder) *plan.Plan {
+			p := relaxed(b, "web").Plan()
+			p.Steps[1].Change.Fields = nil
+			return p
+		}, "lists no fields"},
+		{"patch beyond its fields", func(b *applytest.Builder) *plan.Plan {
+			p := relaxed(b, "web").Plan()
+			p.Steps[1].Change.Patch = []byte(`{"spec":{"maxUnavailable":"100%","selector":null}}`)
+			return p
+		}, "the patch sets spec.selector"},
+		{"patch of the status", func(b *applytest.Builder) *plan.Plan {
+			p := relaxed(b, "web").Plan()
+			p.Steps[1].Change.Patch = []byte(`{"status":{"disruptionsAllowed":1}}`)
+			p.Steps[1].Change.Fields = [][]string{{"status", "disruptionsAllowed"}}
+			return p
+		}, "not a field a remedy may set"},
+		{"patch that is not an object", func(b *applytest.Builder) *plan.Plan {
+			p := relaxed(b, "web").Plan()
+			p.Steps[1].Change.Patch = []byte(`[{"op":"remove"}]`)
+			return p
+		}, "not a JSON merge patch object"},
+		{"relax of something else", func(b *applytest.Builder) *plan.Plan {
+			p := relaxed(b, "web").Plan()
+			p.Steps[1].Change.Object.Kind = "Deployment"
+			return p
+		}, "not a PodDisruptionBudget"},
+		{"remediation before disable-cvo", func(b *applytest.Builder) *plan.Plan {
+			b.RelaxPDB("ns", "web", "", applytest.NodesSettled("worker-0"))
+			return b.Revert(b.LastID()).DisableCVO().RestoreCVO().Plan()
+		}, "before a disable-cvo step"},
+		{"approve-csr without the request's identity", func(b *applytest.Builder) *plan.Plan {
+			return b.DisableCVO().ApproveCSR(plan.CSRApproval{Name: "csr-1"}).RestoreCVO().Plan()
+		}, "approve-csr needs csr"},
+		{"nodes gate without nodes", func(b *applytest.Builder) *plan.Plan {
+			b.DisableCVO().RelaxPDB("ns", "web", "", &plan.Gate{Kind: plan.GateNodesSettled})
+			return b.Revert(b.LastID()).RestoreCVO().Plan()
+		}, "nodes-settled gate needs nodes"},
+		{"restored gate off a revert", func(b *applytest.Builder) *plan.Plan {
+			return b.DisableCVO().Wait("x", &plan.Gate{Kind: plan.GateRestored}).RestoreCVO().Plan()
+		}, "a restored gate belongs on a revert step"},
+	} {
+		err := apply.ValidatePlan(tc.edit(applytest.NewPlan()))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
 func TestLoadPlanErrorsAreBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")

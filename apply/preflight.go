@@ -38,7 +38,7 @@ func (e *PreflightError) Error() string {
 
 // access is one permission the run needs.
 type access struct {
-	verb, group, resource, subresource, namespace string
+	verb, group, resource, subresource, namespace, name string
 }
 
 func (a access) String() string {
@@ -48,6 +48,9 @@ func (a access) String() string {
 	}
 	if a.subresource != "" {
 		r += "/" + a.subresource
+	}
+	if a.name != "" {
+		r += " " + a.name
 	}
 	if a.namespace != "" {
 		return fmt.Sprintf("%s %s in namespace %s", a.verb, r, a.namespace)
@@ -135,8 +138,46 @@ func (r *run) requiredAccess(ctx context.Context) ([]access, []string) {
 			add("apps", "deployments", openshift.CVONamespace, "get", "patch")
 		case plan.ActionPausePool, plan.ActionUnpausePool:
 			add("machineconfiguration.openshift.io", "machineconfigpools", "", "get", "patch")
+			if s.Change != nil && (s.Change.Object.Kind != "MachineConfigPool") {
+				problems = append(problems, fmt.Sprintf("step %s: unpause-pool changes %s, not a MachineConfigPool", s.ID, s.Change.Object.Kind))
+			}
 		case plan.ActionSetDesiredUpdate:
 			add("config.openshift.io", "clusterversions", "", "get", "update")
+		case plan.ActionRelaxPDB, plan.ActionForceRedeployment, plan.ActionAcknowledgeGate, plan.ActionRemoveOverrides, plan.ActionAnnotateUpgradeableTo, plan.ActionRevert:
+			ch := s.Change
+			if s.Action == plan.ActionRevert {
+				t, err := r.revertTarget(s)
+				if err != nil {
+					problems = append(problems, err.Error())
+					continue
+				}
+				ch = t.Change
+			}
+			if ch == nil {
+				continue
+			}
+			gvr, namespaced, err := mapKind(ch.Object.APIVersion, ch.Object.Kind)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("step %s: %v", s.ID, err))
+				continue
+			}
+			ns := ""
+			if namespaced {
+				ns = ch.Object.Namespace
+			}
+			add(gvr.Group, gvr.Resource, ns, "get", "patch")
+		case plan.ActionApproveCSR:
+			add("certificates.k8s.io", "certificatesigningrequests", "", "get")
+			set[access{verb: "update", group: "certificates.k8s.io", resource: "certificatesigningrequests", subresource: "approval"}] = true
+			if s.CSR != nil && s.CSR.SignerName != "" {
+				// The approval admission plugin checks approve on the signer.
+				set[access{verb: "approve", group: "certificates.k8s.io", resource: "signers", name: s.CSR.SignerName}] = true
+			}
+			// The vouching check reads the live Nodes and Machines.
+			add("", "nodes", "", "list")
+			if gvr, _, err := mapKind("machine.openshift.io/v1beta1", "Machine"); err == nil {
+				add(gvr.Group, gvr.Resource, openshift.MachineAPINamespace, "list")
+			}
 		case plan.ActionApply, plan.ActionDelete:
 			m := s.Manifest
 			gvr, namespaced, err := mapKind(m.APIVersion, m.Kind)
@@ -161,7 +202,7 @@ func (r *run) requiredAccess(ctx context.Context) ([]access, []string) {
 			}
 		}
 		for _, g := range r.stepGates(s) {
-			if (g.Kind == plan.GateWorkloadRollout || g.Kind == plan.GateDeleted) && g.Object != nil {
+			if (g.Kind == plan.GateWorkloadRollout || g.Kind == plan.GateDeleted || g.Kind == plan.GateRestored) && g.Object != nil {
 				gvr, namespaced, err := mapKind(g.Object.APIVersion, g.Object.Kind)
 				if err != nil {
 					problems = append(problems, fmt.Sprintf("step %s gate: %v", s.ID, err))
@@ -235,7 +276,7 @@ func (r *run) checkAccess(ctx context.Context, needed []access) ([]string, error
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: a.namespace, Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource},
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: a.namespace, Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource, Name: a.name},
 			}}
 			var res *authorizationv1.SelfSubjectAccessReview
 			err := retry.Do(ctx, func() (err error) {
@@ -274,7 +315,7 @@ func (r *run) preflight(ctx context.Context) error {
 		r.emit(Event{Type: EventPreflight, Preflight: c, Message: c.Message})
 		problems = append(problems, ps...)
 	}
-	r.emit(Event{Type: EventPreflight, Preflight: &PreflightCheck{Name: "plan", OK: true, Message: fmt.Sprintf("plan is valid: %d steps to %s", len(r.p.Steps), r.p.Target.Version)}})
+	r.emit(Event{Type: EventPreflight, Preflight: &PreflightCheck{Name: "plan", OK: true, Message: fmt.Sprintf("plan is valid: %d steps, %s", len(r.p.Steps), targetText(r.p))}})
 
 	cv, err := r.readClusterVersion(ctx)
 	switch {

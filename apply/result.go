@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -28,6 +29,11 @@ const (
 	OutcomeAborted Outcome = "aborted"
 	// OutcomeLostLock: the lock was lost (taken over, or not renewable); resumable.
 	OutcomeLostLock Outcome = "lost-lock"
+	// OutcomeStepRefused: the engine refused a remediation step because the
+	// live cluster is not what the plan was made for (a recreated object, a CSR
+	// that changed or that nobody vouches for); nothing was changed for it;
+	// resumable once repaired, or with a new plan.
+	OutcomeStepRefused Outcome = "step-refused"
 	// OutcomeError: anything else (the cluster failed to answer, the journal
 	// could not be written).
 	OutcomeError Outcome = "error"
@@ -36,7 +42,7 @@ const (
 // Resumable reports whether the journal can be resumed after this outcome.
 func (o Outcome) Resumable() bool {
 	switch o {
-	case OutcomeStopped, OutcomeGateFailed, OutcomeStepFailed, OutcomeAborted, OutcomeLostLock, OutcomeError:
+	case OutcomeStopped, OutcomeGateFailed, OutcomeStepFailed, OutcomeAborted, OutcomeLostLock, OutcomeError, OutcomeStepRefused:
 		return true
 	}
 	return false
@@ -63,9 +69,31 @@ type Result struct {
 	CVOReplicas *int32 `json:"cvoReplicas,omitempty"`
 	// Next are the commands to run next, in order of preference.
 	Next []string `json:"next,omitempty"`
+	// Reverted are the temporary changes the engine undid because the run
+	// stopped before their revert steps; NotReverted those it could not undo,
+	// each with the command to restore it by hand (result 1.1).
+	Reverted    []RevertInfo `json:"reverted,omitempty"`
+	NotReverted []RevertInfo `json:"notReverted,omitempty"`
 
 	// Err is the error behind a failed run (nil when completed or stopped).
 	Err error `json:"-"`
+}
+
+// RevertInfo is one temporary change the engine reverted, or could not, when a
+// run stopped.
+type RevertInfo struct {
+	// Step made the change; RevertedBy is the plan's step that would have
+	// restored it.
+	Step       string `json:"step"`
+	RevertedBy string `json:"revertedBy,omitempty"`
+	Object     string `json:"object"`
+	// PreImage is what was (or is to be) written back.
+	PreImage map[string]json.RawMessage `json:"preImage,omitempty"`
+	// Result is reverted or unchanged (already at its pre-image); Error says
+	// why not, and Command restores it by hand.
+	Result  string `json:"result,omitempty"`
+	Error   string `json:"error,omitempty"`
+	Command string `json:"command,omitempty"`
 }
 
 // Error is a failed run's error: it carries the outcome, which the CLI maps to an

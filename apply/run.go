@@ -41,6 +41,9 @@ type run struct {
 	skipped     int
 	stoppedAt   string
 	untilHit    bool
+	// reverted and notReverted are the temporary changes revert-on-stop undid,
+	// or could not.
+	reverted, notReverted []RevertInfo
 }
 
 func newRun(e *Engine, p *plan.Plan, opts Options, ch chan<- Event) *run {
@@ -79,9 +82,9 @@ func (r *run) execute(ctx context.Context) *Result {
 
 // main runs preflight, takes the lock, opens the journal and runs the steps.
 func (r *run) main(ctx context.Context) error {
-	r.emit(Event{Type: EventRunStarted, Message: fmt.Sprintf("applying plan to %s %s (%d steps)", r.p.Target.Version, r.p.Target.Image, len(r.p.Steps)), Run: &RunInfo{
+	r.emit(Event{Type: EventRunStarted, Message: fmt.Sprintf("applying plan, %s %s (%d steps)", targetText(r.p), r.p.Target.Image, len(r.p.Steps)), Run: &RunInfo{
 		RunID: r.runID, PlanPath: r.opts.PlanPath, PlanDigest: r.opts.PlanDigest, TargetVersion: r.p.Target.Version, TargetImage: r.p.Target.Image,
-		Steps: len(r.p.Steps), Journal: r.opts.JournalPath, DryRun: r.opts.DryRun, Resume: r.opts.Resume, Server: r.e.server,
+		Steps: len(r.p.Steps), Journal: r.opts.JournalPath, DryRun: r.opts.DryRun, Resume: r.opts.Resume, Server: r.e.server, Mode: r.p.Mode,
 	}})
 	if err := ValidatePlan(r.p); err != nil {
 		r.emit(Event{Type: EventPreflight, Preflight: &PreflightCheck{Name: "plan", Message: err.Error()}})
@@ -135,7 +138,10 @@ func (r *run) main(ctx context.Context) error {
 			return err
 		}
 	}
-	return r.steps(ctx, from, until)
+	err = r.steps(ctx, from, until)
+	// Whatever ended the run, no temporary change stays in place behind it.
+	r.revertOnStop(ctx, err)
+	return err
 }
 
 // stepRange resolves --from-step and --until-step to indexes.
@@ -239,7 +245,14 @@ func (r *run) record(rec journal.Record) error {
 
 func (r *run) stepInfo(i int) StepInfo {
 	s := &r.p.Steps[i]
-	return StepInfo{ID: s.ID, Index: i + 1, Total: len(r.p.Steps), Action: s.Action, Component: s.Component, Reason: s.Reason, Object: stepObject(s)}
+	info := StepInfo{ID: s.ID, Index: i + 1, Total: len(r.p.Steps), Action: s.Action, Component: s.Component, Reason: s.Reason, Object: stepObject(s),
+		Remedy: s.Remedy, RevertedBy: s.RevertedBy, Reverts: s.Reverts}
+	if s.Action == plan.ActionRevert {
+		if t, err := r.revertTarget(s); err == nil {
+			info.Object = stepObject(t)
+		}
+	}
+	return info
 }
 
 // steps runs the selected steps in order.
@@ -324,7 +337,9 @@ func (r *run) step(ctx context.Context, s *plan.Step, info StepInfo) error {
 		// A transient API failure is retried by preparing the step again from the
 		// live object, as a resume would: a change the server made before the
 		// answer was lost is found done, so create-only and delete stay at most once.
-		if attempt < retry.Retries && retry.Transient(err) {
+		// A conflict (the object changed under a patch carrying its
+		// resourceVersion) is prepared again the same way.
+		if attempt < retry.Retries && (retry.Transient(err) || isConflict(err)) {
 			r.warn("step %s: %v; retrying (%d of %d), prepared again from the live state", s.ID, err, attempt+1, retry.Retries)
 			r.e.mapper.Reset() // discovery caches a failed fetch
 			if !retry.Sleep(ctx, retry.Backoff(attempt)) {
@@ -332,7 +347,12 @@ func (r *run) step(ctx context.Context, s *plan.Step, info StepInfo) error {
 			}
 			continue
 		}
-		r.emit(Event{Type: EventError, Step: &info, Error: err.Error(), Message: "step failed: " + err.Error()})
+		var refused *RefusedError
+		what, outcome := "step failed: ", OutcomeStepFailed
+		if errors.As(err, &refused) {
+			what, outcome = "", OutcomeStepRefused
+		}
+		r.emit(Event{Type: EventError, Step: &info, Error: err.Error(), Message: what + err.Error()})
 		d, derr := r.decide(ctx, Request{Kind: RequestError, Step: info, Message: err.Error(), Options: r.failureOptions(s)})
 		switch {
 		case derr != nil:
@@ -342,7 +362,10 @@ func (r *run) step(ctx context.Context, s *plan.Step, info StepInfo) error {
 		case d == Skip:
 			return r.skipStep(info, "skipped by the user after: "+err.Error())
 		}
-		return &Error{Outcome: OutcomeStepFailed, Err: fmt.Errorf("step %s failed: %w", s.ID, err)}
+		if refused != nil {
+			return &Error{Outcome: outcome, Err: err}
+		}
+		return &Error{Outcome: outcome, Err: fmt.Errorf("step %s failed: %w", s.ID, err)}
 	}
 	for _, g := range r.stepGates(s) {
 		if err := r.waitGate(ctx, s, info, g); err != nil {
@@ -368,7 +391,8 @@ func (r *run) step(ctx context.Context, s *plan.Step, info StepInfo) error {
 // failureOptions are the decisions offered after a failure: CVO steps cannot be
 // skipped (skipping them would leave the CVO fighting the plan, or off).
 func (r *run) failureOptions(s *plan.Step) []Decision {
-	if s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO {
+	if s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO || s.Action == plan.ActionRevert {
+		// Skipping a revert would leave its temporary change in place.
 		return []Decision{Abort, Retry}
 	}
 	return []Decision{Abort, Retry, Skip}
@@ -398,9 +422,43 @@ func (r *run) stepGates(s *plan.Step) []*plan.Gate {
 		gates = append(gates, &plan.Gate{Kind: kind})
 	}
 	if s.Gate != nil {
-		gates = append(gates, s.Gate)
+		g := s.Gate
+		if g.Kind == plan.GateRestored && g.Object == nil {
+			// A restored gate watches the object the reverted step changed.
+			if t, err := r.revertTarget(s); err == nil {
+				cp := *g
+				cp.Object = &t.Change.Object
+				g = &cp
+			}
+		}
+		gates = append(gates, g)
 	}
 	return gates
+}
+
+// gateOptions are the options a gate needs besides its plan form: a restored
+// gate's journaled pre-image.
+func (r *run) gateOptions(s *plan.Step, g *plan.Gate) gate.WaitOptions {
+	var o gate.WaitOptions
+	if g.Kind != plan.GateRestored {
+		return o
+	}
+	target := s
+	if s.Action == plan.ActionRevert {
+		t, err := r.revertTarget(s)
+		if err != nil {
+			return o
+		}
+		target = t
+	}
+	if target.Change == nil {
+		return o
+	}
+	o.Restore = &gate.Restore{Step: target.ID, Fields: target.Change.Fields}
+	if js := r.journaledStep(target.ID); js != nil {
+		o.Restore.PreImage = js.PreImage
+	}
+	return o
 }
 
 // waitGate waits for one gate; on failure the Decider says retry, skip or abort.
@@ -409,8 +467,9 @@ func (r *run) waitGate(ctx context.Context, s *plan.Step, info StepInfo, g *plan
 	gi := func(p gate.Progress, elapsed time.Duration) *GateInfo {
 		return &GateInfo{Kind: g.Kind, Subject: gate.Subject(g), Description: gate.Describe(g), Progress: p, ElapsedSeconds: elapsed.Seconds(), TimeoutSeconds: timeout.Seconds()}
 	}
+	gopts := r.gateOptions(s, g)
 	if r.opts.DryRun {
-		p, err := r.e.gates.Check(ctx, g)
+		p, err := r.e.gates.CheckWith(ctx, g, gopts)
 		if err != nil {
 			p = gate.Progress{Message: err.Error()}
 		}
@@ -423,11 +482,13 @@ func (r *run) waitGate(ctx context.Context, s *plan.Step, info StepInfo, g *plan
 	}
 	for {
 		start := time.Now()
-		p, err := r.e.gates.Wait(ctx, g, gate.WaitOptions{Timeout: timeout, Heartbeat: heartbeat, OnProgress: func(p gate.Progress, elapsed time.Duration) {
+		gopts.Timeout, gopts.Heartbeat = timeout, heartbeat
+		gopts.OnProgress = func(p gate.Progress, elapsed time.Duration) {
 			if !p.Met {
 				r.emit(Event{Type: EventWaiting, Step: &info, Gate: gi(p, elapsed), Message: p.Message})
 			}
-		}})
+		}
+		p, err := r.e.gates.Wait(ctx, g, gopts)
 		elapsed := time.Since(start)
 		if err == nil {
 			if err := r.record(journal.Record{Type: journal.TypeGate, Step: s.ID, Action: string(s.Action), Gate: &journal.GateResult{Kind: string(g.Kind), Result: "passed", Message: p.Message, Duration: elapsed}}); err != nil {
@@ -495,7 +556,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 		res.Message = fmt.Sprintf("dry run: %d steps checked with server-side dry runs; nothing was changed", r.done)
 	case err == nil:
 		res.Outcome = OutcomeCompleted
-		res.Message = fmt.Sprintf("plan applied: %d steps done, %d skipped; target %s", r.done, r.skipped, r.p.Target.Version)
+		res.Message = fmt.Sprintf("plan applied: %d steps done, %d skipped; %s", r.done, r.skipped, targetText(r.p))
 	default:
 		if ctx.Err() != nil && OutcomeOf(err) == OutcomeError {
 			err = r.ctxError(ctx)
@@ -512,6 +573,19 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 		res.Err = err
 		res.Error = err.Error()
 		res.Message = err.Error()
+	}
+	res.Reverted, res.NotReverted = r.reverted, r.notReverted
+	if sum := r.revertSummary(); sum != "" {
+		res.Message += "; " + sum
+		if res.Err != nil {
+			inner := res.Err
+			var e *Error
+			if errors.As(res.Err, &e) {
+				inner = e.Err
+			}
+			res.Err = &Error{Outcome: res.Outcome, Err: fmt.Errorf("%w; %s", inner, sum)}
+			res.Error = res.Err.Error()
+		}
 	}
 	if res.CVODisabled {
 		note := fmt.Sprintf("; the cluster-version operator is left DISABLED (scaled to 0; it ran %d replica(s) before)", ptrValue(r.cvoOriginal, 1))
@@ -565,11 +639,25 @@ func (r *run) nextCommands(res *Result) []string {
 	if res.Journal != "" && res.Outcome.Resumable() {
 		next = append(next, "recover apply --resume "+shellQuote(res.Journal)+" --yes   # continue the plan where it stopped")
 	}
+	for _, ri := range res.NotReverted {
+		if ri.Command != "" {
+			next = append(next, ri.Command+"   # restore the temporary change of step "+ri.Step+" by hand")
+		}
+	}
 	if res.CVODisabled {
 		next = append(next, fmt.Sprintf("oc scale --namespace %s deployment/%s --replicas=%d   # give control back to the CVO without finishing the plan",
 			openshift.CVONamespace, openshift.CVODeployment, max(ptrValue(r.cvoOriginal, 1), 1)))
 	}
 	return next
+}
+
+// targetText names what a plan moves the cluster to: its target release, or
+// no release for a remediation-only plan.
+func targetText(p *plan.Plan) string {
+	if p.Mode == plan.ModeRemediation || p.Target.Version == "" {
+		return "remediation only, no new release"
+	}
+	return "target " + p.Target.Version
 }
 
 func shellQuote(s string) string {

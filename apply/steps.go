@@ -40,8 +40,22 @@ type mutation struct {
 	// preparing it already did).
 	commit func(ctx context.Context) (*journal.Outcome, error)
 	dryRun func(ctx context.Context) error
-	// critical steps (the CVO's) cannot be skipped.
+	// critical steps (the CVO's, reverts) cannot be skipped.
 	critical bool
+
+	// The remediation facts, for the events (see ChangeInfo).
+	remedy, revertedBy, reverts, vouchedBy, note string
+	fields                                       []FieldChange
+	preImage                                     map[string]json.RawMessage
+	// recordNoop journals an intent and an "unchanged" outcome for a no-op (a
+	// revert that finds the pre-image in place), so the journal knows.
+	recordNoop bool
+}
+
+// changeInfo is the event form of a prepared mutation.
+func (m *mutation) changeInfo(dryRun bool) *ChangeInfo {
+	return &ChangeInfo{Operation: m.op, Object: m.object, Diff: m.diff, DryRun: dryRun, Remedy: m.remedy, Fields: m.fields,
+		PreImage: m.preImage, RevertedBy: m.revertedBy, Reverts: m.reverts, VouchedBy: m.vouchedBy, Note: m.note}
 }
 
 // act prepares and makes a step's change.
@@ -65,16 +79,28 @@ func (r *run) prepare(ctx context.Context, s *plan.Step) (*mutation, error) {
 		return r.prepareDisableCVO(ctx)
 	case plan.ActionRestoreCVO:
 		return r.prepareRestoreCVO(ctx)
-	case plan.ActionPausePool, plan.ActionUnpausePool:
-		return r.preparePaused(ctx, s.Pool, s.Action == plan.ActionPausePool)
+	case plan.ActionUnpausePool:
+		if s.Change != nil {
+			// unpause-pool as a remedy: a Change like the other remedies.
+			return r.prepareChange(ctx, s)
+		}
+		return r.preparePaused(ctx, s.Pool, false)
+	case plan.ActionPausePool:
+		return r.preparePaused(ctx, s.Pool, true)
 	case plan.ActionSetDesiredUpdate:
 		return r.prepareDesiredUpdate(ctx, s.DesiredUpdate)
+	case plan.ActionRelaxPDB, plan.ActionForceRedeployment, plan.ActionAcknowledgeGate, plan.ActionRemoveOverrides, plan.ActionAnnotateUpgradeableTo:
+		return r.prepareChange(ctx, s)
+	case plan.ActionRevert:
+		return r.prepareRevert(ctx, s)
+	case plan.ActionApproveCSR:
+		return r.prepareApproveCSR(ctx, s)
 	}
 	return nil, &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("step %s: unknown action %q", s.ID, s.Action)}
 }
 
 func (r *run) mutate(ctx context.Context, s *plan.Step, info StepInfo, m *mutation) error {
-	change := &ChangeInfo{Operation: m.op, Object: m.object, Diff: m.diff, DryRun: r.opts.DryRun}
+	change := m.changeInfo(r.opts.DryRun)
 	r.emit(Event{Type: EventDiff, Step: &info, Change: change, Message: m.op + " " + m.object})
 	if r.opts.Confirm && !m.noop && !r.opts.DryRun {
 		opts := []Decision{Abort, Proceed, Skip}
@@ -107,6 +133,15 @@ func (r *run) mutate(ctx context.Context, s *plan.Step, info StepInfo, m *mutati
 		return nil
 	}
 	if m.noop {
+		if m.recordNoop {
+			intent := m.intent
+			if err := r.record(journal.Record{Type: journal.TypeIntent, Step: s.ID, Action: string(s.Action), Intent: &intent}); err != nil {
+				return err
+			}
+			if err := r.record(journal.Record{Type: journal.TypeOutcome, Step: s.ID, Action: string(s.Action), Outcome: &journal.Outcome{Result: "unchanged"}}); err != nil {
+				return err
+			}
+		}
 		applied.Result = m.op
 		r.emit(Event{Type: EventApplied, Step: &info, Change: &applied, Message: m.op + " " + m.object})
 		return nil

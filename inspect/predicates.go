@@ -235,3 +235,29 @@ func CSRIssued(c CertificateSigningRequest) Verdict {
 func PDBAtLimit(p PodDisruptionBudget) bool {
 	return p.DisruptionsAllowed == 0 && p.CurrentHealthy > 0
 }
+
+// ConditionCleared reports whether a ClusterVersion's or ClusterOperator's
+// conditions no longer hold condType in its blocking state with reason: False
+// (True for Degraded and Failing), with that Reason when reason is not "". A
+// remedy of an Upgradeable=False or ReleaseAccepted=False waits for it; an
+// absent condition is cleared.
+func ConditionCleared(conds []configv1.ClusterOperatorStatusCondition, condType, reason string) Verdict {
+	blocking := configv1.ConditionFalse
+	if condType == string(configv1.OperatorDegraded) || condType == "Failing" {
+		blocking = configv1.ConditionTrue
+	}
+	for _, c := range conds {
+		if string(c.Type) != condType || c.Status != blocking || (reason != "" && c.Reason != reason) {
+			continue
+		}
+		what := fmt.Sprintf("%s=%s", condType, c.Status)
+		if c.Reason != "" {
+			what += " (" + c.Reason + ")"
+		}
+		if c.Message != "" {
+			what += ": " + oneLine(c.Message)
+		}
+		return verdict([]string{what})
+	}
+	return Verdict{OK: true}
+}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"github.com/openshift-recover/recover/internal/openshift"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -22,6 +22,7 @@ import (
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/openshift-recover/recover/apply/internal/retry"
+	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -41,7 +42,7 @@ var (
 // namespace each is read in ("" for cluster-scoped). A workload or deleted gate
 // whose kind the cluster does not serve yet is mapped when the gate runs.
 func (c *Checker) Resources(g *plan.Gate) ([]schema.GroupVersionResource, []string, error) {
-	s, err := c.specNoRead(g)
+	s, err := c.specNoRead(g, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -56,8 +57,8 @@ func (c *Checker) Resources(g *plan.Gate) ([]schema.GroupVersionResource, []stri
 
 // spec builds the gate's sources and evaluation; cvo-scaled-down reads the CVO
 // Deployment's pod selector first.
-func (c *Checker) spec(ctx context.Context, g *plan.Gate) (*spec, error) {
-	s, err := c.specNoRead(g)
+func (c *Checker) spec(ctx context.Context, g *plan.Gate, r *Restore) (*spec, error) {
+	s, err := c.specNoRead(g, r)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +85,7 @@ func (c *Checker) spec(ctx context.Context, g *plan.Gate) (*spec, error) {
 	return s, nil
 }
 
-func (c *Checker) specNoRead(g *plan.Gate) (*spec, error) {
+func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 	if g == nil {
 		return nil, fmt.Errorf("no gate")
 	}
@@ -172,6 +173,16 @@ func (c *Checker) specNoRead(g *plan.Gate) (*spec, error) {
 			},
 			eval: func(o [][]*unstructured.Unstructured) Progress { return evalCVORunning(first(o[0]), first(o[1])) },
 		}, nil
+	case plan.GateNodesSettled:
+		return nodeSpec(g, inspect.NodeSettled, "settled (drain applied, machine-config daemon Done, desired configuration running)")
+	case plan.GateNodesReady:
+		return nodeSpec(g, inspect.NodeReady, "Ready")
+	case plan.GateConditionCleared:
+		return conditionSpec(g)
+	case plan.GateRestored:
+		return c.restoredSpec(g, r)
+	case plan.GateCSRIssued:
+		return csrSpec(g)
 	}
 	return nil, fmt.Errorf("unknown gate kind %q", g.Kind)
 }
@@ -190,62 +201,31 @@ func qualified(ns, name string) string {
 	return ns + "/" + name
 }
 
-func conditionOf(conds []configv1.ClusterOperatorStatusCondition, t configv1.ClusterStatusConditionType) *configv1.ClusterOperatorStatusCondition {
-	for i := range conds {
-		if conds[i].Type == t {
-			return &conds[i]
-		}
-	}
-	return nil
-}
-
 // evalClusterOperator: every version in the gate is reported, Available=True,
-// Degraded=False (CVO checkOperatorHealth).
+// Degraded=False (CVO checkOperatorHealth), as inspect.OperatorAt decides it.
 func evalClusterOperator(g *plan.Gate, u *unstructured.Unstructured) Progress {
 	if u == nil {
-		return Progress{Message: "ClusterOperator " + g.ClusterOperator + " does not exist yet", Pending: []string{"clusteroperator/" + g.ClusterOperator + " missing"}}
+		v := inspect.OperatorAt(nil, nil)
+		return Progress{Message: "ClusterOperator " + g.ClusterOperator + " does not exist yet", Pending: []string{"clusteroperator/" + g.ClusterOperator + " missing: " + v.String()}}
 	}
 	var co configv1.ClusterOperator
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &co); err != nil {
 		return Progress{Message: "cannot read ClusterOperator " + g.ClusterOperator + ": " + err.Error()}
 	}
-	reported := map[string]string{}
-	for _, v := range co.Status.Versions {
-		reported[v.Name] = v.Version
+	reduced := inspect.ClusterOperatorFromAPI(&co)
+	want := make([]configv1.OperandVersion, 0, len(g.Versions))
+	for _, v := range g.Versions {
+		want = append(want, configv1.OperandVersion{Name: v.Name, Version: v.Version})
 	}
-	var pending []string
-	for _, want := range g.Versions {
-		if got, ok := reported[want.Name]; !ok {
-			pending = append(pending, fmt.Sprintf("%s: not reported (want %s)", want.Name, want.Version))
-		} else if got != want.Version {
-			pending = append(pending, fmt.Sprintf("%s: %s (want %s)", want.Name, got, want.Version))
-		}
-	}
-	if c := conditionOf(co.Status.Conditions, configv1.OperatorAvailable); c == nil || c.Status != configv1.ConditionTrue {
-		pending = append(pending, "Available="+condStatus(c))
-	}
-	if c := conditionOf(co.Status.Conditions, configv1.OperatorDegraded); c == nil || c.Status != configv1.ConditionFalse {
-		pending = append(pending, "Degraded="+condStatus(c))
-	}
-	if len(pending) == 0 {
+	v := inspect.OperatorAt(&reduced, want)
+	if v.OK {
 		var vs []string
 		for _, v := range g.Versions {
 			vs = append(vs, v.Name+" "+v.Version)
 		}
 		return Progress{Met: true, Message: fmt.Sprintf("ClusterOperator %s reports %s, Available, not Degraded", g.ClusterOperator, strings.Join(vs, ", "))}
 	}
-	return Progress{Message: "ClusterOperator " + g.ClusterOperator + ": " + strings.Join(pending, "; "), Pending: pending}
-}
-
-func condStatus(c *configv1.ClusterOperatorStatusCondition) string {
-	if c == nil {
-		return "missing"
-	}
-	s := string(c.Status)
-	if c.Reason != "" {
-		s += " (" + c.Reason + ")"
-	}
-	return s
+	return Progress{Message: "ClusterOperator " + g.ClusterOperator + ": " + v.String(), Pending: v.Pending}
 }
 
 // evalKstatus uses kstatus for CRDs and workloads.
@@ -276,10 +256,12 @@ func evalDeleted(what string, u *unstructured.Unstructured) Progress {
 	return Progress{Message: what + " still exists", Pending: []string{what + " exists"}}
 }
 
-// evalStaticPods verifies every selected node's mirror pod: it exists, runs, is
-// ready and carries revision == latestAvailableRevision; the operator's
-// nodeStatuses must agree. A node whose mirror pod disagrees with nodeStatuses is
-// named (incident 2: the operator believed a node was at N+1 while it ran N).
+// evalStaticPods verifies every selected node's mirror pod, as
+// inspect.StaticPodsAt decides it: it exists, runs, is ready and carries
+// revision == latestAvailableRevision (at least MinRevision, when set); the
+// operator's nodeStatuses must agree. A node whose mirror pod disagrees with
+// nodeStatuses is named (incident 2: the operator believed a node was at N+1
+// while it ran N).
 func evalStaticPods(sp *plan.StaticPodsGate, sel labels.Selector, cr *unstructured.Unstructured, podObjs, nodeObjs []*unstructured.Unstructured) Progress {
 	if cr == nil {
 		return Progress{Message: sp.Resource + "/cluster does not exist", Pending: []string{sp.Resource + "/cluster missing"}}
@@ -290,19 +272,16 @@ func evalStaticPods(sp *plan.StaticPodsGate, sel labels.Selector, cr *unstructur
 			return Progress{Message: "cannot read " + sp.Resource + "/cluster status: " + err.Error()}
 		}
 	}
-	latest := status.LatestAvailableRevision
-	if latest == 0 {
-		return Progress{Message: sp.Resource + "/cluster has no latestAvailableRevision yet", Pending: []string{"no revision"}}
-	}
-	claimed := map[string]int32{}
-	for _, ns := range status.NodeStatuses {
-		claimed[ns.NodeName] = ns.CurrentRevision
-	}
-	podsByName := map[string]*corev1.Pod{}
+	component := staticPodComponent(sp)
+	op := &inspect.StaticPodOperator{Resource: sp.Resource, Component: component.Component, Namespace: sp.Namespace, Present: true,
+		LatestAvailableRevision: status.LatestAvailableRevision, NodeStatuses: status.NodeStatuses}
 	for _, u := range podObjs {
 		var p corev1.Pod
-		if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &p) == nil {
-			podsByName[p.Name] = &p
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &p) != nil {
+			continue
+		}
+		if mirror, _ := inspect.StaticPodFromAPI(component, &p); mirror != nil {
+			op.MirrorPods = append(op.MirrorPods, *mirror)
 		}
 	}
 	var names []string
@@ -329,54 +308,46 @@ func evalStaticPods(sp *plan.StaticPodsGate, sel labels.Selector, cr *unstructur
 	if len(names) == 0 {
 		return Progress{Message: "no node matches the static-pods gate's node selector", Pending: []string{"no nodes"}}
 	}
-	var pending []string
-	for _, node := range names {
-		podName := sp.PodPrefix + "-" + node
-		p := podsByName[podName]
-		claim, hasClaim := claimed[node]
-		switch {
-		case p == nil:
-			pending = append(pending, fmt.Sprintf("%s: mirror pod %s not found", node, podName))
-			continue
-		case p.Labels["revision"] != strconv.Itoa(int(latest)):
-			msg := fmt.Sprintf("%s: mirror pod %s runs revision %s, latest is %d", node, podName, orNone(p.Labels["revision"]), latest)
-			if hasClaim && claim == latest {
-				msg += fmt.Sprintf(" (the operator claims currentRevision %d: the claim is wrong)", claim)
-			}
-			pending = append(pending, msg)
-			continue
-		case p.Status.Phase != corev1.PodRunning || !podReady(p):
-			pending = append(pending, fmt.Sprintf("%s: mirror pod %s at revision %d is not running and ready (phase %s)", node, podName, latest, orNone(string(p.Status.Phase))))
-			continue
-		}
-		if !hasClaim || claim != latest {
-			pending = append(pending, fmt.Sprintf("%s: mirror pod runs revision %d but the operator's nodeStatuses say currentRevision %d", node, latest, claim))
-		}
-	}
-	if len(pending) == 0 {
+	v := inspect.StaticPodsAt(op, names, sp.MinRevision)
+	latest := op.LatestAvailableRevision
+	if v.OK {
 		return Progress{Met: true, Message: fmt.Sprintf("%s runs revision %d on %s (mirror pods and nodeStatuses agree)", sp.PodPrefix, latest, strings.Join(names, ", "))}
+	}
+	pending := make([]string, len(v.Pending))
+	perNode := true
+	for i, item := range v.Pending {
+		node, rest, _ := strings.Cut(item, ": ")
+		if !slices.Contains(names, node) {
+			perNode = false
+		}
+		if rest == "no mirror pod" {
+			// Name the pod the gate looked for.
+			item = fmt.Sprintf("%s: mirror pod %s-%s not found", node, sp.PodPrefix, node)
+		}
+		pending[i] = item
+	}
+	if !perNode {
+		return Progress{Message: sp.PodPrefix + ": " + strings.Join(pending, "; "), Pending: pending}
 	}
 	return Progress{Message: fmt.Sprintf("%s: %d of %d nodes not at revision %d: %s", sp.PodPrefix, len(pending), len(names), latest, strings.Join(pending, "; ")), Pending: pending}
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "none"
+// staticPodComponent is inspect's description of the gate's operand (its
+// operand container), located where the gate says.
+func staticPodComponent(sp *plan.StaticPodsGate) *inspect.StaticPodComponent {
+	c := inspect.StaticPodComponent{Container: sp.PodPrefix}
+	if known := inspect.StaticPodComponentFor(sp.Resource); known != nil {
+		c = *known
 	}
-	return s
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
+	c.Namespace, c.PodPrefix = sp.Namespace, sp.PodPrefix
+	if c.Component == "" {
+		c.Component = sp.PodPrefix
 	}
-	return false
+	return &c
 }
 
 // evalPool: every machine updated, none degraded, the pool's status observed its
-// spec, and Updated (when reported) is True.
+// spec, and Updated (when reported) is True, as inspect.PoolRolledOut decides it.
 func evalPool(name string, u *unstructured.Unstructured) Progress {
 	if u == nil {
 		return Progress{Message: "MachineConfigPool " + name + " does not exist", Pending: []string{"pool missing"}}
@@ -385,26 +356,11 @@ func evalPool(name string, u *unstructured.Unstructured) Progress {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &mcp); err != nil {
 		return Progress{Message: "cannot read MachineConfigPool " + name + ": " + err.Error()}
 	}
-	st := mcp.Status
-	var pending []string
-	if st.ObservedGeneration < mcp.Generation {
-		pending = append(pending, fmt.Sprintf("status not observed yet (generation %d, observed %d)", mcp.Generation, st.ObservedGeneration))
+	pool := inspect.MachineConfigPoolFromAPI(&mcp)
+	if v := inspect.PoolRolledOut(pool); !v.OK {
+		return Progress{Message: "MachineConfigPool " + name + ": " + v.String(), Pending: v.Pending}
 	}
-	if st.UpdatedMachineCount != st.MachineCount {
-		pending = append(pending, fmt.Sprintf("%d of %d machines updated", st.UpdatedMachineCount, st.MachineCount))
-	}
-	if st.DegradedMachineCount > 0 {
-		pending = append(pending, fmt.Sprintf("%d machines degraded", st.DegradedMachineCount))
-	}
-	for _, c := range st.Conditions {
-		if c.Type == mcfgv1.MachineConfigPoolUpdated && c.Status != corev1.ConditionTrue {
-			pending = append(pending, "Updated="+string(c.Status))
-		}
-	}
-	if len(pending) == 0 {
-		return Progress{Met: true, Message: fmt.Sprintf("MachineConfigPool %s: all %d machines updated", name, st.MachineCount)}
-	}
-	return Progress{Message: "MachineConfigPool " + name + ": " + strings.Join(pending, "; "), Pending: pending}
+	return Progress{Met: true, Message: fmt.Sprintf("MachineConfigPool %s: all %d machines updated", name, pool.MachineCount)}
 }
 
 // evalCVOScaledDown: the CVO Deployment asks for 0 replicas and no CVO pod is left.
@@ -466,4 +422,11 @@ func evalCVORunning(d, cvObj *unstructured.Unstructured) Progress {
 		return Progress{Met: true, Message: "cluster-version-operator is running and acting on the desired update"}
 	}
 	return Progress{Message: "cluster-version-operator: " + strings.Join(pending, "; "), Pending: pending}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

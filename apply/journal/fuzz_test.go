@@ -28,6 +28,14 @@ func FuzzLoad(f *testing.F) {
 		`{"type":"resume","seq":8,"time":"2020-05-24T16:03:57Z","resume":{"runID":"r2","inFlight":"002-x"}}` + "\n" +
 		`{"type":"intent","seq":9,"time":"2020-05-24T16:03:58Z","step":"003-restore-cvo","action":"restore-cvo","intent":{"operation":"scale-up"`))
 	f.Add([]byte(header + `{"type":"outcome","step":"s","outcome":{"result":"failed","error":"boom"}}` + "\n" + `{"type":"gate","step":"s","gate":{"result":"timeout"}}` + "\n" + `{"type":"finish"}` + "\n"))
+	f.Add([]byte(header +
+		`{"type":"intent","seq":2,"step":"002-relax-pdb-web","action":"relax-pdb","intent":{"operation":"patch","object":{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","namespace":"shop","name":"web"},"preImage":{"spec.minAvailable":2,"spec.maxUnavailable":null},"after":"{\"spec.maxUnavailable\":\"100%\"}","temporary":true}}` + "\n" +
+		`{"type":"outcome","seq":3,"step":"002-relax-pdb-web","action":"relax-pdb","outcome":{"result":"patched"}}` + "\n" +
+		`{"type":"intent","seq":4,"step":"002-relax-pdb-web","action":"relax-pdb","intent":{"operation":"revert","revertOf":"002-relax-pdb-web"}}` + "\n" +
+		`{"type":"outcome","seq":5,"step":"002-relax-pdb-web","action":"relax-pdb","outcome":{"result":"reverted"}}` + "\n" +
+		`{"type":"reverted","seq":6,"step":"002-relax-pdb-web","action":"relax-pdb"}` + "\n" +
+		`{"type":"intent","seq":7,"step":"003-revert-web","action":"revert","intent":{"operation":"revert","revertOf":"002-relax-pdb-web"}}` + "\n" +
+		`{"type":"step","seq":8,"step":"003-revert-web","status":"done"}` + "\n"))
 	f.Add([]byte(`{"type":"header","header":{"formatVersion":"2.0"}}` + "\n"))
 	f.Add([]byte(`{"type":"step"}` + "\n"))
 	f.Add([]byte(`{"seq":1}` + "\n"))

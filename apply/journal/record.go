@@ -194,7 +194,7 @@ const (
 
 // Stop records why a run stopped before the end of its plan.
 type Stop struct {
-	// Reason is the engine's outcome (gate-failed, step-failed, aborted, stopped,
+	// Reason is the engine's outcome (gate-failed, step-failed, step-refused, aborted, stopped,
 	// lost-lock, error).
 	Reason  string `json:"reason"`
 	Message string `json:"message,omitempty"`

@@ -26,6 +26,8 @@ type Writer struct {
 	path string
 	seq  int
 	now  func() time.Time
+	// state follows every record written (and, after Open, those read).
+	state *State
 }
 
 // Create creates a new journal at path (which must not exist) with mode 0600 and
@@ -35,7 +37,7 @@ func Create(path string, h Header) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating journal: %w", err)
 	}
-	w := &Writer{f: f, path: path, now: time.Now}
+	w := &Writer{f: f, path: path, now: time.Now, state: newState()}
 	if err := w.lock(); err != nil {
 		f.Close()
 		return nil, err
@@ -94,6 +96,7 @@ func Open(path string) (*Writer, *Journal, error) {
 	if n := len(j.Records); n > 0 {
 		w.seq = j.Records[n-1].Seq
 	}
+	w.state = j.State()
 	return w, j, nil
 }
 
@@ -139,7 +142,18 @@ func (w *Writer) Write(r Record) error {
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("syncing journal %s: %w", w.path, err)
 	}
+	w.state.apply(r)
+	w.state.settle()
 	return nil
+}
+
+// State returns the state of the journal as written so far (the records read by
+// Open and every record written since). It is the Writer's own: read it from
+// the goroutine that writes, and do not change it.
+func (w *Writer) State() *State {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.state
 }
 
 // Close releases the lock and closes the file.

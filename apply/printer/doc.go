@@ -7,7 +7,7 @@
 //
 // The first line is
 //
-//	{"type":"version","eventsVersion":"1.0","generator":"<recover version>"}
+//	{"type":"version","eventsVersion":"1.1","generator":"<recover version>"}
 //
 // and every other line is one apply.Event as JSON: "type" and "time" always, "step"
 // for step events, and the object named by the type (run, preflight, lock, change,

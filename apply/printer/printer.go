@@ -93,7 +93,11 @@ func (p *Plain) Print(ev apply.Event) error {
 		case r.Resume:
 			mode = "resume"
 		}
-		line := fmt.Sprintf("recover apply: %s, target %s (%s), %d steps", mode, r.TargetVersion, r.TargetImage, r.Steps)
+		target := fmt.Sprintf("target %s (%s)", r.TargetVersion, r.TargetImage)
+		if r.Mode == "remediation" || r.TargetVersion == "" {
+			target = "remediation only, no new release"
+		}
+		line := fmt.Sprintf("recover apply: %s, %s, %d steps", mode, target, r.Steps)
 		if r.Journal != "" && !r.DryRun {
 			line += ", journal " + r.Journal
 		}
@@ -116,7 +120,7 @@ func (p *Plain) Print(ev apply.Event) error {
 		lines = append(lines, "lock: "+ev.Message)
 	case apply.EventDiff:
 		if p.ShowDiffs && ev.Change != nil && ev.Change.Diff != "" {
-			lines = append(lines, fmt.Sprintf("%s: %s %s", stepPrefix(ev.Step), ev.Change.Operation, ev.Change.Object))
+			lines = append(lines, fmt.Sprintf("%s: %s %s%s", stepPrefix(ev.Step), ev.Change.Operation, ev.Change.Object, pairing(ev.Change.RevertedBy, ev.Change.Reverts)))
 			lines = append(lines, indent(ev.Change.Diff))
 		}
 	case apply.EventApplied:
@@ -154,9 +158,17 @@ func (p *Plain) Print(ev apply.Event) error {
 		if len(parts) == 0 {
 			parts = append(parts, ev.Message)
 		}
-		lines = append(lines, fmt.Sprintf("%s: %s", stepPrefix(ev.Step), strings.Join(parts, "; ")))
+		lines = append(lines, fmt.Sprintf("%s: %s%s", stepPrefix(ev.Step), strings.Join(parts, "; "), pairing(ev.Step.RevertedBy, ev.Step.Reverts)))
 		delete(p.applied, ev.Step.ID)
 		delete(p.gates, ev.Step.ID)
+	case apply.EventReverting:
+		lines = append(lines, fmt.Sprintf("%s: %s", stepPrefix(ev.Step), ev.Message))
+	case apply.EventReverted:
+		if ev.Error != "" {
+			lines = append(lines, fmt.Sprintf("%s: NOT reverted: %s", stepPrefix(ev.Step), ev.Error))
+		} else {
+			lines = append(lines, fmt.Sprintf("%s: reverted: %s", stepPrefix(ev.Step), ev.Message))
+		}
 	case apply.EventCVO:
 		lines = append(lines, "cvo: "+ev.Message)
 	case apply.EventWarning:
@@ -166,6 +178,12 @@ func (p *Plain) Print(ev apply.Event) error {
 	case apply.EventDone:
 		r := ev.Result
 		lines = append(lines, fmt.Sprintf("%s: %s", r.Outcome, r.Message))
+		for _, ri := range r.Reverted {
+			lines = append(lines, fmt.Sprintf("reverted: step %s's temporary change of %s, back to its pre-image", ri.Step, ri.Object))
+		}
+		for _, ri := range r.NotReverted {
+			lines = append(lines, fmt.Sprintf("NOT reverted: step %s's temporary change of %s: %s", ri.Step, ri.Object, ri.Error))
+		}
 		if len(r.Next) > 0 {
 			lines = append(lines, "next:")
 			for _, n := range r.Next {
@@ -182,6 +200,17 @@ func (p *Plain) Print(ev apply.Event) error {
 	}
 	_, err := fmt.Fprintln(p.w, strings.Join(lines, "\n"))
 	return err
+}
+
+// pairing says what a temporary change and its revert step are to each other.
+func pairing(revertedBy, reverts string) string {
+	switch {
+	case revertedBy != "":
+		return " (temporary: restored by step " + revertedBy + ")"
+	case reverts != "":
+		return " (restores what step " + reverts + " changed)"
+	}
+	return ""
 }
 
 func indent(s string) string {

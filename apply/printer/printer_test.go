@@ -79,3 +79,40 @@ func TestPlainWritesOneLinePerFinishedStepAndProgressLines(t *testing.T) {
 		t.Errorf("tty progress should be redrawn, not a line: %q", buf.String())
 	}
 }
+
+func TestPlainShowsTemporaryChangesTheirRevertsAndTheRevertOnStop(t *testing.T) {
+	relax := &apply.StepInfo{ID: "002-relax-pdb-web", Index: 2, Total: 4, Action: plan.ActionRelaxPDB, RevertedBy: "003-revert-web"}
+	revert := &apply.StepInfo{ID: "003-revert-web", Index: 3, Total: 4, Action: plan.ActionRevert, Reverts: "002-relax-pdb-web"}
+	change := &apply.ChangeInfo{Operation: "patch", Object: "PodDisruptionBudget ns/web", Diff: "spec.minAvailable: 2 -> (absent)\n", RevertedBy: "003-revert-web", Result: "patched"}
+	var buf bytes.Buffer
+	p := NewPlain(&buf, false)
+	p.ShowDiffs = true
+	for _, e := range []apply.Event{
+		{Type: apply.EventDiff, Step: relax, Change: change},
+		{Type: apply.EventApplied, Step: relax, Change: change},
+		{Type: apply.EventStepDone, Step: relax},
+		{Type: apply.EventStepDone, Step: revert, Message: "done"},
+		{Type: apply.EventReverting, Step: relax, Message: "reverting the temporary change of step 002-relax-pdb-web"},
+		{Type: apply.EventReverted, Step: relax, Message: "PodDisruptionBudget ns/web restored to its pre-image"},
+		{Type: apply.EventReverted, Step: relax, Error: "PodDisruptionBudget ns/web was edited"},
+		{Type: apply.EventDone, Result: &apply.Result{Outcome: apply.OutcomeGateFailed, Message: "stopped",
+			Reverted:    []apply.RevertInfo{{Step: "002-relax-pdb-web", Object: "PodDisruptionBudget ns/web"}},
+			NotReverted: []apply.RevertInfo{{Step: "004-x", Object: "ConfigMap a/b", Error: "edited", Command: "oc patch ..."}}}},
+	} {
+		_ = p.Print(e)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"[2/4] 002-relax-pdb-web: patch PodDisruptionBudget ns/web (temporary: restored by step 003-revert-web)\n    spec.minAvailable: 2 -> (absent)\n",
+		"[2/4] 002-relax-pdb-web: patched PodDisruptionBudget ns/web (temporary: restored by step 003-revert-web)\n",
+		"[3/4] 003-revert-web: done (restores what step 002-relax-pdb-web changed)\n",
+		"[2/4] 002-relax-pdb-web: reverted: PodDisruptionBudget ns/web restored to its pre-image\n",
+		"[2/4] 002-relax-pdb-web: NOT reverted: PodDisruptionBudget ns/web was edited\n",
+		"reverted: step 002-relax-pdb-web's temporary change of PodDisruptionBudget ns/web, back to its pre-image\n",
+		"NOT reverted: step 004-x's temporary change of ConfigMap a/b: edited\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+}

@@ -70,6 +70,12 @@ journaled (fsync'd) before it is made: after Ctrl-C, a crash or kill -9, resume
 with --resume JOURNAL. If a run stops early the CVO stays disabled; the last lines
 say so and print the commands to resume or to restore it.
 
+Remediation steps (relax a PodDisruptionBudget, approve a vouched CSR, ...)
+journal the pre-image of every field they set before they set it. A temporary
+change (a relaxed budget) is restored exactly by its revert step, and, when the
+run stops before that step for any reason but a lost lock, by the engine itself
+before it exits; a resume makes the change again.
+
 Without --yes it asks before every change (a terminal is required).`,
 		Example: `  # Scripted runbook: no terminal needed, JSON events on stdout
   recover apply --plan plan.json --backup-record backup.yaml --yes --events json
@@ -229,6 +235,8 @@ func exitCodeForOutcome(o apply.Outcome, err error) int {
 		return ExitStepFailed
 	case apply.OutcomeAborted:
 		return ExitAborted
+	case apply.OutcomeStepRefused:
+		return ExitRemedyRefused
 	}
 	var inner *apply.Error
 	if errors.As(err, &inner) {

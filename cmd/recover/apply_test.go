@@ -107,3 +107,87 @@ func TestJournalSummarizesARun(t *testing.T) {
 		t.Errorf("bad journal: exit %d %q", code, errOut)
 	}
 }
+
+func TestExitCodeOfARefusedStep(t *testing.T) {
+	if got := exitCodeForOutcome(apply.OutcomeStepRefused, &apply.Error{Outcome: apply.OutcomeStepRefused, Err: errors.New("x")}); got != ExitRemedyRefused {
+		t.Errorf("step-refused: exit %d, want %d", got, ExitRemedyRefused)
+	}
+}
+
+// TestJournalSaysWhatWasChangedAndRestoredAtEveryKillPoint writes the journal
+// of a relax-pdb and its revert cut after every record, as kill -9 leaves it,
+// and checks what recover journal says of the change at each point.
+func TestJournalSaysWhatWasChangedAndRestoredAtEveryKillPoint(t *testing.T) {
+	pdb := journal.ObjectRef{APIVersion: "policy/v1", Kind: "PodDisruptionBudget", Namespace: "shop", Name: "web"}
+	pre := map[string]json.RawMessage{"spec.minAvailable": json.RawMessage(`2`), "spec.maxUnavailable": journal.Absent}
+	relax, revert := "002-relax-pdb-web", "003-revert-web"
+	intent := &journal.Intent{Operation: "patch", Object: pdb, LiveUID: "u", PreImage: pre, After: `{"spec.maxUnavailable":"100%","spec.minAvailable":null}`, Temporary: true}
+	restore := `oc patch poddisruptionbudget.policy/web --namespace shop --type=merge -p '{"spec":{"maxUnavailable":null,"minAvailable":2}}'`
+	records := []journal.Record{
+		{Type: journal.TypeIntent, Step: relax, Action: "relax-pdb", Intent: intent},
+		{Type: journal.TypeOutcome, Step: relax, Action: "relax-pdb", Outcome: &journal.Outcome{Result: "patched"}},
+		{Type: journal.TypeGate, Step: relax, Action: "relax-pdb", Gate: &journal.GateResult{Kind: "nodes-settled", Result: "passed"}},
+		{Type: journal.TypeStep, Step: relax, Action: "relax-pdb", Status: journal.StepDone},
+		{Type: journal.TypeIntent, Step: revert, Action: "revert", Intent: &journal.Intent{Operation: journal.OperationRevert, Object: pdb, RevertOf: relax}},
+		{Type: journal.TypeOutcome, Step: revert, Action: "revert", Outcome: &journal.Outcome{Result: journal.ResultReverted}},
+		{Type: journal.TypeGate, Step: revert, Action: "revert", Gate: &journal.GateResult{Kind: "restored", Result: "passed"}},
+		{Type: journal.TypeStep, Step: revert, Action: "revert", Status: journal.StepDone},
+	}
+	// The same run stopped by a gate timeout: the engine reverts on its own.
+	onStop := []journal.Record{
+		records[0], records[1],
+		{Type: journal.TypeGate, Step: relax, Action: "relax-pdb", Gate: &journal.GateResult{Kind: "nodes-settled", Result: "timeout"}},
+		{Type: journal.TypeIntent, Step: relax, Action: "relax-pdb", Intent: &journal.Intent{Operation: journal.OperationRevert, Object: pdb, RevertOf: relax}},
+		{Type: journal.TypeOutcome, Step: relax, Action: "relax-pdb", Outcome: &journal.Outcome{Result: journal.ResultReverted}},
+		{Type: journal.TypeReverted, Step: relax, Action: "relax-pdb", Message: "restored"},
+		{Type: journal.TypeStop, Step: relax, Stop: &journal.Stop{Reason: "gate-failed"}},
+	}
+	for _, tc := range []struct {
+		name    string
+		records []journal.Record
+		// want[i] is the change's state after records[:i+1] ("" for none).
+		want       []string
+		restoredBy string
+	}{
+		{"the plan's revert", records, []string{"outstanding", "outstanding", "outstanding", "outstanding", "outstanding", "reverted", "reverted", "reverted"}, revert},
+		{"revert on stop", onStop, []string{"outstanding", "outstanding", "outstanding", "outstanding", "reverted", "reverted", "reverted"}, journal.RestoredOnStop},
+	} {
+		for i := range tc.records {
+			path := filepath.Join(t.TempDir(), "run.journal")
+			w, err := journal.Create(path, journal.Header{RunID: "r1", Plan: journal.PlanRef{Path: "/plans/plan.json", Digest: "sha256:abc", Steps: 4}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range tc.records[:i+1] {
+				if err := w.Write(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.Close()
+			code, out, errOut := runRecover(t, "journal", path, "-o", "json")
+			var s journalSummary
+			if code != ExitOK || json.Unmarshal([]byte(out), &s) != nil || len(s.Changes) != 1 {
+				t.Fatalf("%s, %d records: exit %d %s %s", tc.name, i+1, code, errOut, out)
+			}
+			c := s.Changes[0]
+			where := tc.name + ", after " + string(tc.records[i].Type) + " " + tc.records[i].Step
+			if c.State != tc.want[i] || c.Step != relax || !c.Temporary || string(c.PreImage["spec.minAvailable"]) != "2" || c.Object == nil || c.Object.Name != "web" {
+				t.Errorf("%s: change %+v, want state %s", where, c, tc.want[i])
+			}
+			switch c.State {
+			case "outstanding":
+				if c.Restore != restore || c.Resume != "recover apply --resume "+path+" --yes" || !strings.Contains(strings.Join(s.Next, "\n"), restore) {
+					t.Errorf("%s: an outstanding change needs the resume and the manual restore: %+v next %v", where, c, s.Next)
+				}
+			case "reverted":
+				if c.RestoredBy != tc.restoredBy || c.Restore != "" || strings.Contains(strings.Join(s.Next, "\n"), "oc patch") {
+					t.Errorf("%s: restored by %q, want %q; next %v", where, c.RestoredBy, tc.restoredBy, s.Next)
+				}
+			}
+			_, table, _ := runRecover(t, "journal", path)
+			if !strings.Contains(table, "spec.maxUnavailable=(absent), spec.minAvailable=2") || (c.State == "outstanding") != strings.Contains(table, "OUTSTANDING") {
+				t.Errorf("%s: table:\n%s", where, table)
+			}
+		}
+	}
+}

@@ -50,7 +50,11 @@ const (
 	ExitStepFailed = 11
 	// ExitRemedyRefused: plan found what holds the cluster, but the only remedies
 	// are ones recover refuses as unsafe (relaxing a guard PDB, approving a CSR no
-	// node or machine vouches for); the report says what to repair instead.
+	// node or machine vouches for); the report says what to repair instead. apply
+	// exits with it when it refuses a remediation step because the live cluster
+	// is not what the plan was made for (a recreated object, a CSR that changed or
+	// that nobody vouches for any more); nothing was changed for the step, and the
+	// journal is resumable.
 	ExitRemedyRefused = 12
 )
 

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"github.com/openshift-recover/recover/internal/openshift"
 	"io"
+	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -36,8 +39,40 @@ type journalSummary struct {
 	Done     int                  `json:"stepsDone"`
 	Skipped  int                  `json:"stepsSkipped"`
 	Steps    []*journal.StepState `json:"steps"`
-	Next     []string             `json:"next,omitempty"`
+	// Changes are the remediation changes the journal records, with their
+	// pre-images and whether they are restored.
+	Changes []journalChange `json:"changes,omitempty"`
+	Next    []string        `json:"next,omitempty"`
 }
+
+// journalChange is one remediation change: what it changed, from which
+// pre-image, and whether it was restored.
+type journalChange struct {
+	Step   string             `json:"step"`
+	Action string             `json:"action,omitempty"`
+	Object *journal.ObjectRef `json:"object,omitempty"`
+	// Temporary: the plan restores it at a revert step.
+	Temporary bool                       `json:"temporary"`
+	PreImage  map[string]json.RawMessage `json:"preImage"`
+	After     map[string]json.RawMessage `json:"after,omitempty"`
+	// State is outstanding (temporary, and may be in effect), reverted
+	// (restored by RestoredBy: the plan's revert step, or revert-on-stop), or
+	// made (a lasting change).
+	State      string `json:"state"`
+	RestoredBy string `json:"restoredBy,omitempty"`
+	// Resume and Restore are, for an outstanding change, the command that
+	// continues the plan (whose revert step restores it) and the command that
+	// restores it by hand.
+	Resume  string `json:"resume,omitempty"`
+	Restore string `json:"restore,omitempty"`
+}
+
+// The states of a journalChange.
+const (
+	changeOutstanding = "outstanding"
+	changeReverted    = "reverted"
+	changeMade        = "made"
+)
 
 type journalOptions struct {
 	g    *globalOptions
@@ -102,8 +137,28 @@ func summarizeJournal(j *journal.Journal) *journalSummary {
 	default:
 		s.State = "interrupted (no stop record: the run died, or is still running)"
 	}
+	resume := "recover apply --resume " + j.Path + " --yes"
 	if !st.Finished {
-		s.Next = append(s.Next, "recover apply --resume "+j.Path+" --yes")
+		s.Next = append(s.Next, resume)
+	}
+	for _, step := range st.Steps {
+		if step.PreImage == nil {
+			continue
+		}
+		c := journalChange{Step: step.ID, Action: step.Action, Object: step.Object, Temporary: step.Temporary, PreImage: step.PreImage, After: step.After, RestoredBy: step.RestoredBy}
+		switch {
+		case step.Temporary && step.ChangeOutstanding:
+			c.State, c.Resume = changeOutstanding, resume
+			if step.Object != nil {
+				c.Restore = journal.RestoreCommand(*step.Object, step.PreImage)
+				s.Next = append(s.Next, c.Restore)
+			}
+		case step.Temporary || step.Reverts > 0:
+			c.State = changeReverted
+		default:
+			c.State = changeMade
+		}
+		s.Changes = append(s.Changes, c)
 	}
 	if st.CVO.Disabled {
 		replicas := int32(1)
@@ -118,7 +173,11 @@ func summarizeJournal(j *journal.Journal) *journalSummary {
 func printJournalTable(w io.Writer, s *journalSummary) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Journal:\t%s (format %s)\n", s.Path, s.FormatVersion)
-	fmt.Fprintf(tw, "Plan:\t%s (%s), target %s, %d steps\n", s.Plan.Path, s.Plan.Digest, s.Plan.TargetVersion, s.Plan.Steps)
+	target := "target " + s.Plan.TargetVersion
+	if s.Plan.TargetVersion == "" {
+		target = "remediation only, no new release"
+	}
+	fmt.Fprintf(tw, "Plan:\t%s (%s), %s, %d steps\n", s.Plan.Path, s.Plan.Digest, target, s.Plan.Steps)
 	fmt.Fprintf(tw, "Cluster:\t%s %s\n", s.Server, s.ClusterID)
 	fmt.Fprintf(tw, "Started:\t%s (%d run(s), last run %s)\n", s.StartedAt.Format(time.RFC3339), s.Runs, s.RunID)
 	fmt.Fprintf(tw, "State:\t%s\n", s.State)
@@ -174,6 +233,36 @@ func printJournalTable(w io.Writer, s *journalSummary) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if len(s.Changes) > 0 {
+		fmt.Fprintln(w, "\nChanges (pre-image journaled before each):")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "STEP\tOBJECT\tKIND\tSTATE\tPRE-IMAGE\tSET TO")
+		for _, c := range s.Changes {
+			kind, state := "lasting", c.State
+			if c.Temporary {
+				kind = "temporary"
+			}
+			switch c.State {
+			case changeOutstanding:
+				state = "OUTSTANDING (not restored yet)"
+			case changeReverted:
+				state = "restored by " + c.RestoredBy
+			}
+			obj := "-"
+			if c.Object != nil {
+				obj = c.Object.Describe()
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Step, obj, kind, state, fieldsText(c.PreImage), fieldsText(c.After))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, c := range s.Changes {
+			if c.State == changeOutstanding {
+				fmt.Fprintf(w, "  %s is outstanding: '%s' continues the plan, whose revert step restores it; or restore it by hand:\n    %s\n", c.Step, c.Resume, c.Restore)
+			}
+		}
+	}
 	if len(s.Next) > 0 {
 		fmt.Fprintln(w, "\nNext:")
 		for _, n := range s.Next {
@@ -181,6 +270,27 @@ func printJournalTable(w io.Writer, s *journalSummary) error {
 		}
 	}
 	return nil
+}
+
+// fieldsText renders field values: "spec.minAvailable=2, spec.maxUnavailable=(absent)".
+func fieldsText(vals map[string]json.RawMessage) string {
+	if len(vals) == 0 {
+		return "-"
+	}
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v := strings.TrimSpace(string(vals[k]))
+		if v == "" || v == "null" {
+			v = "(absent)"
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func replicasText(p *int32) string {

@@ -1,0 +1,198 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/openshift-recover/recover/apply/internal/retry"
+	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/apply/lock"
+	"github.com/openshift-recover/recover/plan"
+)
+
+// DefaultRevertTimeout bounds the reverts a stopping run makes (Options.RevertTimeout).
+const DefaultRevertTimeout = 2 * time.Minute
+
+// revertOnStop undoes every temporary change of this journal that is still
+// outstanding, newest first, when the run ends before the plan's revert steps
+// ran (a gate failed or timed out, the user aborted, a step was refused or
+// failed, Ctrl-C or SIGTERM, --until-step): a relaxed PodDisruptionBudget is
+// never left relaxed. Each revert is journaled like a change (an intent with
+// RevertOf, its outcome) and then a reverted record, so a resume makes the change
+// again before the waits that need it. Not when the lock was lost: another run
+// owns the cluster now, and a resume's own revert step restores it.
+func (r *run) revertOnStop(ctx context.Context, runErr error) {
+	if r.j == nil || r.opts.DryRun {
+		return
+	}
+	outstanding := r.j.State().Outstanding()
+	if len(outstanding) == 0 {
+		return
+	}
+	if errors.Is(context.Cause(ctx), lock.ErrLost) || OutcomeOf(runErr) == OutcomeLostLock {
+		r.warn("the lock was lost: %d temporary change(s) stay in place for the run that holds the cluster now; 'recover apply --resume' restores them at their revert steps", len(outstanding))
+		for _, st := range outstanding {
+			ri := r.revertInfo(st, "")
+			ri.Error = fmt.Sprintf("the lock was lost, another run owns the cluster; 'recover apply --resume' restores it at step %s", orDash(ri.RevertedBy))
+			r.notReverted = append(r.notReverted, ri)
+		}
+		return
+	}
+	timeout := r.opts.RevertTimeout
+	if timeout <= 0 {
+		timeout = DefaultRevertTimeout
+	}
+	// The run's context may be cancelled (Ctrl-C, SIGTERM): the reverts get
+	// their own, bounded, and stop if the lock is lost meanwhile.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	if r.lock != nil {
+		go func() {
+			select {
+			case <-r.lock.Lost():
+				cancel()
+			case <-rctx.Done():
+			}
+		}()
+	}
+	for _, st := range outstanding {
+		if err := r.revertOne(rctx, st); err != nil {
+			var je *journalError
+			if errors.As(err, &je) {
+				// Without the journal nothing more may change.
+				for _, rest := range outstanding {
+					if !r.revertedStep(rest.ID) {
+						r.notReverted = append(r.notReverted, r.revertInfo(rest, err.Error()))
+					}
+				}
+				return
+			}
+			r.notReverted = append(r.notReverted, r.revertInfo(st, err.Error()))
+		}
+	}
+}
+
+// journalError is a journal write that failed during a revert.
+type journalError struct{ err error }
+
+func (e *journalError) Error() string { return e.err.Error() }
+func (e *journalError) Unwrap() error { return e.err }
+
+func (r *run) revertedStep(id string) bool {
+	for _, ri := range append(append([]RevertInfo(nil), r.reverted...), r.notReverted...) {
+		if ri.Step == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *run) revertInfo(st *journal.StepState, why string) RevertInfo {
+	ri := RevertInfo{Step: st.ID, PreImage: st.PreImage, Error: why}
+	if st.Object != nil {
+		ri.Object = st.Object.Describe()
+		ri.Command = journal.RestoreCommand(*st.Object, st.PreImage)
+	}
+	if s := r.planStep(st.ID); s != nil {
+		ri.RevertedBy = s.RevertedBy
+	}
+	return ri
+}
+
+func (r *run) planStep(id string) *plan.Step {
+	for i := range r.p.Steps {
+		if r.p.Steps[i].ID == id {
+			return &r.p.Steps[i]
+		}
+	}
+	return nil
+}
+
+// revertOne writes one outstanding change's pre-image back.
+func (r *run) revertOne(ctx context.Context, st *journal.StepState) error {
+	target := r.planStep(st.ID)
+	if target == nil || target.Change == nil {
+		return fmt.Errorf("step %s is not a change of this plan", st.ID)
+	}
+	var info StepInfo
+	for i := range r.p.Steps {
+		if r.p.Steps[i].ID == st.ID {
+			info = r.stepInfo(i)
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		err := r.revertAttempt(ctx, target, st, info)
+		if err == nil {
+			return nil
+		}
+		var je *journalError
+		if errors.As(err, &je) || ctx.Err() != nil || attempt >= retry.Retries || !(retry.Transient(err) || isConflict(err)) {
+			r.emit(Event{Type: EventReverted, Step: &info, Error: err.Error(), Message: "could not revert the temporary change of step " + st.ID + ": " + err.Error()})
+			return err
+		}
+		r.warn("reverting step %s: %v; retrying (%d of %d), prepared again from the live state", st.ID, err, attempt+1, retry.Retries)
+		if !retry.Sleep(ctx, retry.Backoff(attempt)) {
+			return ctx.Err()
+		}
+	}
+}
+
+func (r *run) revertAttempt(ctx context.Context, target *plan.Step, st *journal.StepState, info StepInfo) error {
+	m, err := r.prepareRestore(ctx, target, target, st, true)
+	if err != nil {
+		return err
+	}
+	change := m.changeInfo(false)
+	change.Reverts, change.RevertedBy = target.ID, ""
+	why := "the run stopped before step " + orDash(target.RevertedBy) + ", which restores it"
+	r.emit(Event{Type: EventReverting, Step: &info, Change: change, Message: fmt.Sprintf("reverting the temporary change of step %s: %s back to its pre-image (%s)", target.ID, m.object, why)})
+	ri := r.revertInfo(st, "")
+	applied := *change
+	if m.noop {
+		applied.Result = "unchanged"
+	} else {
+		intent := m.intent
+		if err := r.record(journal.Record{Type: journal.TypeIntent, Step: target.ID, Action: string(target.Action), Intent: &intent}); err != nil {
+			return &journalError{err}
+		}
+		out, err := m.commit(ctx)
+		if err != nil {
+			_ = r.record(journal.Record{Type: journal.TypeOutcome, Step: target.ID, Action: string(target.Action), Outcome: &journal.Outcome{Result: "failed", Error: err.Error()}})
+			return err
+		}
+		if err := r.record(journal.Record{Type: journal.TypeOutcome, Step: target.ID, Action: string(target.Action), Outcome: out}); err != nil {
+			return &journalError{err}
+		}
+		applied.Result, applied.ResourceVersion = out.Result, out.ResourceVersion
+	}
+	msg := fmt.Sprintf("%s restored to its pre-image (%s) because %s; a resume makes the change again", m.object, preImageText(st.PreImage), why)
+	if m.noop {
+		msg = fmt.Sprintf("%s was at its pre-image already (%s); %s", m.object, preImageText(st.PreImage), why)
+	}
+	if err := r.record(journal.Record{Type: journal.TypeReverted, Step: target.ID, Action: string(target.Action), Message: msg}); err != nil {
+		return &journalError{err}
+	}
+	ri.Result, ri.Error, ri.Command = applied.Result, "", ""
+	r.reverted = append(r.reverted, ri)
+	r.emit(Event{Type: EventReverted, Step: &info, Change: &applied, Message: msg})
+	return nil
+}
+
+// revertSummary is the part of a stopped run's message about its reverts.
+func (r *run) revertSummary() string {
+	var parts []string
+	if len(r.reverted) > 0 {
+		var ss []string
+		for _, ri := range r.reverted {
+			ss = append(ss, fmt.Sprintf("%s (step %s)", ri.Object, ri.Step))
+		}
+		parts = append(parts, "reverted the temporary change(s) to their journaled pre-image: "+strings.Join(ss, ", "))
+	}
+	for _, ri := range r.notReverted {
+		parts = append(parts, fmt.Sprintf("the temporary change of step %s to %s is NOT reverted (%s): restore it by hand with: %s", ri.Step, ri.Object, ri.Error, ri.Command))
+	}
+	return strings.Join(parts, "; ")
+}
