@@ -191,3 +191,43 @@ func TestJournalSaysWhatWasChangedAndRestoredAtEveryKillPoint(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalListsACSRApprovalAsALastingChange checks that recover journal
+// names an approved CertificateSigningRequest among the changes (approve-csr
+// has no pre-image of fields: the request goes from Pending to Approved), from
+// its intent on, so that a kill between the intent and the outcome still says
+// the request may be approved.
+func TestJournalListsACSRApprovalAsALastingChange(t *testing.T) {
+	csr := journal.ObjectRef{APIVersion: "certificates.k8s.io/v1", Kind: "CertificateSigningRequest", Name: "csr-cn9pf"}
+	step := "002-approve-csr-csr-cn9pf"
+	records := []journal.Record{
+		{Type: journal.TypeIntent, Step: step, Action: "approve-csr", Intent: &journal.Intent{Operation: "approve", Object: csr, LiveUID: "u", Before: "Pending", After: "Approved"}},
+		{Type: journal.TypeOutcome, Step: step, Action: "approve-csr", Outcome: &journal.Outcome{Result: "approved"}},
+	}
+	for i := range records {
+		path := filepath.Join(t.TempDir(), "run.journal")
+		w, err := journal.Create(path, journal.Header{RunID: "r1", Plan: journal.PlanRef{Path: "/plans/plan.json", Digest: "sha256:abc", Steps: 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range records[:i+1] {
+			if err := w.Write(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.Close()
+		code, out, errOut := runRecover(t, "journal", path, "-o", "json")
+		var s journalSummary
+		if code != ExitOK || json.Unmarshal([]byte(out), &s) != nil || len(s.Changes) != 1 {
+			t.Fatalf("after %d records: exit %d %s %s", i+1, code, errOut, out)
+		}
+		c := s.Changes[0]
+		if c.Step != step || c.Temporary || c.State != "made" || c.Object == nil || c.Object.Name != "csr-cn9pf" ||
+			string(c.PreImage["state"]) != `"Pending"` || string(c.After["state"]) != `"Approved"` {
+			t.Errorf("after %d records: change %+v", i+1, c)
+		}
+		if _, table, _ := runRecover(t, "journal", path); !strings.Contains(table, `CertificateSigningRequest csr-cn9pf  lasting`) || !strings.Contains(table, `state="Pending"`) {
+			t.Errorf("after %d records: table:\n%s", i+1, table)
+		}
+	}
+}

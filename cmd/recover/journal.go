@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/plan"
 )
 
 func init() { registerCommand(newJournalCmd) }
@@ -160,6 +161,7 @@ func summarizeJournal(j *journal.Journal) *journalSummary {
 		}
 		s.Changes = append(s.Changes, c)
 	}
+	s.Changes = append(s.Changes, approvals(j)...)
 	if st.CVO.Disabled {
 		replicas := int32(1)
 		if st.CVO.OriginalReplicas != nil && *st.CVO.OriginalReplicas > 0 {
@@ -168,6 +170,28 @@ func summarizeJournal(j *journal.Journal) *journalSummary {
 		s.Next = append(s.Next, fmt.Sprintf("oc scale --namespace %s deployment/%s --replicas=%d", openshift.CVONamespace, openshift.CVODeployment, replicas))
 	}
 	return s
+}
+
+// approvals are the CSR approvals the journal records (approve-csr has no
+// Change, hence no pre-image in the step's state): lasting changes from the
+// request's state before (Pending) to Approved, one per step, from its first
+// intent. Like every change, one whose intent is journaled counts as made.
+func approvals(j *journal.Journal) []journalChange {
+	var out []journalChange
+	seen := map[string]bool{}
+	for _, r := range j.Records {
+		if r.Type != journal.TypeIntent || r.Intent == nil || r.Action != string(plan.ActionApproveCSR) || seen[r.Step] {
+			continue
+		}
+		seen[r.Step] = true
+		obj := r.Intent.Object
+		state := func(v string) map[string]json.RawMessage {
+			data, _ := json.Marshal(v)
+			return map[string]json.RawMessage{"state": data}
+		}
+		out = append(out, journalChange{Step: r.Step, Action: r.Action, Object: &obj, PreImage: state(r.Intent.Before), After: state(r.Intent.After), State: changeMade})
+	}
+	return out
 }
 
 func printJournalTable(w io.Writer, s *journalSummary) error {

@@ -242,6 +242,9 @@ func (c *cvo) sync(ctx context.Context) bool {
 	if !c.retrieve(ctx, rel) {
 		return false
 	}
+	// A CVO with its payload re-evaluates Upgradeable at every pass (its
+	// upgradeable worker: cvo_upgradeable.go).
+	c.syncUpgradeable(ctx)
 	if cv.Status.Desired.Image != rel.Image {
 		if cv, err = c.beginUpdate(ctx, rel); err != nil {
 			return false

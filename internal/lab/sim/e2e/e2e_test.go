@@ -40,6 +40,9 @@ type cluster struct {
 	cfg  *rest.Config
 	root string
 	sim  *sim.Sim
+	// kubeconfig is the API server's kubeconfig file (for the recover binary);
+	// dir the test's working directory (plans, journals).
+	kubeconfig, dir string
 }
 
 // load starts a fresh API server and loads the example's must-gather into it, then
@@ -76,7 +79,7 @@ func load(t *testing.T, example string) *cluster {
 			}
 		}
 	})
-	return &cluster{t: t, ctx: ctx, cfg: fresh.Config, root: root, sim: s}
+	return &cluster{t: t, ctx: ctx, cfg: fresh.Config, root: root, sim: s, kubeconfig: fresh.Kubeconfig, dir: t.TempDir()}
 }
 
 // settled is `recover inspect` once the cluster holds still: the operators' pods
@@ -164,6 +167,13 @@ func (c *cluster) apply(p *plan.Plan, timeouts map[plan.GateKind]time.Duration) 
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, e)
+		if os.Getenv("RECOVER_E2E_DEBUG") != "" {
+			id := ""
+			if e.Step != nil {
+				id = e.Step.ID
+			}
+			fmt.Fprintf(os.Stderr, "APPLY %s %s %s %s\n", time.Now().Format("15:04:05.000"), e.Type, id, e.Message)
+		}
 		if !released && e.Type == apply.EventStepDone && e.Step != nil && e.Step.ID == lastHold {
 			released = true
 			c.sim.SetTiming(sim.FastTiming)
