@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/common"
 )
@@ -320,11 +321,12 @@ func remedyChange(p *plan.Plan, s *plan.Step) *apply.ChangeInfo {
 			Diff: "status.conditions: + Approved (" + s.CSR.VouchedBy + ")\n"}
 	case s.Change != nil:
 		c := &apply.ChangeInfo{Operation: "patch", Object: s.Object(), Remedy: s.Remedy, RevertedBy: s.RevertedBy, PreImage: map[string]json.RawMessage{}}
-		for _, f := range common.ChangeFields(s.Change) {
-			c.PreImage[f.Path] = rawValue(f.Before)
+		for i, f := range common.ChangeFields(s.Change) {
+			k := journal.FieldKey(s.Change.Fields[i])
+			c.PreImage[k] = rawValue(f.Before)
 			if f.Before != f.After {
-				c.Fields = append(c.Fields, apply.FieldChange{Path: f.Path, From: rawValue(f.Before), To: rawValue(f.After)})
-				c.Diff += f.Path + ": " + f.Before + " -> " + f.After + "\n"
+				c.Fields = append(c.Fields, apply.FieldChange{Path: k, From: rawValue(f.Before), To: rawValue(f.After)})
+				c.Diff += k + ": " + f.Before + " -> " + f.After + "\n"
 			}
 		}
 		return c
@@ -335,11 +337,12 @@ func remedyChange(p *plan.Plan, s *plan.Step) *apply.ChangeInfo {
 // revertChange is the change that writes a temporary change's pre-image back.
 func revertChange(t *plan.Step) *apply.ChangeInfo {
 	c := &apply.ChangeInfo{Operation: "revert", Object: t.Object(), Remedy: t.Remedy, Reverts: t.ID, PreImage: map[string]json.RawMessage{}}
-	for _, f := range common.ChangeFields(t.Change) {
-		c.PreImage[f.Path] = rawValue(f.Before)
+	for i, f := range common.ChangeFields(t.Change) {
+		k := journal.FieldKey(t.Change.Fields[i])
+		c.PreImage[k] = rawValue(f.Before)
 		if f.Before != f.After {
-			c.Fields = append(c.Fields, apply.FieldChange{Path: f.Path, From: rawValue(f.After), To: rawValue(f.Before)})
-			c.Diff += f.Path + ": " + f.After + " -> " + f.Before + "\n"
+			c.Fields = append(c.Fields, apply.FieldChange{Path: k, From: rawValue(f.After), To: rawValue(f.Before)})
+			c.Diff += k + ": " + f.After + " -> " + f.Before + "\n"
 		}
 	}
 	return c

@@ -523,7 +523,16 @@ func (m *Model) stepView(budget int) string {
 	if what != "" {
 		b.WriteString("\n" + what)
 	}
-	if c := m.change; c != nil && c.Diff != "" && m.applied == "" {
+	if c := m.change; c != nil && len(c.Fields) > 0 && m.applied == "" {
+		// A remediation step: its fields from the live value to the new one.
+		lines := common.FieldDiff(st, c.Fields, w-4)
+		if n := budget - common.Lines(b.String()) - common.Lines(strings.Join(tail, "\n")); n >= 2 {
+			if len(lines) > n-1 {
+				lines = append(lines[:n-2], st.Dim.Render(fmt.Sprintf("... %d more lines: the whole change is on the Plan screen (3)", len(lines)-(n-2))))
+			}
+			b.WriteString("\n" + indent(strings.Join(lines, "\n"), "    "))
+		}
+	} else if c != nil && c.Diff != "" && m.applied == "" {
 		if n := budget - common.Lines(b.String()) - common.Lines(strings.Join(tail, "\n")); n >= 2 {
 			b.WriteString("\n" + indent(common.RenderDiff(st, hunks(c.Diff), w-4, n-1), "    "))
 		}

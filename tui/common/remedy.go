@@ -2,11 +2,14 @@ package common
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
+	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/tui/styles"
 )
 
 // How the screens name remediation steps, their objects and the temporary
@@ -103,10 +106,50 @@ func ChangeFields(c *plan.Change) []FieldChange {
 	out := make([]FieldChange, 0, len(c.Fields))
 	for _, f := range c.Fields {
 		k := journal.FieldKey(f)
-		out = append(out, FieldChange{Path: k, Before: resource.ValueText(before[k]), After: resource.ValueText(after[k])})
+		out = append(out, FieldChange{Path: FieldPath(f), Before: resource.ValueText(before[k]), After: resource.ValueText(after[k])})
 	}
 	return out
 }
 
+// FieldPath renders a field path for people: dotted, a segment that holds a dot
+// quoted as a key (data["ack-4.18-kube-1.32-api-removals-in-4.19"]).
+func FieldPath(path []string) string {
+	var b strings.Builder
+	for i, seg := range path {
+		switch {
+		case strings.ContainsAny(seg, `."\`):
+			b.WriteString("[" + strconv.Quote(seg) + "]")
+		case i > 0:
+			b.WriteString("." + seg)
+		default:
+			b.WriteString(seg)
+		}
+	}
+	return b.String()
+}
+
+// FieldKeyText renders a journal field key (journal.FieldKey: dots in a segment
+// escaped) as FieldPath does; a key that does not parse is shown as it is.
+func FieldKeyText(key string) string {
+	path, err := journal.ParseFieldKey(key)
+	if err != nil {
+		return key
+	}
+	return FieldPath(path)
+}
+
 // ValueText renders a JSON value of a change: "(absent)" for null or nothing.
 func ValueText(raw json.RawMessage) string { return resource.ValueText(raw) }
+
+// FieldDiff renders the fields a remediation step changes as the engine
+// prepared them, from their live value to the new one (for a revert: back to the
+// journaled pre-image), as removed and added lines cut to width.
+func FieldDiff(st *styles.Styles, fields []apply.FieldChange, width int) []string {
+	var out []string
+	for _, f := range fields {
+		out = append(out,
+			st.Removed.Render(Truncate("- "+FieldKeyText(f.Path)+": "+ValueText(f.From), width)),
+			st.Added.Render(Truncate("+ "+FieldKeyText(f.Path)+": "+ValueText(f.To), width)))
+	}
+	return out
+}

@@ -142,11 +142,7 @@ func (m *Model) changeView(s *plan.Step, c *apply.ChangeInfo, width int) []strin
 		head += st.Dim.Render(" (prepared by the engine against the live object)")
 	}
 	out = append(out, common.Wrap(head, width))
-	for _, f := range c.Fields {
-		out = append(out,
-			st.Removed.Render(common.Truncate("- "+f.Path+": "+common.ValueText(f.From), width)),
-			st.Added.Render(common.Truncate("+ "+f.Path+": "+common.ValueText(f.To), width)))
-	}
+	out = append(out, common.FieldDiff(st, c.Fields, width)...)
 	if len(c.Fields) == 0 && c.Diff != "" {
 		out = append(out, common.RenderDiff(st, c.Diff, width, 0))
 	}
@@ -178,7 +174,7 @@ func preImageText(c *apply.ChangeInfo) string {
 	seen := map[string]bool{}
 	for _, f := range c.Fields {
 		if v, ok := c.PreImage[f.Path]; ok {
-			parts = append(parts, f.Path+"="+common.ValueText(v))
+			parts = append(parts, common.FieldKeyText(f.Path)+"="+common.ValueText(v))
 			seen[f.Path] = true
 		}
 	}
@@ -190,7 +186,7 @@ func preImageText(c *apply.ChangeInfo) string {
 	}
 	sort.Strings(rest)
 	for _, k := range rest {
-		parts = append(parts, k+"="+common.ValueText(c.PreImage[k]))
+		parts = append(parts, common.FieldKeyText(k)+"="+common.ValueText(c.PreImage[k]))
 	}
 	return strings.Join(parts, ", ")
 }

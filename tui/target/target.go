@@ -254,7 +254,7 @@ func (m *Model) render(width int) (string, int, int) {
 	if m.plan == nil {
 		b.WriteString(st.Section.Render("NO PLAN"))
 		if m.err != nil {
-			b.WriteString("\n" + st.Failed.Render(common.Wrap(m.err.Error(), width)))
+			b.WriteString("\n" + st.Failed.Render(common.Wrap(errorLine(m.err), width)))
 		}
 		if m.hint != "" {
 			b.WriteString("\n" + common.Wrap(m.hint, width))
@@ -273,7 +273,7 @@ func (m *Model) render(width int) (string, int, int) {
 	remediation := m.plan.Mode == plan.ModeRemediation
 	if remediation {
 		b.WriteString(st.Section.Render("NO NEW RELEASE ") + st.Bold.Render("remediation only"))
-		b.WriteString("\n  " + st.Dim.Render(common.WrapIndent(fmt.Sprintf("%d remediation(s), %d refused; the restored CVO resumes its desired update", len(m.plan.Remediations), len(m.plan.Refused)), width, 2)))
+		b.WriteString("\n  " + st.Dim.Render(common.WrapIndent(fmt.Sprintf("%d remediation(s), %d refused; the restored CVO resumes its desired update %s", len(m.plan.Remediations), len(m.plan.Refused), common.OrDash(m.plan.Cluster.ClaimedVersion)), width, 2)))
 	} else {
 		b.WriteString(st.Section.Render("TARGET ") + st.Bold.Render(t.Version) + "  " + st.Dim.Render(common.ShortImage(t.Image)))
 		facts := []string{fmt.Sprintf("moves %d component(s): %d minor, %d patch step(s)", t.Distance.Components, t.Distance.Minor, t.Distance.Patch)}
@@ -472,6 +472,23 @@ func (m *Model) renderAlternatives(r *rows, width int) {
 			r.to = r.line() - 1
 		}
 	}
+}
+
+// errorLine is the planner's error in one line. A refusal's error repeats the
+// first refusal's reason, which the screen lists below it: only its headline is
+// kept, with the exit code recover plan gives it.
+func errorLine(err error) string {
+	var rre *plan.RemedyRefusedError
+	if !errors.As(err, &rre) || len(rre.Refused) == 0 {
+		return err.Error()
+	}
+	full := rre.Error()
+	head, _, _ := strings.Cut(full, ": ")
+	head += fmt.Sprintf(" (recover plan exits %d); the refusals are below", rre.ExitCode())
+	if names := rre.Accept(); len(names) > 0 {
+		head += "; accepting needs --accept " + strings.Join(names, ",")
+	}
+	return strings.Replace(err.Error(), full, head, 1)
 }
 
 func riskNames(rs []plan.Risk) string {
