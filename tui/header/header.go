@@ -77,7 +77,7 @@ type Model struct {
 	// set for a remediation plan (no new release).
 	Target      string
 	Remediation bool
-	CVO    CVO
+	CVO         CVO
 	// ReadOnly is the read-only reason, "" in a session that may apply.
 	ReadOnly string
 	// Tabs are the screen names; Active the shown one.
