@@ -904,13 +904,18 @@ type State struct {
 	CVO string
 	// Result is the last run's result.
 	Result *apply.Result
-	// Target is the plan's target version, "" without a plan.
+	// Target is the plan's target version, "" without a plan (and for a
+	// remediation plan, which has none).
 	Target string
+	// Temporary are the temporary changes in place, as the header names them
+	// ("PDB ci/deck relaxed by step 002 — restored by step 004").
+	Temporary []string
 }
 
 // State returns the session's state.
 func (m *Model) State() State {
-	st := State{Screen: m.active, Phase: m.apply.Phase(), Pending: m.apply.Request(), CVO: m.header.CVO.Text(), Result: m.result, Target: m.header.Target}
+	st := State{Screen: m.active, Phase: m.apply.Phase(), Pending: m.apply.Request(), CVO: m.header.CVO.Text(), Result: m.result, Target: m.header.Target,
+		Temporary: append([]string(nil), m.header.Temporary...)}
 	if m.dialog != nil {
 		st.Dialog = m.dialog.Kind
 	}
