@@ -31,6 +31,8 @@ type fakeRunner struct {
 	blockGate string
 	// refuse makes preflight refuse the first run (before any journal exists).
 	refuse bool
+	// failRevert makes the revert on stop fail (someone edited the object).
+	failRevert bool
 }
 
 func (f *fakeRunner) record(o apply.Options) {
@@ -105,6 +107,13 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 				ti := apply.StepInfo{ID: t.ID, Action: t.Action, Object: t.Object(), Remedy: t.Remedy, RevertedBy: t.RevertedBy}
 				back := revertChange(t)
 				emit(apply.Event{Type: apply.EventReverting, Step: &ti, Change: back, Message: "reverting the temporary change of step " + t.ID})
+				if f.failRevert {
+					why := t.Object() + " was edited since step " + t.ID + " journaled its pre-image"
+					emit(apply.Event{Type: apply.EventReverted, Step: &ti, Error: why, Message: "could not revert the temporary change of step " + t.ID + ": " + why})
+					res.NotReverted = append(res.NotReverted, apply.RevertInfo{Step: t.ID, RevertedBy: t.RevertedBy, Object: t.Object(), PreImage: back.PreImage, Error: why,
+						Command: "oc patch poddisruptionbudget/deck -n ci --type merge -p '{\"spec\":{\"minAvailable\":2}}'"})
+					continue
+				}
 				done := *back
 				done.Result = "reverted"
 				emit(apply.Event{Type: apply.EventReverted, Step: &ti, Change: &done, Message: t.Object() + " restored to its pre-image because the run stopped before step " + t.RevertedBy + ", which restores it; a resume makes the change again"})

@@ -362,3 +362,101 @@ func TestResumeShowsTheTemporaryChangeInPlace(t *testing.T) {
 		t.Fatalf("the Apply screen does not show the relaxed PDB:\n%s", m.View())
 	}
 }
+
+// TestUpdatePlanWithRefusalsSelectsBoth: an update plan that also refuses
+// remedies lists the refusals before the alternatives; the cursor moves across
+// both, and a does what the selected row allows: accept a promise, accept a
+// risk, nothing on a remedy recover never takes.
+func TestUpdatePlanWithRefusalsSelectsBoth(t *testing.T) {
+	s := liveSession(t, &fakeRunner{})
+	s.PlanPath, s.PlanDigest = "", ""
+	s.Replan = func(context.Context, []string) (*plan.Plan, error) { return incidentPlan(), nil }
+	s.Plan.Remediations = []plan.Remediation{{Remedy: plan.RemedyApproveCSR, Finding: "CSRPending", Subject: "node/worker-1", Summary: "Approve 1 CSR.", Steps: []string{"002-approve-csr-csr-1"}}}
+	s.Plan.Refused = []plan.RefusedRemedy{
+		{Remedy: plan.RemedyGuardPDB, Finding: "GuardPDBBlocksDrain", Subject: "poddisruptionbudget/openshift-etcd/etcd-guard-pdb", Reason: "recover never relaxes a guard PDB"},
+		{Remedy: plan.RemedyAdminAck, Finding: "AdminAckRequired", Subject: "admingate/ack-4.4-x", Reason: "the admin's promise", Accept: "admin-ack:ack-4.4-x"},
+	}
+	m := newTestModel(t, s, 160, 48)
+	press(m, "2")
+	v := flat(m.View())
+	for _, want := range []string{"TARGET 4.4.4", "REMEDIATIONS", "approve-csr CSRPending node/worker-1", "steps 002: Approve 1 CSR.", "REFUSED (remedies the plan does not take)", "never guard-pdb", "promise admin-ack", "ALTERNATIVES"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the Target screen lacks %q:\n%s", want, m.View())
+		}
+	}
+	if m.target.SelectedRefusal() == nil || m.c.Keys.AcceptRisk.Enabled() {
+		t.Fatal("the guard PDB refusal is selected first and a must not accept it")
+	}
+	press(m, "j")
+	if r := m.target.SelectedRefusal(); r == nil || r.Accept == "" || !m.c.Keys.AcceptRisk.Enabled() {
+		t.Fatalf("the promise is not selectable for a: %+v", r)
+	}
+	press(m, "a")
+	if m.dialog == nil || m.dialog.Kind != dialog.AcceptPromise {
+		t.Fatalf("a on the promise opened %v", m.dialog)
+	}
+	press(m, "n", "j")
+	if c := m.target.Selected(); c == nil || c.Version != "4.4.5" || m.c.Keys.AcceptRisk.Help().Desc != "accept risk" {
+		t.Fatalf("after the refusals the first alternative: %+v", c)
+	}
+	press(m, "a")
+	if m.dialog == nil || m.dialog.Kind != dialog.AcceptRisk {
+		t.Fatalf("a on the risky alternative opened %v", m.dialog)
+	}
+}
+
+// TestRemediationScreensFitEverySize: the wedge sessions' screens fill every
+// terminal from 80×24 up exactly, as the incident's do.
+func TestRemediationScreensFitEverySize(t *testing.T) {
+	for _, ex := range []string{pdbExample, guardExample, adminAckExample} {
+		m := newTestModel(t, remediationSession(t, ex, &fakeRunner{}), 80, 24)
+		for _, w := range []int{80, 99, 120, 139, 140, 200} {
+			for _, h := range []int{24, 39, 40, 60} {
+				send(m, teaSize(w, h))
+				for _, k := range []string{"1", "2", "3", "j", "4", "?"} {
+					press(m, k)
+					checkFrame(t, m.View(), w, h)
+					if k == "?" {
+						press(m, "?")
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRevertOnStopThatFailsStaysOnScreen: when the engine cannot write a
+// temporary change's pre-image back, the change stays in the header and the
+// Apply screen says NOT REVERTED with the command that restores it by hand.
+func TestRevertOnStopThatFailsStaysOnScreen(t *testing.T) {
+	f := &fakeRunner{failRevert: true}
+	s := remediationSession(t, pdbExample, f)
+	s.PlanPath, s.PlanDigest = "plan.json", "sha256:feed"
+	s.Options.IHaveABackup = true
+	p := s.Plan
+	f.blockGate = p.Steps[2].ID
+	m := newTestModel(t, s, 100, 30)
+	d := newDriver(t, m)
+	d.press("4", "a")
+	d.answer("y")
+	d.asked(p.Steps[0].ID)
+	d.press("y")
+	d.asked(p.Steps[1].ID)
+	d.press("y")
+	d.until("the drain wait", func() bool { return m.steps.Status(p.Steps[2].ID) == common.StepWaiting })
+	d.press("q")
+	d.answer("y")
+	d.finished()
+	if len(m.header.Temporary) != 1 {
+		t.Fatalf("the unreverted change left the header: %v", m.header.Temporary)
+	}
+	v := flat(m.View())
+	for _, want := range []string{"NOT REVERTED", "was edited since step 002-relax-pdb-ci-deck", "restore it by hand: oc patch poddisruptionbudget/deck -n ci"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the Apply screen lacks %q:\n%s", want, m.View())
+		}
+	}
+	if !strings.Contains(strings.Join(m.apply.Log(), "\n"), "[002] NOT REVERTED: could not revert") {
+		t.Errorf("the log lacks the failed revert:\n%s", strings.Join(m.apply.Log(), "\n"))
+	}
+}
