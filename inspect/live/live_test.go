@@ -57,6 +57,8 @@ func absentIn(s *inspect.Snapshot) map[string]bool {
 			out[inspect.CodeNotCollected+"@resource/"+r.Key()] = true
 		}
 	}
+	// A source that predates the wedge facts says so in one line.
+	out[inspect.CodeNotCollected+"@resources/wedge-facts"] = true
 	return out
 }
 

@@ -486,8 +486,18 @@ func (op *operator) startInstaller(ctx context.Context, node, name string) (*cor
 			},
 		}
 		created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			// An installer of this name that has not finished is the one this
+			// node is running (an attempt interrupted before it ended, as when
+			// the operator's own Deployment rolls): library-go never starts a
+			// second installer beside a running one, so neither does this.
+			if live, gerr := pods.Get(ctx, name, metav1.GetOptions{}); gerr == nil &&
+				live.Status.Phase != corev1.PodSucceeded && live.Status.Phase != corev1.PodFailed {
+				return live, nil
+			}
+		}
 		if apierrors.IsAlreadyExists(err) && retry < 10 {
-			// Left by an earlier run of the simulator: take the next retry name.
+			// Left finished by an earlier run of the simulator: take the next retry name.
 			name = fmt.Sprintf("installer-%s-retry-%d-%s", rev, retry, node)
 			continue
 		}
