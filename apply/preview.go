@@ -39,5 +39,5 @@ func (e *Engine) Preview(ctx context.Context, p *plan.Plan, stepID string) (*Cha
 	if err != nil {
 		return nil, fmt.Errorf("previewing step %s: %w", s.ID, err)
 	}
-	return &ChangeInfo{Operation: m.op, Object: m.object, Diff: m.diff, DryRun: true}, nil
+	return m.changeInfo(true), nil
 }

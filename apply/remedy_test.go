@@ -235,8 +235,15 @@ func TestDryRunOfARemediationPlanChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after.ResourceVersion != pdb.ResourceVersion {
-		t.Errorf("a dry run changed the budget (resourceVersion %s -> %s)", pdb.ResourceVersion, after.ResourceVersion)
+	// The disruption controller writes the budget's status meanwhile (a new
+	// resourceVersion): compare what recover would change, and who wrote it.
+	if !reflect.DeepEqual(after.Spec, pdb.Spec) {
+		t.Errorf("a dry run changed the budget's spec: %+v -> %+v", pdb.Spec, after.Spec)
+	}
+	for _, mf := range after.ManagedFields {
+		if mf.Manager == "recover" {
+			t.Errorf("a dry run wrote the budget as recover: %+v", mf)
+		}
 	}
 	got := map[string]*apply.ChangeInfo{}
 	for _, ev := range events {
@@ -249,5 +256,39 @@ func TestDryRunOfARemediationPlanChangesNothing(t *testing.T) {
 	}
 	if c := got[revert]; c == nil || !strings.Contains(c.Note, "journals its pre-image when it runs") {
 		t.Errorf("revert in a dry run: %+v", c)
+	}
+}
+
+// The TUI's diff preview is the engine's own preparation of the step: for a
+// remediation step it carries the fields it changes and their live pre-image, as
+// the run's diff event does.
+func TestPreviewOfARemediationStepCarriesItsFields(t *testing.T) {
+	c, ctx := setup(t)
+	pdb := newPDB(t, ctx, c, "preview")
+	p, relax, _ := relaxPlan(pdb)
+	e, err := apply.New(c.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := e.Preview(ctx, p, relax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.Remedy != plan.RemedyRelaxPDB || len(ci.Fields) != 2 || len(ci.PreImage) == 0 || ci.RevertedBy == "" || !ci.DryRun {
+		t.Errorf("preview of %s: %+v", relax, ci)
+	}
+	after, err := c.Kube.PolicyV1().PodDisruptionBudgets(remedyNS).Get(ctx, "preview", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The disruption controller writes the budget's status meanwhile: compare
+	// what recover would change, and who wrote it.
+	if !reflect.DeepEqual(after.Spec, pdb.Spec) {
+		t.Errorf("a preview changed the budget's spec: %+v -> %+v", pdb.Spec, after.Spec)
+	}
+	for _, mf := range after.ManagedFields {
+		if mf.Manager == "recover" {
+			t.Errorf("a preview wrote the budget as recover: %+v", mf)
+		}
 	}
 }

@@ -4,19 +4,29 @@
 //
 // # Screens
 //
-//	1 Overview  the cluster's claim beside the reality; operators by version,
-//	            marked by their distance to the target; nodes by kubelet version;
-//	            static pods whose claim differs; findings with evidence (/ filters)
-//	2 Target    the chosen release and why; the alternatives with rule and reason;
-//	            a accepts a named conditional-update risk (confirmed, then re-planned)
-//	3 Plan      the steps (level, component, action, gate, status); the selected
-//	            step's reason, gate, diff against the live object (d) and manifest
+//	1 Overview  why the cluster is stuck (inspect's ranked wedges, the next
+//	            command); the cluster's claim beside the reality; operators by
+//	            version, marked by their distance to the target; nodes by kubelet
+//	            version; static pods whose claim differs; findings with their
+//	            class (BLOCKS or informs) and evidence (/ filters)
+//	2 Target    the chosen release and why, or for a remediation plan why none is
+//	            needed; the remediations and the refused remedies; the
+//	            alternatives with rule and reason; a accepts a named
+//	            conditional-update risk or an admin's promise (confirmed, then
+//	            re-planned)
+//	3 Plan      the steps (level, component or remedy, action, gate, status; a
+//	            temporary change and its revert marked →007/←005, p jumps between
+//	            them); the selected step's reason, the finding it answers, its
+//	            Change (before -> patch), gate, diff against the live object (d)
+//	            and manifest
 //	4 Apply     the run: the current step and its change, the engine's question
 //	            (y apply, s skip, r retry, q abort), the gate being waited for with
 //	            spinner, elapsed time and progress, the event log, the result
 //
 // The header always shows the CVO's state (running, disabled by recover,
-// restored), the claimed version, the target and READ-ONLY when nothing may change.
+// restored), the claimed version, the target and READ-ONLY when nothing may
+// change, and every temporary change in place (a relaxed PodDisruptionBudget)
+// until its revert step or the engine's revert on stop restores it.
 //
 // # Components
 //

@@ -2,7 +2,9 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -10,7 +12,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/tui/common"
 )
 
 // fakeRunner stands in for the engine in the pure tests: it emits the engine's
@@ -27,6 +31,8 @@ type fakeRunner struct {
 	blockGate string
 	// refuse makes preflight refuse the first run (before any journal exists).
 	refuse bool
+	// failRevert makes the revert on stop fail (someone edited the object).
+	failRevert bool
 }
 
 func (f *fakeRunner) record(o apply.Options) {
@@ -64,7 +70,9 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 		one := int32(1)
 		res := &apply.Result{StepsTotal: len(p.Steps), Journal: opts.JournalPath, DryRun: opts.DryRun}
 		disabled := false
+		revertNote := ""
 		finish := func(o apply.Outcome, msg string, at string) {
+			msg += revertNote
 			res.Outcome, res.Message, res.StoppedAt = o, msg, at
 			if o != apply.OutcomeCompleted {
 				res.Err = fmt.Errorf("%s", msg)
@@ -89,6 +97,31 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 			f.mu.Unlock()
 			return d
 		}
+		// outstanding are the temporary changes made and not yet reverted;
+		// revertOnStop undoes them, newest first, as the engine does when a run
+		// stops before their revert steps.
+		var outstanding []*plan.Step
+		revertOnStop := func() {
+			for i := len(outstanding) - 1; i >= 0; i-- {
+				t := outstanding[i]
+				ti := apply.StepInfo{ID: t.ID, Action: t.Action, Object: t.Object(), Remedy: t.Remedy, RevertedBy: t.RevertedBy}
+				back := revertChange(t)
+				emit(apply.Event{Type: apply.EventReverting, Step: &ti, Change: back, Message: "reverting the temporary change of step " + t.ID})
+				if f.failRevert {
+					why := t.Object() + " was edited since step " + t.ID + " journaled its pre-image"
+					emit(apply.Event{Type: apply.EventReverted, Step: &ti, Error: why, Message: "could not revert the temporary change of step " + t.ID + ": " + why})
+					res.NotReverted = append(res.NotReverted, apply.RevertInfo{Step: t.ID, RevertedBy: t.RevertedBy, Object: t.Object(), PreImage: back.PreImage, Error: why,
+						Command: "oc patch poddisruptionbudget/deck -n ci --type merge -p '{\"spec\":{\"minAvailable\":2}}'"})
+					continue
+				}
+				done := *back
+				done.Result = "reverted"
+				emit(apply.Event{Type: apply.EventReverted, Step: &ti, Change: &done, Message: t.Object() + " restored to its pre-image because the run stopped before step " + t.RevertedBy + ", which restores it; a resume makes the change again"})
+				res.Reverted = append(res.Reverted, apply.RevertInfo{Step: t.ID, RevertedBy: t.RevertedBy, Object: t.Object(), PreImage: back.PreImage, Result: "reverted"})
+				revertNote += "; reverted the temporary change of step " + t.ID + " to its journaled pre-image"
+			}
+			outstanding = nil
+		}
 		emit(apply.Event{Type: apply.EventRunStarted, Message: fmt.Sprintf("applying plan to %s (%d steps)", p.Target.Version, len(p.Steps)),
 			Run: &apply.RunInfo{TargetVersion: p.Target.Version, Steps: len(p.Steps), Journal: opts.JournalPath, DryRun: opts.DryRun, Resume: opts.Resume}})
 		f.mu.Lock()
@@ -109,9 +142,12 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 			if s.Action != plan.ActionWait {
 				change := &apply.ChangeInfo{Operation: "update", Object: info.Object,
 					Diff: "--- live\n+++ plan\n@@ -1,3 +1,3 @@\n spec:\n-  version: 4.4.3\n+  version: 4.4.4\n"}
+				if rc := remedyChange(p, s); rc != nil {
+					change = rc
+				}
 				emit(apply.Event{Type: apply.EventDiff, Step: &info, Change: change, Message: "update " + info.Object})
 				options := []apply.Decision{apply.Abort, apply.Proceed, apply.Skip}
-				if s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO {
+				if s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO || s.Action == plan.ActionRevert {
 					options = []apply.Decision{apply.Abort, apply.Proceed}
 				}
 				switch decide(apply.Request{Kind: apply.RequestStep, Step: info, Message: "update " + info.Object + " (" + s.Reason + ")", Change: change, Options: options}) {
@@ -120,6 +156,7 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 					emit(apply.Event{Type: apply.EventSkipped, Step: &info, Message: "skipped by the user"})
 					continue
 				case apply.Abort:
+					revertOnStop()
 					finish(apply.OutcomeAborted, "aborted by the user before step "+s.ID, s.ID)
 					return
 				}
@@ -132,7 +169,21 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 					disabled = false
 					emit(apply.Event{Type: apply.EventCVO, Message: "scaled the cluster-version operator back to 1", CVO: &apply.CVOInfo{State: apply.CVORestoring, Replicas: 1, OriginalReplicas: &one}})
 				}
-				emit(apply.Event{Type: apply.EventApplied, Step: &info, Change: &apply.ChangeInfo{Operation: "update", Object: info.Object, Result: "updated"}, Message: "updated " + info.Object})
+				applied := apply.ChangeInfo{Operation: "update", Object: info.Object, Result: "updated"}
+				if s.Change != nil || s.CSR != nil {
+					applied = *change
+					applied.Result = map[plan.Action]string{plan.ActionRevert: "reverted", plan.ActionApproveCSR: "approved"}[s.Action]
+					if applied.Result == "" {
+						applied.Result = "patched"
+					}
+				}
+				if s.RevertedBy != "" {
+					outstanding = append(outstanding, s)
+				}
+				if s.Reverts != "" {
+					outstanding = slices.DeleteFunc(outstanding, func(o *plan.Step) bool { return o.ID == s.Reverts })
+				}
+				emit(apply.Event{Type: apply.EventApplied, Step: &info, Change: &applied, Message: applied.Result + " " + info.Object})
 			}
 			if g := s.Gate; g != nil {
 				gi := &apply.GateInfo{Kind: g.Kind, Subject: string(g.Kind), Description: g.Description, TimeoutSeconds: 1800}
@@ -140,6 +191,7 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 				emit(apply.Event{Type: apply.EventWaiting, Step: &info, Gate: gi, Message: gi.Message})
 				if s.ID == f.blockGate {
 					<-ctx.Done()
+					revertOnStop()
 					finish(apply.OutcomeAborted, "interrupted: context canceled", s.ID)
 					return
 				}
@@ -147,6 +199,7 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 					emit(apply.Event{Type: apply.EventGateFailed, Step: &info, Gate: gi, Error: "timed out after 30m", Message: "timed out after 30m"})
 					switch decide(apply.Request{Kind: apply.RequestGate, Step: info, Message: "timed out after 30m", Gate: gi, Options: []apply.Decision{apply.Abort, apply.Retry, apply.Skip}}) {
 					case apply.Abort:
+						revertOnStop()
 						finish(apply.OutcomeGateFailed, "step "+s.ID+": timed out after 30m", s.ID)
 						return
 					case apply.Skip:
@@ -244,10 +297,69 @@ func (d *driver) finished() {
 func (f *fakeRunner) Preview(_ context.Context, p *plan.Plan, stepID string) (*apply.ChangeInfo, error) {
 	f.record(apply.Options{DryRun: true, FromStep: stepID, UntilStep: stepID})
 	for i := range p.Steps {
+		if s := &p.Steps[i]; s.ID == stepID && (s.Change != nil || s.CSR != nil) {
+			// The real Preview returns the operation, the object and the field
+			// lines; a revert has no journaled pre-image to restore yet.
+			if s.Action == plan.ActionRevert {
+				return &apply.ChangeInfo{Operation: "unchanged", Object: s.Object(), DryRun: true}, nil
+			}
+			c := remedyChange(p, s)
+			return &apply.ChangeInfo{Operation: c.Operation, Object: c.Object, Diff: c.Diff, DryRun: true}, nil
+		}
 		if p.Steps[i].ID == stepID {
 			return &apply.ChangeInfo{Operation: "update", Object: p.Steps[i].Object(), DryRun: true,
 				Diff: "--- live\n+++ plan\n@@ -1,3 +1,3 @@\n spec:\n-  version: 4.4.3\n+  version: 4.4.4\n"}, nil
 		}
 	}
 	return nil, fmt.Errorf("the plan has no step %q", stepID)
+}
+
+// remedyChange is the change the fake engine prepares for a remediation step,
+// shaped as the real one's: the fields that change from their live value (the
+// snapshot's, here) to the new one, the pre-image, the pairing.
+func remedyChange(p *plan.Plan, s *plan.Step) *apply.ChangeInfo {
+	switch {
+	case s.Action == plan.ActionRevert:
+		if t := common.StepByID(p, s.Reverts); t != nil {
+			c := revertChange(t)
+			c.Reverts, c.RevertedBy = t.ID, ""
+			return c
+		}
+	case s.CSR != nil:
+		return &apply.ChangeInfo{Operation: "approve", Object: s.Object(), Remedy: s.Remedy, VouchedBy: s.CSR.VouchedBy,
+			Diff: "status.conditions: + Approved (" + s.CSR.VouchedBy + ")\n"}
+	case s.Change != nil:
+		c := &apply.ChangeInfo{Operation: "patch", Object: s.Object(), Remedy: s.Remedy, RevertedBy: s.RevertedBy, PreImage: map[string]json.RawMessage{}}
+		for i, f := range common.ChangeFields(s.Change) {
+			k := journal.FieldKey(s.Change.Fields[i])
+			c.PreImage[k] = rawValue(f.Before)
+			if f.Before != f.After {
+				c.Fields = append(c.Fields, apply.FieldChange{Path: k, From: rawValue(f.Before), To: rawValue(f.After)})
+				c.Diff += k + ": " + f.Before + " -> " + f.After + "\n"
+			}
+		}
+		return c
+	}
+	return nil
+}
+
+// revertChange is the change that writes a temporary change's pre-image back.
+func revertChange(t *plan.Step) *apply.ChangeInfo {
+	c := &apply.ChangeInfo{Operation: "revert", Object: t.Object(), Remedy: t.Remedy, Reverts: t.ID, PreImage: map[string]json.RawMessage{}}
+	for i, f := range common.ChangeFields(t.Change) {
+		k := journal.FieldKey(t.Change.Fields[i])
+		c.PreImage[k] = rawValue(f.Before)
+		if f.Before != f.After {
+			c.Fields = append(c.Fields, apply.FieldChange{Path: k, From: rawValue(f.After), To: rawValue(f.Before)})
+			c.Diff += k + ": " + f.After + " -> " + f.Before + "\n"
+		}
+	}
+	return c
+}
+
+func rawValue(text string) json.RawMessage {
+	if text == "(absent)" {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(text)
 }

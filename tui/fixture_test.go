@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
@@ -182,3 +184,54 @@ func press(m *Model, ks ...string) {
 func teaSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
 
 func stepStatus(s string) common.StepStatus { return common.StepStatus(s) }
+
+// wedgeSnapshot reads the must-gather of a wedge example (examples/<name>).
+func wedgeSnapshot(t testing.TB, name string) *inspect.Snapshot {
+	t.Helper()
+	s, err := mustgather.New(filepath.Join(repoRoot(), "examples", name, "must-gather")).Collect(context.Background())
+	if err != nil {
+		t.Fatalf("reading the %s must-gather: %v", name, err)
+	}
+	return s
+}
+
+// planTime is the clock of the plans the tests make, so plan IDs and reasons
+// render the same.
+func planTime() time.Time { return time.Date(2020, 5, 25, 9, 0, 0, 0, time.UTC) }
+
+// remediationSession is a live-looking session over a wedge example's snapshot
+// whose plan the planner makes without a graph (a remediation plan), as
+// recover tui does when no new release is needed; Replan runs the planner
+// again with more names accepted. The plan is whatever plan.Make returns for
+// accept: a *plan.RemedyRefusedError leaves the session without a plan,
+// showing the refusals.
+func remediationSession(t testing.TB, example string, f *fakeRunner, accept ...string) *Session {
+	t.Helper()
+	snap := wedgeSnapshot(t, example)
+	s := &Session{
+		Source:   "live https://api.wedged.example:6443",
+		Snapshot: snap,
+		Engine:   f,
+		Options:  apply.Options{JournalPath: "run.journal"},
+		Accepted: accept,
+	}
+	if f == nil {
+		s.Engine = nil
+		s.Source = "must-gather examples/" + example + "/must-gather"
+		s.ReadOnly, s.ReadOnlyReason = true, "must-gather session"
+	}
+	s.Replan = func(ctx context.Context, accept []string) (*plan.Plan, error) {
+		return plan.Make(ctx, plan.Options{Snapshot: snap, Accept: accept, Now: planTime, Generator: "recover (tui test)"})
+	}
+	p, err := s.Replan(context.Background(), accept)
+	var rre *plan.RemedyRefusedError
+	switch {
+	case errors.As(err, &rre):
+		s.PlanErr = err
+	case err != nil:
+		t.Fatalf("planning %s: %v", example, err)
+	default:
+		s.Plan = p
+	}
+	return s
+}

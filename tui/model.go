@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -78,6 +77,8 @@ type Model struct {
 	ticking bool
 	// reloading is set while the cluster is being re-read.
 	reloading bool
+	// temporary are the temporary changes in place (temporary.go).
+	temporary []temporary
 	// journal is the journal the next start resumes ("" starts a new run).
 	journal string
 	backup  bool
@@ -129,6 +130,7 @@ func New(s *Session, o Options) *Model {
 	if s.Resume {
 		m.journal = s.Options.JournalPath
 		m.applyJournal(s.Journal)
+		m.temporaryFromJournal(s.Journal)
 		m.active = ScreenApply
 	}
 	m.apply.Info = m.applyInfo()
@@ -144,9 +146,10 @@ func (m *Model) setPlan(p *plan.Plan, err error) {
 	}
 	m.target.SetReplan(m.session.Replan != nil)
 	m.steps.SetPlan(p)
-	m.header.Target = ""
+	m.header.Target, m.header.Remediation = "", false
 	if p != nil {
 		m.header.Target = p.Target.Version
+		m.header.Remediation = p.Mode == plan.ModeRemediation
 		m.overview.SetTarget(p.Target.Version)
 	}
 }
@@ -185,8 +188,21 @@ func (m *Model) applyJournal(j *journal.State) {
 			m.steps.SetStatus(st.ID, common.StepFailed)
 		case journal.StepInFlight, journal.StepApplied:
 			m.steps.SetStatus(st.ID, common.StepApplied)
+		case journal.StepReverted:
+			m.steps.SetStatus(st.ID, common.StepReverted)
 		}
 	}
+}
+
+// temporaryChanges counts the plan's temporary changes (steps a revert step undoes).
+func temporaryChanges(p *plan.Plan) int {
+	n := 0
+	for _, s := range p.Steps {
+		if s.RevertedBy != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func deref(p *int32, def int32) int32 {
@@ -202,6 +218,7 @@ func (m *Model) applyInfo() applyview.Info {
 	info := applyview.Info{ReadOnly: s.readOnlyReason(), Journal: s.Options.JournalPath}
 	if s.Plan != nil {
 		info.Target, info.Steps = s.Plan.Target.Version, len(s.Plan.Steps)
+		info.Remediation = s.Plan.Mode == plan.ModeRemediation
 	}
 	if m.journal != "" {
 		info.Resume, info.Journal = true, m.journal
@@ -420,6 +437,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case target.AcceptRiskMsg:
 		m.openAcceptRisk(msg.Candidate)
 		return nil
+	case target.AcceptPromiseMsg:
+		m.openAcceptPromise(msg.Refused)
+		return nil
 	case replanMsg:
 		return m.handleReplan(msg)
 	case savedMsg:
@@ -540,7 +560,14 @@ func (m *Model) openStart() {
 	if m.journal != "" {
 		verb, title = "Resume", "Resume the interrupted run?"
 	}
-	body := []string{fmt.Sprintf("%s applying the plan to %s (%d steps). The engine first checks permissions, that the plan is not stale and the backup, and takes the apply lock. The CVO is disabled at its step and restored at the end; every change is journaled first and asked for (y apply, s skip, q abort).", verb, p.Target.Version, len(p.Steps))}
+	what := "the plan to " + p.Target.Version
+	if p.Mode == plan.ModeRemediation {
+		what = "the remediation plan (no new release)"
+	}
+	body := []string{fmt.Sprintf("%s applying %s (%d steps). The engine first checks permissions, that the plan is not stale and the backup, and takes the apply lock. The CVO is disabled at its step and restored at the end; every change is journaled first and asked for (y apply, s skip, q abort).", verb, what, len(p.Steps))}
+	if n := temporaryChanges(p); n > 0 {
+		body = append(body, fmt.Sprintf("%d step(s) make a temporary change (a relaxed PodDisruptionBudget): its pre-image is journaled before the change, its revert step writes it back, and if the run stops before that step the engine writes it back itself.", n))
+	}
 	if m.journal != "" {
 		body = append(body, "Journal: "+m.journal+" ("+resumeState(s.Journal, m.result)+").")
 	} else if s.PlanPath == "" {
@@ -575,6 +602,11 @@ func (m *Model) openAbort() {
 		body = append(body, "The cluster-version operator was already handed back and keeps running.")
 	default:
 		body = append(body, "The cluster-version operator has not been touched by this run: it keeps its state ("+m.header.CVO.Text()+").")
+	}
+	for _, t := range m.temporary {
+		if t.failed == "" {
+			body = append(body, "Temporary change in place: "+t.text+". The engine writes its journaled pre-image back before it stops; a resume makes the change again.")
+		}
 	}
 	body = append(body, "After the abort this screen shows the engine's exact commands to resume the run or to restore the CVO; they are printed again when you quit.")
 	m.newDialog(dialog.Abort, "Abort the run?", body, "abort the run", "keep running", nil)
@@ -637,16 +669,13 @@ func (m *Model) handleAnswer(a dialog.AnswerMsg) tea.Cmd {
 		// Still saving the plan: the engine has not started; do not start it.
 		m.apply.SetStartError(errors.New("start cancelled before the engine ran; nothing was changed"))
 		return nil
-	case dialog.AcceptRisk:
+	case dialog.AcceptRisk, dialog.AcceptPromise:
 		names, _ := a.Data.([]string)
-		accept := append([]string(nil), m.session.Accepted...)
-		for _, n := range names {
-			if !slices.Contains(accept, n) {
-				accept = append(accept, n)
-			}
+		if m.session.Replan == nil || m.apply.Phase() != applyview.Idle {
+			return nil
 		}
 		m.target.SetBusy("accepting " + strings.Join(names, ", "))
-		return replan(m.ctx, m.session.Replan, accept)
+		return replan(m.ctx, m.session.Replan, m.withAccepted(names))
 	}
 	return nil
 }
@@ -695,6 +724,9 @@ func (m *Model) handleReplan(msg replanMsg) tea.Cmd {
 	m.setPlan(msg.plan, nil)
 	m.apply.Info = m.applyInfo()
 	m.flash = "re-planned: target " + msg.plan.Target.Version
+	if msg.plan.Mode == plan.ModeRemediation {
+		m.flash = fmt.Sprintf("re-planned: remediation only, %d remediation(s), accepting %s", len(msg.plan.Remediations), strings.Join(msg.accepted, ", "))
+	}
 	return nil
 }
 
@@ -739,6 +771,7 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 	}
 	ev := msg.ev
 	m.apply.HandleEvent(ev)
+	m.temporaryFromEvent(ev)
 	if ev.Step != nil {
 		cur := m.stepStatus(ev.Step.ID)
 		if st, ok := statusFor(ev, cur); ok {
@@ -759,6 +792,7 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 	if ev.Type == apply.EventDone && ev.Result != nil {
 		m.result = ev.Result
 		r := ev.Result
+		m.temporaryFromResult(r)
 		if r.CVODisabled {
 			m.header.CVO = header.CVO{State: header.CVODisabled, Original: r.CVOReplicas}
 		}
@@ -870,13 +904,18 @@ type State struct {
 	CVO string
 	// Result is the last run's result.
 	Result *apply.Result
-	// Target is the plan's target version, "" without a plan.
+	// Target is the plan's target version, "" without a plan (and for a
+	// remediation plan, which has none).
 	Target string
+	// Temporary are the temporary changes in place, as the header names them
+	// ("PDB ci/deck relaxed by step 002 — restored by step 004").
+	Temporary []string
 }
 
 // State returns the session's state.
 func (m *Model) State() State {
-	st := State{Screen: m.active, Phase: m.apply.Phase(), Pending: m.apply.Request(), CVO: m.header.CVO.Text(), Result: m.result, Target: m.header.Target}
+	st := State{Screen: m.active, Phase: m.apply.Phase(), Pending: m.apply.Request(), CVO: m.header.CVO.Text(), Result: m.result, Target: m.header.Target,
+		Temporary: append([]string(nil), m.header.Temporary...)}
 	if m.dialog != nil {
 		st.Dialog = m.dialog.Kind
 	}

@@ -1,9 +1,9 @@
 package tui
 
 import (
-	"fmt"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"

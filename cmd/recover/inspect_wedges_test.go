@@ -68,7 +68,7 @@ var wedgeFixtures = []wedgeFixture{
 		absent: []string{inspect.CodeInstallerSucceededWithoutRevision, inspect.CodeStaticPodRevisionMismatch},
 	},
 	{
-		dir:    "testdata/wedges/csr-bootstrap",
+		dir: "testdata/wedges/csr-bootstrap",
 		// worker-3 has a Machine: approving its vouched request unblocks it;
 		// worker-9 has neither node nor Machine: its request is to look at,
 		// never to approve, and holds no update.

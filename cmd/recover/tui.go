@@ -74,8 +74,9 @@ other commands run:
 
   1 Overview  the cluster's claim beside what runs, operators by version, nodes by
               kubelet, findings with evidence (/ filters)
-  2 Target    the chosen release and why, the alternatives with their rules; a
-              accepts a named conditional-update risk and re-plans
+  2 Target    the chosen release and why (or why none is needed: the remedies),
+              the alternatives with their rules, the refused remedies; a accepts
+              a conditional-update risk or an admin's promise and re-plans
   3 Plan      the steps with level, component, action and gate; the selected
               step's manifest and its diff against the live object (d)
   4 Apply     the run, asking before every change: y apply, s skip, r retry,
@@ -84,7 +85,11 @@ other commands run:
 It reads the live cluster by default. --must-gather, --insights-archive, --from-file
 and --snapshot open a read-only session (and so does --read-only): the keys that
 change the cluster are removed. --plan opens a saved plan; --graph and --payload
-compute one here; --resume reattaches to an interrupted run.
+compute one here; --resume reattaches to an interrupted run. Without any of them,
+when the cluster needs no new release, the session makes the remediation plan as
+'recover plan' does (relax a PDB and restore it, approve vouched CSRs, unpause a
+pool; the admin's promises with --accept, or accepted on the Target screen);
+when it needs one, the Target screen says why and how to get a plan.
 
 It needs a terminal. Scripts use 'recover apply --plan FILE --yes' instead; without
 a terminal tui exits 2 and says so. After a run it exits with apply's codes (9 gate
@@ -96,8 +101,11 @@ restore the CVO. Keys and screens: docs/tui.md.`,
   # Compute the plan in the session from a graph and a payload
   recover tui --graph graph.json --graph-data ./cincinnati-graph-data --payload ./release-4.4.4
 
-  # Look at a must-gather (read-only)
+  # Look at a must-gather (read-only); its remediation plan when no new release is needed
   recover tui --must-gather ./must-gather.local.123
+
+  # The live cluster's remediation plan, accepting an admin's promise
+  recover tui --accept admin-ack:ack-4.18-kube-1.32-api-removals-in-4.19 --backup-record backup.yaml
 
   # Reattach to an interrupted run
   recover tui --resume recover-apply-20200524T160251Z.journal`,
@@ -121,7 +129,7 @@ restore the CVO. Keys and screens: docs/tui.md.`,
 	fs.StringVar(&o.journalPath, "journal", "", "Journal a run writes (default recover-apply-<time>.journal in the current directory).")
 	fs.StringVar(&o.planOut, "plan-out", "", "Where a plan computed in the session is saved before it is applied (default recover-plan-<time>.json).")
 	fs.BoolVar(&o.readOnly, "read-only", false, "Look only: remove every key that changes the cluster.")
-	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names to accept when computing the plan (comma-separated; the Target screen accepts more).")
+	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names (with --graph) and remedies that are the admin's promise ("+plan.AcceptUsage+") to accept when computing the plan (comma-separated; the Target screen accepts more).")
 	fs.StringVar(&o.backupRecord, "backup-record", "", "etcd backup record (path, sha256, etcdRevision, clusterVersion) a run checks and journals.")
 	fs.BoolVar(&o.iHaveABackup, "i-have-a-backup", false, "Acknowledge that a current etcd backup exists (otherwise starting a run asks).")
 	fs.BoolVar(&o.allowStale, "allow-stale", false, "Apply even if the cluster changed since the plan was made.")
@@ -182,10 +190,22 @@ func (o *tuiOptions) validateFlags() error {
 		return usageError{msg: "--graph/--payload compute a plan; --plan and --resume open a saved one: give one or the other"}
 	case o.backupRecord != "" && o.iHaveABackup:
 		return usageError{msg: "pass either --backup-record FILE or --i-have-a-backup, not both"}
-	case (len(o.accept) > 0 || o.forceReason != "" || o.policy.path != "" || o.signatures.given()) && !computing:
-		return usageError{msg: "--accept, --force-reason, --policy, --release-keyring and --signature-store are for computing a plan: pass them with --graph and --payload"}
+	case (len(o.accept) > 0 || o.policy.path != "") && (o.planPath != "" || o.resume != ""):
+		return usageError{msg: "--accept and --policy are for computing a plan; --plan and --resume open a saved one: drop one or the other"}
+	case (o.forceReason != "" || o.signatures.given()) && !computing:
+		return usageError{msg: "--force-reason, --release-keyring and --signature-store are for planning a new release: pass them with --graph and --payload"}
 	case o.gateTimeouts.given() && (!o.source.Live() || o.readOnly):
 		return usageError{msg: "--gate-timeout is for a run on the live cluster: drop it, or drop --read-only and the offline source"}
+	}
+	if err := plan.ValidateAccept(o.accept); err != nil {
+		return usageError{msg: err.Error()}
+	}
+	if !computing {
+		for _, a := range o.accept {
+			if !plan.IsRemedyName(a) {
+				return usageError{msg: "--accept " + a + " names a conditional-update risk, which only a plan to a new release accepts: pass it with --graph and --payload (without them --accept takes remedy names: " + plan.AcceptUsage + ")"}
+			}
+		}
 	}
 	timeouts, err := o.gateTimeouts.parse()
 	if err != nil {
@@ -253,8 +273,9 @@ func (o *tuiOptions) buildSession(ctx context.Context) (*tui.Session, error) {
 			return nil, err
 		}
 	default:
-		s.PlanHint = "Open a saved plan with 'recover tui --plan plan.json', or compute one here with " +
-			"'recover tui --graph GRAPH [--graph-data DIR] --payload DIR|PULLSPEC' (the same flags as 'recover plan')."
+		if err := o.planRemediation(ctx, s); err != nil {
+			return nil, err
+		}
 	}
 
 	if live {
@@ -425,12 +446,64 @@ func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
 	fmt.Fprintf(o.g.streams.ErrOut, "recover tui: planning with %s ...\n", o.inputs.Graph)
 	p, err := s.Replan(ctx, o.accept)
 	var nte *plan.NoTargetError
+	var rre *plan.RemedyRefusedError
 	switch {
 	case errors.As(err, &nte):
 		s.PlanErr, s.Accepted = err, o.accept
 		if nte.Selection != nil {
 			s.Candidates = nte.Selection.Candidates
 		}
+		return nil
+	case errors.As(err, &rre):
+		// What holds the cluster has only refused remedies: the Target screen
+		// shows them, and a accepts an admin's promise among them.
+		s.PlanErr, s.Accepted = err, o.accept
+		return nil
+	case err != nil:
+		return err
+	}
+	s.Plan, s.Accepted = p, o.accept
+	return nil
+}
+
+// planHint is how to get a plan when the session has none.
+const planHint = "Open a saved plan with 'recover tui --plan plan.json', or compute one here with " +
+	"'recover tui --graph GRAPH [--graph-data DIR] --payload DIR|PULLSPEC' (the same flags as 'recover plan')."
+
+// planRemediation is the session without --graph, --payload, --plan or
+// --resume, as 'recover plan' decides it: when the snapshot needs no new release
+// and shows a wedge the remedies answer, the planner makes the remediation plan
+// (no graph) and Replan makes it again with more promises accepted; when a new
+// release is needed the Target screen says why and how to get a plan. A
+// RemedyRefusedError opens the session too: the Target screen shows the
+// refusals.
+func (o *tuiOptions) planRemediation(ctx context.Context, s *tui.Session) error {
+	snap := s.Snapshot
+	if needs := plan.TargetNeeded(snap); len(needs) > 0 {
+		var why []string
+		for _, n := range needs {
+			why = append(why, n.Reason)
+		}
+		s.PlanHint = "A new release is needed, not only remedies: " + strings.Join(why, "; ") + ". " + planHint
+		return nil
+	}
+	if !plan.Remedial(snap, o.accept) {
+		s.PlanHint = "Nothing to remedy: inspect finds no wedge the remedies answer, and no new release is needed. To plan an update anyway: " + planHint
+		return nil
+	}
+	base := plan.Options{Snapshot: snap, Generator: "recover " + currentVersion().Version, Now: clock()}
+	o.policy.setOn(&base)
+	s.Replan = func(ctx context.Context, accept []string) (*plan.Plan, error) {
+		in := base
+		in.Accept = accept
+		return plan.Make(ctx, in)
+	}
+	fmt.Fprintln(o.g.streams.ErrOut, "recover tui: no new release is needed: planning the remediation only (the CVO resumes its update) ...")
+	p, err := s.Replan(ctx, o.accept)
+	var rre *plan.RemedyRefusedError
+	switch {
+	case errors.As(err, &rre):
+		s.PlanErr, s.Accepted = err, o.accept
 		return nil
 	case err != nil:
 		return err

@@ -52,7 +52,10 @@ func TestTUIRefusesBadInvocations(t *testing.T) {
 		{[]string{"--resume", "x.journal", "--read-only"}, ExitUsage, "--read-only forbids"},
 		{[]string{"--resume", "x.journal", "--journal", "y.journal"}, ExitUsage, "do not pass --journal"},
 		{[]string{"--plan", "plan.json", "--graph", exampleGraph}, ExitUsage, "give one or the other"},
-		{[]string{"--must-gather", mg, "--accept", "EtcdSlow"}, ExitUsage, "pass them with --graph and --payload"},
+		{[]string{"--must-gather", mg, "--accept", "EtcdSlow"}, ExitUsage, "pass it with --graph and --payload"},
+		{[]string{"--must-gather", mg, "--accept", "force-redeployment:kube-proxy"}, ExitUsage, "is not a static-pod component"},
+		{[]string{"--must-gather", mg, "--accept", "admin-ack:"}, ExitUsage, "is not an admin gate key"},
+		{[]string{"--plan", "plan.json", "--accept", "remove-overrides"}, ExitUsage, "drop one or the other"},
 		{[]string{"--must-gather", mg, "--backup-record", "b.yaml", "--i-have-a-backup"}, ExitUsage, "not both"},
 		{[]string{"--must-gather", mg, "--snapshot", "s.json"}, ExitUsage, "cannot be combined"},
 		{[]string{"--snapshot", "-"}, ExitUsage, "save the snapshot to a file"},
@@ -60,7 +63,8 @@ func TestTUIRefusesBadInvocations(t *testing.T) {
 		{[]string{"--must-gather", filepath.Join(t.TempDir(), "nothing")}, ExitBadInput, ""},
 		{[]string{"--must-gather", mg, "--plan", filepath.Join(t.TempDir(), "missing.json")}, ExitBadInput, "plan"},
 		{[]string{"--must-gather", mg, "--graph", filepath.Join(t.TempDir(), "missing.json")}, ExitBadInput, "graph"},
-		{[]string{"--must-gather", mg, "--policy", "p.yaml"}, ExitUsage, "pass them with --graph and --payload"},
+		{[]string{"--plan", "plan.json", "--policy", "p.yaml"}, ExitUsage, "drop one or the other"},
+		{[]string{"--must-gather", mg, "--force-reason", "why"}, ExitUsage, "pass them with --graph and --payload"},
 		{[]string{"--must-gather", mg, "--release-keyring", "k.gpg"}, ExitUsage, "pass them with --graph and --payload"},
 		{[]string{"--must-gather", mg, "--gate-timeout", "cluster-operator=45m"}, ExitUsage, "--gate-timeout is for a run on the live cluster"},
 		{[]string{"--plan", "plan.json", "--read-only", "--gate-timeout", "cluster-operator=45m"}, ExitUsage, "--gate-timeout is for a run on the live cluster"},
@@ -266,5 +270,111 @@ func TestTUIRunSummaryNamesTheNextCommands(t *testing.T) {
 	want := "recover tui: aborted: aborted by the user before step 004-x\nnext:\n  recover apply --resume run.journal --yes\n  oc scale"
 	if !strings.HasPrefix(b.String(), want) {
 		t.Fatalf("summary:\n%s", b.String())
+	}
+}
+
+// wedgeExample is a wedge example's must-gather.
+func wedgeExample(name string) string { return "../../examples/" + name + "/must-gather" }
+
+// TestTUISessionPlansTheRemediation: without --graph, --payload or --plan, a
+// cluster that needs no new release gets the remediation plan recover plan
+// makes (no graph), and every screen shows it.
+func TestTUISessionPlansTheRemediation(t *testing.T) {
+	s, err := session(t, "--must-gather", wedgeExample("pdb-blocks-drain"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Plan == nil || s.Plan.Mode != plan.ModeRemediation || s.Replan == nil || s.PlanPath != "" || !s.ReadOnly {
+		t.Fatalf("session: plan %+v, replan %v, read-only %v", s.Plan, s.Replan != nil, s.ReadOnly)
+	}
+	if len(s.Plan.Remediations) != 1 || s.Plan.Remediations[0].Remedy != plan.RemedyRelaxPDB {
+		t.Fatalf("remediations %+v", s.Plan.Remediations)
+	}
+	out := frames(t, s)
+	for _, want := range []string{"WHY THIS CLUSTER IS STUCK", "DrainBlockedByPDB", "NO NEW RELEASE", "relax-pdb →004", "remediation plan (no new release)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the screens lack %q", want)
+		}
+	}
+}
+
+// TestTUISessionShowsTheRefusals: a guard PDB holds the cluster and recover never
+// relaxes one: plan.Make refuses (exit 12 for recover plan), the session still
+// opens, the Target screen shows the error and the refusal.
+func TestTUISessionShowsTheRefusals(t *testing.T) {
+	s, err := session(t, "--must-gather", wedgeExample("guard-pdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rre *plan.RemedyRefusedError
+	if s.Plan != nil || !errors.As(s.PlanErr, &rre) || !rre.Unsafe() {
+		t.Fatalf("plan %v, error %v", s.Plan, s.PlanErr)
+	}
+	out := frames(t, s)
+	for _, want := range []string{"NO PLAN", "what holds the cluster has no remedy recover may take", "REFUSED", "guard-pdb", "never taken by recover"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the screens lack %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestTUISessionAcceptsAPromise: an unacknowledged admin gate is refused until
+// accepted; --accept takes the remedy name, and so does the Target screen's a,
+// which re-plans and records the name in the plan's inputs.
+func TestTUISessionAcceptsAPromise(t *testing.T) {
+	const name = "admin-ack:ack-4.18-kube-1.32-api-removals-in-4.19"
+	s, err := session(t, "--must-gather", wedgeExample("admin-ack-required"), "--accept", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Plan == nil || !slicesContains(s.Plan.Inputs.Accepted, name) || !slicesContains(s.Accepted, name) {
+		t.Fatalf("with --accept: plan %+v, error %v", s.Plan, s.PlanErr)
+	}
+
+	s, err = session(t, "--must-gather", wedgeExample("admin-ack-required"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rre *plan.RemedyRefusedError
+	if s.Plan != nil || !errors.As(s.PlanErr, &rre) || rre.Unsafe() {
+		t.Fatalf("without --accept: plan %v, error %v", s.Plan, s.PlanErr)
+	}
+	m := tui.New(s, tui.Options{Styles: styles.Plain()})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	press := func(k string) {
+		_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+		for cmd != nil {
+			msg := cmd()
+			if msg == nil {
+				return
+			}
+			_, cmd = m.Update(msg)
+		}
+	}
+	press("2")
+	press("a")
+	if m.State().Dialog != "accept-promise" || !strings.Contains(m.View(), "Accept "+name) {
+		t.Fatalf("a did not ask to accept the promise:\n%s", m.View())
+	}
+	press("y")
+	if s.Plan == nil || !slicesContains(s.Plan.Inputs.Accepted, name) || !slicesContains(s.Accepted, name) {
+		t.Fatalf("after accepting: plan %v, accepted %v\n%s", s.Plan, s.Accepted, m.View())
+	}
+}
+
+// TestTUISessionSaysWhyATargetIsNeeded: the first incident needs a new release;
+// without --graph the session has no plan, and the Target screen says why and
+// how to get one.
+func TestTUISessionSaysWhyATargetIsNeeded(t *testing.T) {
+	s, err := session(t, "--must-gather", exampleDir+"/must-gather")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Plan != nil || s.Replan != nil || !strings.Contains(s.PlanHint, "A new release is needed") ||
+		!strings.Contains(s.PlanHint, "UpdateClaimedCompleteButMixed") || !strings.Contains(s.PlanHint, "--graph GRAPH") {
+		t.Fatalf("plan %v, hint %q", s.Plan, s.PlanHint)
+	}
+	if out := frames(t, s); !strings.Contains(out, "A new release is needed") {
+		t.Errorf("the Target screen does not say why a target is needed:\n%s", out)
 	}
 }

@@ -46,8 +46,10 @@ const (
 // Info is what the screen says before a run: the plan, the journal, the backup.
 type Info struct {
 	// Target and Steps describe the plan; Steps 0 means there is no plan.
-	Target string
-	Steps  int
+	// Remediation is set for a remediation plan (no new release, no Target).
+	Target      string
+	Steps       int
+	Remediation bool
 	// Journal is the journal path the run writes or resumes.
 	Journal string
 	// Resume is set when the journal is an interrupted run to continue;
@@ -60,10 +62,22 @@ type Info struct {
 	ReadOnly string
 }
 
+// Temporary is a temporary change in place (a relaxed PodDisruptionBudget): the
+// screen shows it for as long as it lasts.
+type Temporary struct {
+	// Text is "PDB ci/deck relaxed by step 005 — restored by step 007".
+	Text string
+	// Failed is why the engine could not revert it when the run stopped;
+	// Command restores it by hand.
+	Failed, Command string
+}
+
 // Model is the Apply screen.
 type Model struct {
 	*common.Common
 	Info Info
+	// temporary are the temporary changes in place.
+	temporary []Temporary
 
 	phase   Phase
 	started time.Time
@@ -132,6 +146,12 @@ func (m *Model) Answered(d apply.Decision) {
 	m.refresh()
 }
 
+// SetTemporary shows the temporary changes in place.
+func (m *Model) SetTemporary(ts []Temporary) {
+	m.temporary = ts
+	m.refresh()
+}
+
 // SpinnerTick advances the spinner.
 func (m *Model) SpinnerTick(msg spinner.TickMsg) tea.Cmd {
 	var cmd tea.Cmd
@@ -180,8 +200,11 @@ func (m *Model) HandleEvent(ev apply.Event) {
 }
 
 func prefix(s *apply.StepInfo) string {
-	if s == nil {
+	switch {
+	case s == nil:
 		return ""
+	case s.Index == 0:
+		return "[" + common.StepNumber(s.ID) + "]"
 	}
 	return fmt.Sprintf("[%d/%d]", s.Index, s.Total)
 }
@@ -244,6 +267,13 @@ func (m *Model) logLine(ev apply.Event) string {
 		return at + "warning: " + ev.Message
 	case apply.EventError:
 		return fmt.Sprintf("%s%s error: %s", at, p, ev.Error)
+	case apply.EventReverting:
+		return fmt.Sprintf("%s%s revert on stop: %s", at, p, ev.Message)
+	case apply.EventReverted:
+		if ev.Error != "" {
+			return fmt.Sprintf("%s%s NOT REVERTED: %s", at, p, common.OrDash(ev.Message))
+		}
+		return fmt.Sprintf("%s%s reverted: %s", at, p, ev.Message)
 	case apply.EventDone:
 		if ev.Result == nil {
 			return at + "done"
@@ -340,6 +370,10 @@ func (m *Model) topView() string {
 	}
 	var b strings.Builder
 	b.WriteString(m.runLine())
+	if t := m.temporaryView(); t != "" {
+		b.WriteString("\n" + t)
+		budget = max(6, budget-common.Lines(t))
+	}
 	switch m.phase {
 	case Idle, Starting:
 		b.WriteString("\n" + m.readyView())
@@ -355,6 +389,25 @@ func (m *Model) topView() string {
 	}
 	for i := range lines {
 		lines[i] = common.Truncate(lines[i], w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// temporaryView lists the temporary changes in place, one line each: what the
+// admin must not forget while a run is paused, stopped or asking.
+func (m *Model) temporaryView() string {
+	st := m.Styles
+	var lines []string
+	for _, t := range m.temporary {
+		if t.Failed != "" {
+			l := st.Danger.Render(" NOT REVERTED ") + " " + t.Text + ": " + t.Failed
+			if t.Command != "" {
+				l += "; restore it by hand: " + t.Command
+			}
+			lines = append(lines, common.WrapIndent(l, m.Width, 2))
+			continue
+		}
+		lines = append(lines, st.Badge.Render(" TEMPORARY ")+" "+t.Text)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -387,7 +440,10 @@ func (m *Model) runLine() string {
 		}
 	}
 	line := st.Section.Render("RUN ") + state
-	if m.Info.Steps > 0 {
+	switch {
+	case m.Info.Steps > 0 && m.Info.Remediation:
+		line += st.Dim.Render(fmt.Sprintf(" · remediation plan (no new release), %d steps", m.Info.Steps))
+	case m.Info.Steps > 0:
 		line += st.Dim.Render(fmt.Sprintf(" · plan → %s, %d steps", m.Info.Target, m.Info.Steps))
 	}
 	if m.Info.Journal != "" {
@@ -467,7 +523,16 @@ func (m *Model) stepView(budget int) string {
 	if what != "" {
 		b.WriteString("\n" + what)
 	}
-	if c := m.change; c != nil && c.Diff != "" && m.applied == "" {
+	if c := m.change; c != nil && len(c.Fields) > 0 && m.applied == "" {
+		// A remediation step: its fields from the live value to the new one.
+		lines := common.FieldDiff(st, c.Fields, w-4)
+		if n := budget - common.Lines(b.String()) - common.Lines(strings.Join(tail, "\n")); n >= 2 {
+			if len(lines) > n-1 {
+				lines = append(lines[:n-2], st.Dim.Render(fmt.Sprintf("... %d more lines: the whole change is on the Plan screen (3)", len(lines)-(n-2))))
+			}
+			b.WriteString("\n" + indent(strings.Join(lines, "\n"), "    "))
+		}
+	} else if c != nil && c.Diff != "" && m.applied == "" {
 		if n := budget - common.Lines(b.String()) - common.Lines(strings.Join(tail, "\n")); n >= 2 {
 			b.WriteString("\n" + indent(common.RenderDiff(st, hunks(c.Diff), w-4, n-1), "    "))
 		}
@@ -597,6 +662,12 @@ func (m *Model) resultView() string {
 			orig = fmt.Sprintf("%d replica(s)", *r.CVOReplicas)
 		}
 		b.WriteString("\n" + st.Label.Render("CVO     ") + common.WrapIndent(st.Danger.Render(" DISABLED ")+" scaled to 0 by recover; it ran "+orig+" before. Nothing reconciles the cluster until it is restored.", m.Width, 8))
+	}
+	for _, ri := range r.Reverted {
+		b.WriteString("\n" + st.Label.Render("reverted") + common.WrapIndent(" "+ri.Object+" (step "+common.StepNumber(ri.Step)+") back to its journaled pre-image because the run stopped before step "+common.StepNumber(ri.RevertedBy)+"; a resume makes the change again", m.Width, 9))
+	}
+	for _, ri := range r.NotReverted {
+		b.WriteString("\n" + st.Danger.Render(" NOT REVERTED ") + common.WrapIndent(" "+ri.Object+" (step "+common.StepNumber(ri.Step)+"): "+ri.Error+"; restore it by hand: "+ri.Command, m.Width, 2))
 	}
 	if len(r.Next) > 0 {
 		b.WriteString("\n" + st.Section.Render("NEXT"))

@@ -14,6 +14,9 @@ const (
 	StepDone     StepStatus = "done"
 	StepSkipped  StepStatus = "skipped"
 	StepFailed   StepStatus = "failed"
+	// StepReverted: the step's temporary change was undone by the engine because
+	// the run stopped before its revert step (a resume makes it again).
+	StepReverted StepStatus = "reverted"
 )
 
 // Glyph is the one-cell marker of a status in step lists.
@@ -31,6 +34,8 @@ func (s StepStatus) Glyph() string {
 		return "-"
 	case StepFailed:
 		return "✗"
+	case StepReverted:
+		return "↺"
 	}
 	return "·"
 }

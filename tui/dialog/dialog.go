@@ -27,6 +27,9 @@ const (
 	Quit Kind = "quit"
 	// AcceptRisk: re-plan accepting a named conditional-update risk.
 	AcceptRisk Kind = "accept-risk"
+	// AcceptPromise: re-plan accepting a refused remedy that is the admin's
+	// promise (an --accept remedy name).
+	AcceptPromise Kind = "accept-promise"
 )
 
 // AnswerMsg is the user's answer to a dialog.

@@ -73,9 +73,11 @@ type Model struct {
 	Source string
 	// Claimed is ClusterVersion's claim ("4.4.3 Completed").
 	Claimed string
-	// Target is the plan's target version, "" without a plan.
-	Target string
-	CVO    CVO
+	// Target is the plan's target version, "" without a plan; Remediation is
+	// set for a remediation plan (no new release).
+	Target      string
+	Remediation bool
+	CVO         CVO
 	// ReadOnly is the read-only reason, "" in a session that may apply.
 	ReadOnly string
 	// Tabs are the screen names; Active the shown one.
@@ -83,6 +85,10 @@ type Model struct {
 	Active int
 	// Notice is an urgent one-word notice on the tab line ("decide!").
 	Notice string
+	// Temporary are the temporary changes in place ("PDB ci/deck relaxed by
+	// step 005 — restored by step 007"): on the tab line for as long as they
+	// last, shortened to what fits.
+	Temporary []string
 }
 
 // Height is the header's height in lines.
@@ -112,8 +118,11 @@ func (m *Model) View() string {
 	if m.Claimed != "" {
 		segs = append(segs, segment{"claims " + m.Claimed, 7})
 	}
-	if m.Target != "" {
+	switch {
+	case m.Target != "":
 		segs = append(segs, segment{"target " + st.Bold.Render(m.Target), 8})
+	case m.Remediation:
+		segs = append(segs, segment{st.Bold.Render("remediation") + " (no new release)", 8})
 	}
 	if m.ReadOnly != "" {
 		segs = append(segs, segment{st.Badge.Render(" READ-ONLY "), 9})
@@ -182,5 +191,28 @@ func (m *Model) tabs() string {
 	if m.Notice != "" {
 		line += "  " + st.Badge.Render(" "+m.Notice+" ")
 	}
+	if len(m.Temporary) > 0 {
+		line += "  " + m.temporaryBadge(m.Width-lipgloss.Width(line)-2)
+	}
 	return line
+}
+
+// temporaryBadge names the temporary changes in place in at most width cells:
+// the whole sentence of the first when it fits, else "TEMP PDB ci/deck", else
+// the count.
+func (m *Model) temporaryBadge(width int) string {
+	st := m.Styles
+	more := ""
+	if n := len(m.Temporary) - 1; n > 0 {
+		more = fmt.Sprintf(" +%d", n)
+	}
+	first := m.Temporary[0]
+	short, _, _ := strings.Cut(first, " relaxed by")
+	short, _, _ = strings.Cut(short, " changed by")
+	for _, text := range []string{"TEMPORARY " + first + more, "TEMP " + short + more, fmt.Sprintf("%d TEMP", len(m.Temporary))} {
+		if lipgloss.Width(text)+2 <= width {
+			return st.Badge.Render(" " + text + " ")
+		}
+	}
+	return st.Badge.Render(common.Truncate(fmt.Sprintf(" %d TEMP ", len(m.Temporary)), max(0, width)))
 }

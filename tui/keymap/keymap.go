@@ -44,6 +44,8 @@ type KeyMap struct {
 
 	// Plan screen.
 	Diff key.Binding
+	// Pair jumps between a temporary change and the revert step paired with it.
+	Pair key.Binding
 
 	// Apply screen; all dangerous.
 	Start   key.Binding
@@ -86,6 +88,7 @@ func Default() *KeyMap {
 
 		AcceptRisk: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "accept risk")),
 		Diff:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff vs live")),
+		Pair:       key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "paired step")),
 
 		Start:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "start apply")),
 		Confirm: key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "apply step")),

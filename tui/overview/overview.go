@@ -1,10 +1,13 @@
-// Package overview is the Overview screen: the cluster's claim (ClusterVersion)
-// beside the reality (what runs), ClusterOperators grouped by version and marked
+// Package overview is the Overview screen: why the cluster is stuck (inspect's
+// ranked wedge summary: what blocks the update first, and the next command),
+// then the cluster's claim (ClusterVersion) beside the reality (what runs), ClusterOperators grouped by version and marked
 // by their distance to the plan's target, nodes by kubelet version, static pods
 // whose claimed revision differs from the running one, and the findings by
-// severity with their evidence, filterable with /.
+// severity with their class (BLOCKS the update, or informs) and evidence,
+// filterable with /.
 //
-// Everything shown comes from the inspect.Snapshot (its Summary and Findings);
+// Everything shown comes from the inspect.Snapshot (its Summary, Wedges and
+// Findings);
 // the screen computes nothing a recovery depends on.
 package overview
 
@@ -125,10 +128,10 @@ func (m *Model) applyFilter() {
 	m.sel.Clamp(len(m.visible))
 }
 
-// findingText is everything a filter matches: severity, code, subject, message,
-// evidence.
+// findingText is everything a filter matches: severity, class, code, subject,
+// message, evidence.
 func findingText(f inspect.Finding) string {
-	parts := []string{f.Severity, f.Code, f.Subject, f.Message}
+	parts := []string{f.Severity, f.Class, f.Code, f.Subject, f.Message}
 	for _, e := range f.Evidence {
 		parts = append(parts, e.Text, e.Source)
 	}
@@ -177,12 +180,14 @@ func (m *Model) View() string {
 	return common.Fit(m.vp.View(), m.Width, m.Height)
 }
 
-// stateView renders the claim beside the reality, then the version groups.
+// stateView renders why the cluster is stuck, the claim beside the reality,
+// then the version groups.
 func (m *Model) stateView(width int) string {
 	st := m.Styles
 	s := m.snap
 	sum := s.Summary
 	var b strings.Builder
+	b.WriteString(m.wedgesView(width) + "\n\n")
 
 	m.claimWidth = width
 	if width >= 76 {
@@ -482,7 +487,7 @@ func (m *Model) findingsView(width int) (string, int, int) {
 		if selected {
 			from = line
 		}
-		b.WriteString("\n" + common.Row(st, sev+" "+f.Code+"  "+st.Dim.Render(f.Subject), selected, width))
+		b.WriteString("\n" + common.Row(st, sev+" "+m.classBadge(f.Class)+" "+f.Code+"  "+st.Dim.Render(f.Subject), selected, width))
 		line++
 		if !selected {
 			continue

@@ -1,8 +1,14 @@
 // Package steps is the Plan screen: the plan's steps with their run level,
-// component, action and gate, each marked with its status in the session's run,
-// and for the selected step a scrollable pane with its reason, its gate, its
-// diff against the live object (d: a server-side dry run through the engine) and
-// its manifest.
+// component (or remedy), action and gate, each marked with its status in the
+// session's run, and for the selected step a scrollable pane with its reason,
+// its gate, its diff against the live object (d: a server-side dry run through
+// the engine) and its manifest.
+//
+// A remediation step shows its remedy and the finding it answers, its object
+// and UID, exactly the fields its Change sets (before -> patch), a CSR
+// approval's requestor, CN, node and who vouches for it; a temporary change is
+// marked with the step that restores it (→007) and the revert with the step it
+// undoes (←005), and p jumps between the two.
 package steps
 
 import (
@@ -94,6 +100,31 @@ func (m *Model) SetDiff(id string, d *Diff) {
 	}
 }
 
+// JumpToPair moves the cursor to the step paired with the selected one (the
+// revert of a temporary change, or the change a revert undoes); a filter that
+// hides it is cleared.
+func (m *Model) JumpToPair() bool {
+	id := common.Paired(m.Selected())
+	if id == "" || common.StepByID(m.plan, id) == nil {
+		return false
+	}
+	if !m.shown(id) {
+		m.filter.Value, m.filter.Typing = "", false
+		m.applyFilter()
+	}
+	m.Select(id)
+	return true
+}
+
+func (m *Model) shown(id string) bool {
+	for _, i := range m.visible {
+		if m.plan.Steps[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 // Select moves the cursor to the step with the given ID (when shown).
 func (m *Model) Select(id string) {
 	for vi, i := range m.visible {
@@ -129,7 +160,7 @@ func (m *Model) applyFilter() {
 	}
 	q := strings.ToLower(strings.TrimSpace(m.filter.Value))
 	for i, s := range m.plan.Steps {
-		text := strings.ToLower(strings.Join([]string{s.ID, string(s.Action), s.Component, s.RunLevel, s.Reason, s.Object(), gateKind(&s)}, " "))
+		text := strings.ToLower(strings.Join([]string{s.ID, string(s.Action), s.Component, s.RunLevel, s.Reason, s.Object(), gateKind(&s), s.Remedy, s.Finding}, " "))
 		if q == "" || strings.Contains(text, q) {
 			m.visible = append(m.visible, i)
 		}
@@ -164,6 +195,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.refresh()
 		id := s.ID
 		return func() tea.Msg { return DiffRequestMsg{StepID: id} }
+	case key.Matches(k, m.Keys.Pair):
+		m.JumpToPair()
+		return nil
 	case common.ScrollKeys(k, m.Keys, &m.detail):
 		return nil
 	}
@@ -202,6 +236,7 @@ func (m *Model) refresh() {
 		return
 	}
 	m.Keys.Enable(&m.Keys.Diff, m.canDiff && m.Selected() != nil && hasDiff(m.Selected()))
+	m.Keys.Enable(&m.Keys.Pair, common.Paired(m.Selected()) != "")
 	_, _, dw, dh := m.layout()
 	m.detail.Width, m.detail.Height = dw, dh
 	s := m.Selected()
@@ -251,8 +286,21 @@ func (m *Model) listView(width, height int) string {
 	case m.filter.Value != "":
 		head += st.Dim.Render(fmt.Sprintf("  filter %q: %d shown", m.filter.Value, len(m.visible)))
 	}
-	compW := max(10, min(26, width-2-2-4-4-19-10))
-	cols := fmt.Sprintf("    %-4s%-4s%s%-19s%s", "#", "LVL", common.Pad("COMPONENT", compW+1), "ACTION", "GATE")
+	actW := 19
+	for i := range m.plan.Steps {
+		s := &m.plan.Steps[i]
+		if mk := marker(s); mk != "" {
+			actW = max(actW, len(s.Action)+1+lipgloss.Width(mk)+1)
+		} else {
+			actW = max(actW, len(s.Action)+1)
+		}
+	}
+	compW := max(10, min(26, width-2-2-4-4-actW-10))
+	compHead := "COMPONENT"
+	if remedial(m.plan) {
+		compHead = "COMPONENT/REMEDY"
+	}
+	cols := fmt.Sprintf("    %-4s%-4s%s%s%s", "#", "LVL", common.Pad(compHead, compW+1), common.Pad("ACTION", actW), "GATE")
 	lines := []string{common.Truncate(head, width), st.Dim.Render(common.Truncate(cols, width))}
 	rows := height - 2
 	m.first = common.Window(m.sel.Index, m.first, rows, len(m.visible))
@@ -262,8 +310,16 @@ func (m *Model) listView(width, height int) string {
 		selected := vi == m.sel.Index
 		status := m.status[s.ID]
 		glyph := m.glyphStyle(status).Render(status.Glyph())
-		row := fmt.Sprintf("%s %-4d%-4s%s%-19s%s", glyph, i+1, common.OrDash(s.RunLevel),
-			common.Pad(common.Truncate(common.OrDash(s.Component), compW), compW+1), s.Action, gateKind(s))
+		comp := s.Component
+		if comp == "" {
+			comp = s.Remedy
+		}
+		action := string(s.Action)
+		if mk := marker(s); mk != "" {
+			action += " " + mk
+		}
+		row := fmt.Sprintf("%s %-4d%-4s%s%s%s", glyph, i+1, common.OrDash(s.RunLevel),
+			common.Pad(common.Truncate(common.OrDash(comp), compW), compW+1), common.Pad(action, actW), gateKind(s))
 		lines = append(lines, common.Row(st, row, selected, width))
 	}
 	if len(m.visible) == 0 {
@@ -309,8 +365,11 @@ func (m *Model) detailView(s *plan.Step, width int) string {
 	if s.RunLevel != "" || s.Component != "" {
 		b.WriteString(fmt.Sprintf("\n%s%s · level %s · group %d", label("component"), common.OrDash(s.Component), common.OrDash(s.RunLevel), s.Group))
 	}
-	if o := s.Object(); o != "-" {
+	if o := s.Object(); o != "-" && s.Change == nil {
 		b.WriteString("\n" + label("object") + common.WrapIndent(o, width, 10))
+	}
+	for _, l := range m.remedyLines(s, width) {
+		b.WriteString("\n" + l)
 	}
 	if s.DesiredUpdate != nil {
 		du := fmt.Sprintf("%s %s", s.DesiredUpdate.Version, s.DesiredUpdate.Image)
@@ -346,6 +405,8 @@ func (m *Model) detailView(s *plan.Step, width int) string {
 			b.WriteString("\n" + st.Pending.Render("server-side dry run ..."))
 		case d != nil && d.Err != "":
 			b.WriteString("\n" + st.Failed.Render(common.Wrap(d.Err, width)))
+		case d != nil && d.Change != nil && remedyStep(s):
+			b.WriteString("\n" + strings.Join(m.changeView(s, d.Change, width), "\n"))
 		case d != nil && d.Change != nil:
 			b.WriteString("\n" + common.Wrap(d.Change.Operation+" "+d.Change.Object+st.Dim.Render(" (prepared by a server-side dry run)"), width))
 			if d.Change.Diff == "" {
@@ -378,12 +439,18 @@ func (m *Model) detailView(s *plan.Step, width int) string {
 
 // ShortHelp are the screen's keys for the footer.
 func (m *Model) ShortHelp() []key.Binding {
-	return []key.Binding{m.Keys.Up, m.Keys.Down, m.Keys.Diff, m.Keys.ScrollDown}
+	return []key.Binding{m.Keys.Up, m.Keys.Down, m.Keys.Diff, m.Keys.Pair, m.Keys.ScrollDown}
 }
 
 // FullHelp are the screen's keys for the ? overlay.
 func (m *Model) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{m.Keys.Up, m.Keys.Down, m.Keys.PageUp, m.Keys.PageDown, m.Keys.Top, m.Keys.Bottom, m.Keys.ScrollUp, m.Keys.ScrollDown, m.Keys.Filter, m.Keys.Back, m.Keys.Diff}}
+	return [][]key.Binding{{m.Keys.Up, m.Keys.Down, m.Keys.PageUp, m.Keys.PageDown, m.Keys.Top, m.Keys.Bottom, m.Keys.ScrollUp, m.Keys.ScrollDown, m.Keys.Filter, m.Keys.Back, m.Keys.Diff, m.Keys.Pair}}
+}
+
+// remedyStep reports whether a step is a remediation step whose change the
+// engine describes field by field.
+func remedyStep(s *plan.Step) bool {
+	return s.Change != nil || s.CSR != nil || s.Action == plan.ActionRevert
 }
 
 // Status returns a step's status.

@@ -4,10 +4,20 @@
 // only needs a named conditional-update risk can be accepted (a, then an explicit
 // y in a dialog that names the risk); the session then re-plans through the
 // planner with that risk accepted.
+//
+// A remediation plan (no new release) shows why none is needed, the
+// remediations (remedy, finding, subject, steps, what they do) and the remedies
+// the plan refuses, each with why and, for an admin's promise, the --accept name
+// that allows it; a accepts such a promise the same way as a risk. When the
+// planner refused to plan at all (plan.RemedyRefusedError: what holds the
+// cluster has only refused remedies), the screen shows the error and the
+// refusals.
 package target
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -22,6 +32,22 @@ import (
 // an alternative.
 type AcceptRiskMsg struct {
 	Candidate plan.Candidate
+}
+
+// AcceptPromiseMsg asks the session to confirm, then re-plan accepting a refused
+// remedy that is the admin's promise (Refused.Accept names it).
+type AcceptPromiseMsg struct {
+	Refused plan.RefusedRemedy
+}
+
+// item is one selectable row of the screen: a refused remedy or an alternative
+// (a candidate when there is no plan), in the order they are shown.
+type item struct {
+	refused *plan.RefusedRemedy
+	// blocking is set for a refusal of what holds the cluster (the planner's
+	// RemedyRefusedError.Refused).
+	blocking bool
+	cand     *plan.Candidate
 }
 
 // Model is the Target screen.
@@ -82,13 +108,65 @@ func (m *Model) SetSize(w, h int) {
 	m.refresh()
 }
 
-// Selected returns the selected alternative, nil when there is none.
+// Selected returns the selected alternative, nil when there is none (or a
+// refused remedy is selected).
 func (m *Model) Selected() *plan.Candidate {
-	alts := m.alternatives()
-	if len(alts) == 0 {
+	if it := m.selectedItem(); it != nil {
+		return it.cand
+	}
+	return nil
+}
+
+// SelectedRefusal returns the selected refused remedy, nil when none is.
+func (m *Model) SelectedRefusal() *plan.RefusedRemedy {
+	if it := m.selectedItem(); it != nil {
+		return it.refused
+	}
+	return nil
+}
+
+func (m *Model) selectedItem() *item {
+	items := m.items()
+	if len(items) == 0 {
 		return nil
 	}
-	return &alts[m.sel.Index]
+	return &items[m.sel.Index]
+}
+
+// refusals returns the refused remedies shown: the plan's, or without a plan
+// those of the planner's RemedyRefusedError, what holds the cluster first.
+func (m *Model) refusals() (blocking, other []plan.RefusedRemedy) {
+	if m.plan != nil {
+		return nil, m.plan.Refused
+	}
+	var rre *plan.RemedyRefusedError
+	if !errors.As(m.err, &rre) {
+		return nil, nil
+	}
+	for _, r := range rre.All {
+		if !slices.Contains(rre.Refused, r) {
+			other = append(other, r)
+		}
+	}
+	return rre.Refused, other
+}
+
+// items are the selectable rows in display order: the refused remedies, then
+// the alternatives or candidates.
+func (m *Model) items() []item {
+	var out []item
+	blocking, other := m.refusals()
+	for i := range blocking {
+		out = append(out, item{refused: &blocking[i], blocking: true})
+	}
+	for i := range other {
+		out = append(out, item{refused: &other[i]})
+	}
+	alts := m.alternatives()
+	for i := range alts {
+		out = append(out, item{cand: &alts[i]})
+	}
+	return out
 }
 
 // alternatives are the plan's alternatives, or without a plan the candidates.
@@ -99,11 +177,20 @@ func (m *Model) alternatives() []plan.Candidate {
 	return m.plan.Alternatives
 }
 
-func (m *Model) candidates() int { return len(m.alternatives()) }
+func (m *Model) candidates() int { return len(m.items()) }
 
 // acceptable reports whether the alternative can be taken by accepting its risks.
 func acceptable(c *plan.Candidate) bool {
 	return c != nil && len(c.Risks) > 0 && c.Verdict != "rejected" && c.Verdict != "chosen"
+}
+
+// promise reports whether a refused remedy is an admin's promise that --accept
+// would allow.
+func promise(r *plan.RefusedRemedy) bool { return r != nil && r.Accept != "" }
+
+// acceptableItem reports whether a accepts the item.
+func acceptableItem(it *item) bool {
+	return it != nil && (acceptable(it.cand) || promise(it.refused))
 }
 
 // Update handles the screen's keys.
@@ -114,11 +201,16 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(k, m.Keys.AcceptRisk):
-		c := m.Selected()
-		if !acceptable(c) || m.busy != "" {
+		it := m.selectedItem()
+		if !acceptableItem(it) || m.busy != "" {
 			return nil
 		}
-		msg := AcceptRiskMsg{Candidate: *c}
+		var msg tea.Msg
+		if it.refused != nil {
+			msg = AcceptPromiseMsg{Refused: *it.refused}
+		} else {
+			msg = AcceptRiskMsg{Candidate: *it.cand}
+		}
 		return func() tea.Msg { return msg }
 	case common.ScrollKeys(k, m.Keys, &m.vp):
 		return nil
@@ -134,7 +226,13 @@ func (m *Model) refresh() {
 	if m.Width <= 0 || m.Height <= 0 {
 		return
 	}
-	m.Keys.Enable(&m.Keys.AcceptRisk, m.canReplan && acceptable(m.Selected()) && m.busy == "")
+	it := m.selectedItem()
+	m.Keys.Enable(&m.Keys.AcceptRisk, m.canReplan && acceptableItem(it) && m.busy == "")
+	if it != nil && it.refused != nil {
+		m.Keys.AcceptRisk.SetHelp("a", "accept promise")
+	} else {
+		m.Keys.AcceptRisk.SetHelp("a", "accept risk")
+	}
 	text, from, to := m.render(m.Width)
 	m.vp.Width, m.vp.Height = m.Width, m.Height
 	m.vp.SetContent(text)
@@ -148,39 +246,47 @@ func (m *Model) View() string { return common.Fit(m.vp.View(), m.Width, m.Height
 
 func (m *Model) render(width int) (string, int, int) {
 	st := m.Styles
-	var b strings.Builder
+	r := &rows{b: &strings.Builder{}, from: -1, to: -1}
+	b := r.b
 	if m.busy != "" {
 		b.WriteString(st.Pending.Render("re-planning: "+m.busy+" ...") + "\n\n")
 	}
 	if m.plan == nil {
 		b.WriteString(st.Section.Render("NO PLAN"))
 		if m.err != nil {
-			b.WriteString("\n" + st.Failed.Render(common.Wrap(m.err.Error(), width)))
+			b.WriteString("\n" + st.Failed.Render(common.Wrap(errorLine(m.err), width)))
 		}
 		if m.hint != "" {
 			b.WriteString("\n" + common.Wrap(m.hint, width))
 		}
-		if len(m.cands) == 0 {
-			return b.String(), -1, -1
+		m.renderRefused(r, width)
+		if len(m.cands) > 0 {
+			b.WriteString("\n\n" + st.Section.Render("CANDIDATES") + st.Dim.Render(" (best first; rule and reason)"))
+			m.renderAlternatives(r, width)
 		}
-		b.WriteString("\n\n" + st.Section.Render("CANDIDATES") + st.Dim.Render(" (best first; rule and reason)"))
-		return m.renderAlternatives(&b, width)
+		return b.String(), r.from, r.to
 	}
 	if m.err != nil {
 		b.WriteString(st.Failed.Render(common.Wrap(m.err.Error(), width)) + "\n\n")
 	}
 	t := m.plan.Target
-	b.WriteString(st.Section.Render("TARGET ") + st.Bold.Render(t.Version) + "  " + st.Dim.Render(common.ShortImage(t.Image)))
-	facts := []string{fmt.Sprintf("moves %d component(s): %d minor, %d patch step(s)", t.Distance.Components, t.Distance.Minor, t.Distance.Patch)}
-	if len(t.Channels) > 0 {
-		facts = append(facts, "channels "+strings.Join(t.Channels, ", "))
-	}
-	b.WriteString("\n  " + common.WrapIndent(strings.Join(facts, " · "), width, 2))
-	if t.Force {
-		b.WriteString("\n  " + st.Warning.Render(common.WrapIndent("force: "+common.OrDash(t.ForceReason), width, 2)))
-	}
-	if sv := m.plan.Inputs.SignatureVerification; sv != "" {
-		b.WriteString("\n  " + st.Dim.Render(common.WrapIndent("signature: "+sv, width, 2)))
+	remediation := m.plan.Mode == plan.ModeRemediation
+	if remediation {
+		b.WriteString(st.Section.Render("NO NEW RELEASE ") + st.Bold.Render("remediation only"))
+		b.WriteString("\n  " + st.Dim.Render(common.WrapIndent(fmt.Sprintf("%d remediation(s), %d refused; the restored CVO resumes its desired update %s", len(m.plan.Remediations), len(m.plan.Refused), common.OrDash(m.plan.Cluster.ClaimedVersion)), width, 2)))
+	} else {
+		b.WriteString(st.Section.Render("TARGET ") + st.Bold.Render(t.Version) + "  " + st.Dim.Render(common.ShortImage(t.Image)))
+		facts := []string{fmt.Sprintf("moves %d component(s): %d minor, %d patch step(s)", t.Distance.Components, t.Distance.Minor, t.Distance.Patch)}
+		if len(t.Channels) > 0 {
+			facts = append(facts, "channels "+strings.Join(t.Channels, ", "))
+		}
+		b.WriteString("\n  " + common.WrapIndent(strings.Join(facts, " · "), width, 2))
+		if t.Force {
+			b.WriteString("\n  " + st.Warning.Render(common.WrapIndent("force: "+common.OrDash(t.ForceReason), width, 2)))
+		}
+		if sv := m.plan.Inputs.SignatureVerification; sv != "" {
+			b.WriteString("\n  " + st.Dim.Render(common.WrapIndent("signature: "+sv, width, 2)))
+		}
 	}
 
 	if len(m.plan.Warnings) > 0 {
@@ -196,14 +302,22 @@ func (m *Model) render(width int) (string, int, int) {
 		b.WriteString("\n" + prefix + common.WrapIndent(r, width, len(prefix)))
 	}
 
-	b.WriteString("\n\n" + st.Section.Render("ACCEPTED RISKS"))
-	if len(t.AcceptedRisks) == 0 {
-		b.WriteString(st.Dim.Render(" none"))
+	m.renderRemediations(b, width)
+	m.renderRefused(r, width)
+
+	if acc := m.plan.Inputs.Accepted; len(acc) > 0 {
+		b.WriteString("\n\n" + st.Section.Render("ACCEPTED") + st.Dim.Render(" (--accept, recorded in inputs.accepted) ") + common.WrapIndent(strings.Join(acc, ", "), width, 10))
 	}
-	for _, r := range t.AcceptedRisks {
-		b.WriteString("\n" + common.WrapIndent("  "+st.Warning.Render(r.Name)+" "+r.Message, width, 4))
-		if r.URL != "" {
-			b.WriteString("\n    " + st.Dim.Render(r.URL))
+	if !remediation {
+		b.WriteString("\n\n" + st.Section.Render("ACCEPTED RISKS"))
+		if len(t.AcceptedRisks) == 0 {
+			b.WriteString(st.Dim.Render(" none"))
+		}
+		for _, r := range t.AcceptedRisks {
+			b.WriteString("\n" + common.WrapIndent("  "+st.Warning.Render(r.Name)+" "+r.Message, width, 4))
+			if r.URL != "" {
+				b.WriteString("\n    " + st.Dim.Render(r.URL))
+			}
 		}
 	}
 
@@ -222,44 +336,131 @@ func (m *Model) render(width int) (string, int, int) {
 		b.WriteString("\n\n" + st.Section.Render("CHECKED") + " " + common.WrapIndent(st.Dim.Render("after every step on a model of the cluster: ")+strings.Join(names, ", "), width, 8))
 	}
 
-	b.WriteString("\n\n" + st.Section.Render("ALTERNATIVES") + st.Dim.Render(" (best first; rule and reason)"))
-	if len(m.plan.Alternatives) == 0 {
-		b.WriteString("\n  " + st.Dim.Render("none: the planner considered no other release"))
+	if !remediation || len(m.plan.Alternatives) > 0 {
+		b.WriteString("\n\n" + st.Section.Render("ALTERNATIVES") + st.Dim.Render(" (best first; rule and reason)"))
+		if len(m.plan.Alternatives) == 0 {
+			b.WriteString("\n  " + st.Dim.Render("none: the planner considered no other release"))
+		}
+		m.renderAlternatives(r, width)
 	}
-	return m.renderAlternatives(&b, width)
+	return b.String(), r.from, r.to
+}
+
+// rows tracks the rendered text and the line range of the selected row.
+type rows struct {
+	b        *strings.Builder
+	from, to int
+	// index counts the selectable rows written so far.
+	index int
+}
+
+func (r *rows) line() int { return common.Lines(r.b.String()) }
+
+// renderRemediations lists what the plan unblocks: remedy, finding, subject,
+// its steps, and what they do.
+func (m *Model) renderRemediations(b *strings.Builder, width int) {
+	st := m.Styles
+	if m.plan == nil || len(m.plan.Remediations) == 0 {
+		return
+	}
+	b.WriteString("\n\n" + st.Section.Render("REMEDIATIONS") + st.Dim.Render(" (what holds the cluster, and the steps that unblock it)"))
+	for _, rem := range m.plan.Remediations {
+		var nums []string
+		for _, id := range rem.Steps {
+			nums = append(nums, common.StepNumber(id))
+		}
+		head := fmt.Sprintf("  %s  %s  %s", st.Bold.Render(rem.Remedy), rem.Finding, st.Dim.Render(rem.Subject))
+		b.WriteString("\n" + common.WrapIndent(head, width, 6))
+		what := "steps " + strings.Join(nums, ", ") + ": " + rem.Summary
+		if rem.Accepted != "" {
+			what += " Accepted with --accept " + rem.Accepted + "."
+		}
+		b.WriteString("\n      " + common.WrapIndent(what, width, 6))
+	}
+}
+
+// renderRefused lists the refused remedies, each with why and whether --accept
+// allows it; the selected one is expanded.
+func (m *Model) renderRefused(r *rows, width int) {
+	st := m.Styles
+	blocking, other := m.refusals()
+	if len(blocking)+len(other) == 0 {
+		return
+	}
+	list := func(title string, rs []plan.RefusedRemedy) {
+		if len(rs) == 0 {
+			return
+		}
+		r.b.WriteString("\n\n" + title)
+		for i := range rs {
+			m.refusedRow(r, &rs[i], width)
+		}
+	}
+	if m.plan == nil {
+		list(st.Section.Render("REFUSED")+st.Dim.Render(" (what holds the cluster has no remedy recover takes as things stand)"), blocking)
+		list(st.Section.Render("ALSO NOT TAKEN"), other)
+		return
+	}
+	list(st.Section.Render("REFUSED")+st.Dim.Render(" (remedies the plan does not take)"), other)
+}
+
+func (m *Model) refusedRow(r *rows, rf *plan.RefusedRemedy, width int) {
+	st := m.Styles
+	selected := r.index == m.sel.Index
+	r.index++
+	if selected {
+		r.from = r.line()
+	}
+	badge := st.Far.Render("never  ")
+	if promise(rf) {
+		badge = st.Near.Render("promise")
+	}
+	r.b.WriteString("\n" + common.Row(st, fmt.Sprintf("%s %s  %s  %s", badge, rf.Remedy, rf.Finding, rf.Subject), selected, width))
+	if !selected {
+		r.b.WriteString("\n" + st.Dim.Render(common.Truncate("      "+rf.Reason, width)))
+		return
+	}
+	lines := []string{"      " + common.WrapIndent(rf.Reason, width, 6)}
+	switch {
+	case !promise(rf):
+		lines = append(lines, st.Dim.Render("      never taken by recover"))
+	case m.canReplan:
+		lines = append(lines, st.Dim.Render(common.WrapIndent("      allow it with --accept "+rf.Accept+": press a to accept the promise and re-plan", width, 6)))
+	default:
+		lines = append(lines, st.Dim.Render(common.WrapIndent("      allow it with --accept "+rf.Accept+": this plan came from a file; re-plan with recover plan ... --accept "+rf.Accept, width, 6)))
+	}
+	r.b.WriteString("\n" + strings.Join(lines, "\n"))
+	r.to = r.line() - 1
 }
 
 // renderAlternatives lists the alternatives (or candidates), the selected one
-// expanded with its risks, and returns the selected one's line range.
-func (m *Model) renderAlternatives(b *strings.Builder, width int) (string, int, int) {
+// expanded with its risks.
+func (m *Model) renderAlternatives(r *rows, width int) {
 	st := m.Styles
-	line := common.Lines(b.String())
-	from, to := -1, -1
-	for i, c := range m.alternatives() {
-		selected := i == m.sel.Index
+	b := r.b
+	for _, c := range m.alternatives() {
+		selected := r.index == m.sel.Index
+		r.index++
 		verdict := st.Far.Render(common.Pad(c.Verdict, 8))
 		if c.Verdict == "demoted" {
 			verdict = st.Near.Render(common.Pad(c.Verdict, 8))
 		}
 		if selected {
-			from = line
+			r.from = r.line()
 		}
 		b.WriteString("\n" + common.Row(st, fmt.Sprintf("%-3d %-8s %s %s", c.Rank, c.Version, verdict, c.Rule), selected, width))
-		line++
 		reason := "      " + common.WrapIndent(c.Reason, width, 6)
 		if !selected {
 			reason = st.Dim.Render(common.Truncate("      "+c.Reason, width))
 		}
 		b.WriteString("\n" + reason)
-		line += common.Lines(reason)
 		if selected {
-			for _, r := range c.Risks {
-				rl := common.WrapIndent("      risk "+st.Warning.Render(r.Name)+": "+r.Message, width, 8)
-				if r.URL != "" {
-					rl += "\n        " + st.Dim.Render(r.URL)
+			for _, rk := range c.Risks {
+				rl := common.WrapIndent("      risk "+st.Warning.Render(rk.Name)+": "+rk.Message, width, 8)
+				if rk.URL != "" {
+					rl += "\n        " + st.Dim.Render(rk.URL)
 				}
 				b.WriteString("\n" + rl)
-				line += common.Lines(rl)
 			}
 			if acceptable(&c) {
 				hint := "      press a to re-plan accepting " + riskNames(c.Risks)
@@ -267,12 +468,27 @@ func (m *Model) renderAlternatives(b *strings.Builder, width int) (string, int, 
 					hint = "      this plan came from a file: re-plan with recover plan ... " + acceptFlags(c.Risks)
 				}
 				b.WriteString("\n" + st.Dim.Render(common.WrapIndent(hint, width, 6)))
-				line += common.Lines(hint)
 			}
-			to = line - 1
+			r.to = r.line() - 1
 		}
 	}
-	return b.String(), from, to
+}
+
+// errorLine is the planner's error in one line. A refusal's error repeats the
+// first refusal's reason, which the screen lists below it: only its headline is
+// kept, with the exit code recover plan gives it.
+func errorLine(err error) string {
+	var rre *plan.RemedyRefusedError
+	if !errors.As(err, &rre) || len(rre.Refused) == 0 {
+		return err.Error()
+	}
+	full := rre.Error()
+	head, _, _ := strings.Cut(full, ": ")
+	head += fmt.Sprintf(" (recover plan exits %d); the refusals are below", rre.ExitCode())
+	if names := rre.Accept(); len(names) > 0 {
+		head += "; accepting needs --accept " + strings.Join(names, ",")
+	}
+	return strings.Replace(err.Error(), full, head, 1)
 }
 
 func riskNames(rs []plan.Risk) string {
