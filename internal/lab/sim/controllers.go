@@ -49,7 +49,7 @@ func (s *Sim) newControllers(ctx context.Context) (*controllers, error) {
 	c.cvo = newCVO(s)
 	c.cvo.deployments = depInf.Lister()
 	csrInf := c.kube.Certificates().V1().CertificateSigningRequests()
-	c.joiner = &joiner{s: s, pools: c.pools, csrs: csrInf.Lister(), queue: newKeyQueue(), ready: map[string]bool{}}
+	c.joiner = &joiner{s: s, pools: c.pools, csrs: csrInf.Lister(), queue: newKeyQueue(), ready: map[string]bool{}, steps: map[string]bool{}}
 	if _, err := csrInf.Informer().AddEventHandler(c.joiner.handler()); err != nil {
 		return nil, err
 	}

@@ -61,6 +61,7 @@ type joiner struct {
 
 	mu    sync.Mutex
 	ready map[string]bool // nodes whose Ready is scheduled
+	steps map[string]bool // "node/step": the steps after registration done
 	wg    sync.WaitGroup
 }
 
@@ -103,8 +104,9 @@ func (j *joiner) sync(ctx context.Context, node string) error {
 		return nil
 	}
 	actor := joiningActorPrefix + node
-	if _, err := j.s.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); err == nil {
-		return nil // registered
+	if n, err := j.s.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); err == nil {
+		// Registered: finish what an earlier, failed sync left undone.
+		return j.joined(ctx, jn, n)
 	} else if !apierrors.IsNotFound(err) {
 		return err
 	}
@@ -140,18 +142,46 @@ func (j *joiner) sync(ctx context.Context, node string) error {
 		return nil
 	}
 	sort.Strings(issued)
-	n, machine, err := j.register(ctx, node)
+	n, err := j.register(ctx, node)
 	if err != nil {
 		return err
 	}
 	j.s.rec.record(actor, "NodeRegistered", "Node "+node, fmt.Sprintf("client certificate %s issued; the node registered NotReady (%s)", issued[0], kubeletNotReadyReason), nil)
-	if machine != "" {
-		if err := j.linkMachine(ctx, machine, n); err != nil {
+	return j.joined(ctx, jn, n)
+}
+
+// joined does what a kubelet and the machine controller do once the node is
+// registered: the Machine's nodeRef, the serving CSR (when asked), Ready after a
+// while. Each step is done once, so a sync that failed half way is finished by
+// the retry rather than forgotten.
+func (j *joiner) joined(ctx context.Context, jn JoiningNode, n *corev1.Node) error {
+	node, actor := n.Name, joiningActorPrefix+n.Name
+	if len(n.Status.Addresses) == 0 {
+		// Created, but its status was never written.
+		want, _, err := j.nodeObject(ctx, node)
+		if err != nil {
 			return err
 		}
-		j.s.rec.record(actor, "MachineLinked", "Machine "+openshift.MachineAPINamespace+"/"+machine, "nodeRef "+node+", phase "+machinePhaseRunning, nil)
+		n.Status = want.Status
+		defaultCapacity(&n.Status)
+		if n, err = j.s.kube.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("writing node %s status: %w", node, err)
+		}
 	}
-	if jn.ServingCSR {
+	if !j.done(node, "linked") {
+		machine, err := j.machineFor(ctx, node)
+		if err != nil {
+			return err
+		}
+		if machine != nil {
+			if err := j.linkMachine(ctx, machine.Name, n); err != nil {
+				return err
+			}
+			j.s.rec.record(actor, "MachineLinked", "Machine "+openshift.MachineAPINamespace+"/"+machine.Name, "nodeRef "+node+", phase "+machinePhaseRunning, nil)
+		}
+		j.mark(node, "linked")
+	}
+	if jn.ServingCSR && !j.done(node, "serving") {
 		var dns []string
 		var ips []net.IP
 		for _, a := range n.Status.Addresses {
@@ -174,17 +204,51 @@ func (j *joiner) sync(ctx context.Context, node string) error {
 		if err != nil {
 			return fmt.Errorf("requesting a serving certificate: %w", err)
 		}
+		j.mark(node, "serving")
 		j.s.rec.record(actor, "CSRRequested", "CertificateSigningRequest "+created.Name, "the kubelet requests its serving certificate (signer "+openshift.SignerKubeletServing+")", nil)
 	}
 	j.becomeReady(ctx, node)
 	return nil
 }
 
+// done reports whether step was done for node; mark records it.
+func (j *joiner) done(node, step string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.steps[node+"/"+step]
+}
+
+func (j *joiner) mark(node, step string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.steps[node+"/"+step] = true
+}
+
 // register creates the Node as a kubelet registers it: the Machine's addresses and
 // role, the pool's current config (what the machine-config server served it), the
 // kubelet of that config's release, Ready=False while the network starts. It
-// returns the node and the name of the Machine it found ("" for none).
-func (j *joiner) register(ctx context.Context, node string) (*corev1.Node, string, error) {
+// returns the node.
+func (j *joiner) register(ctx context.Context, node string) (*corev1.Node, error) {
+	n, _, err := j.nodeObject(ctx, node)
+	if err != nil {
+		return nil, err
+	}
+	status := n.Status
+	created, err := j.s.kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("registering node %s: %w", node, err)
+	}
+	created.Status = status
+	defaultCapacity(&created.Status)
+	if created, err = j.s.kube.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		return nil, fmt.Errorf("writing node %s status: %w", node, err)
+	}
+	return created, nil
+}
+
+// nodeObject is the Node a kubelet registers, and the name of the Machine it
+// found ("" for none).
+func (j *joiner) nodeObject(ctx context.Context, node string) (*corev1.Node, string, error) {
 	machine, err := j.machineFor(ctx, node)
 	if err != nil {
 		return nil, "", err
@@ -234,16 +298,7 @@ func (j *joiner) register(ctx context.Context, node string) (*corev1.Node, strin
 	if role == "master" {
 		n.Spec.Taints = []corev1.Taint{{Key: openshift.LabelNodeRoleMaster, Effect: corev1.TaintEffectNoSchedule}}
 	}
-	created, err := j.s.kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
-	if err != nil {
-		return nil, "", fmt.Errorf("registering node %s: %w", node, err)
-	}
-	created.Status = n.Status
-	defaultCapacity(&created.Status)
-	if created, err = j.s.kube.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		return nil, "", fmt.Errorf("writing node %s status: %w", node, err)
-	}
-	return created, name, nil
+	return n, name, nil
 }
 
 // poolConfig returns the current config of the pool whose node selector matches

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -44,7 +46,18 @@ func (s *Sim) createCSR(ctx context.Context, csr *certificatesv1.CertificateSign
 		if err := s.allowCSRRequestor(ctx, csr.Spec.Username); err != nil {
 			return nil, err
 		}
-		created, err = csrs.Create(ctx, want, metav1.CreateOptions{})
+		// The RBAC authorizer sees the new binding from its informer, a moment
+		// later (longer on a loaded machine): retry while it is still Forbidden.
+		var createErr error
+		err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			created, createErr = csrs.Create(ctx, want, metav1.CreateOptions{})
+			return !apierrors.IsForbidden(createErr), nil
+		})
+		if err == nil {
+			err = createErr
+		} else {
+			err = fmt.Errorf("creating CertificateSigningRequest %s as %s: still forbidden after granting %s: %w", want.Name, csr.Spec.Username, nodeBootstrapperRole, createErr)
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -388,8 +388,11 @@ func formatVersions(vs []configv1.OperandVersion) string {
 }
 
 // pauseFor waits the delay pick selects (following SetTiming); false when ctx
-// ends or the operator's release moved away from version meanwhile. Wake-ups it
-// receives while waiting are passed on to the operator's loop afterwards.
+// ends or the operator's release moved away from version meanwhile. A Deployment
+// seen mid-restart (no release observed) has not moved: its status churns while
+// the controller manager catches up, most on a loaded machine, and treating that
+// as a move restarted the work on every wake. Wake-ups it receives while waiting
+// are passed on to the operator's loop afterwards.
 func (op *operator) pauseFor(ctx context.Context, pick func(Timing) time.Duration, version string) bool {
 	moved := make(chan struct{})
 	done := make(chan struct{})
@@ -408,7 +411,7 @@ func (op *operator) pauseFor(ctx context.Context, pick func(Timing) time.Duratio
 				return
 			case <-op.wake:
 				woken = true
-				if v, _ := op.current(); v != version {
+				if v, _ := op.current(); v != version && v != "" {
 					close(moved)
 					return
 				}
@@ -422,7 +425,7 @@ func (op *operator) pauseFor(ctx context.Context, pick func(Timing) time.Duratio
 		return false
 	}
 	v, _ := op.current()
-	return v == version
+	return v == version || v == ""
 }
 
 // waitWhileStuck blocks while a stuck-rollout fault holds the operator (at node,

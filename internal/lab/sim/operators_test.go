@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -40,6 +41,23 @@ func (h *harness) watchClusterOperator(name string) *coHistory {
 		}
 	}()
 	return rec
+}
+
+// through waits until the watch has delivered a status reporting version (a Get
+// can see it before the watch does) and returns the statuses so far.
+func (r *coHistory) through(h *harness, version string) []configv1.ClusterOperatorStatus {
+	h.t.Helper()
+	var seen []configv1.ClusterOperatorStatus
+	h.eventually("the watch delivers the status at "+version, func() (bool, string, error) {
+		seen = r.snapshot()
+		for _, st := range seen {
+			if versionOf(&configv1.ClusterOperator{Status: st}, "operator") == version {
+				return true, "", nil
+			}
+		}
+		return false, fmt.Sprintf("%d statuses", len(seen)), nil
+	})
+	return seen
 }
 
 func (r *coHistory) snapshot() []configv1.ClusterOperatorStatus {
@@ -85,7 +103,7 @@ func TestPlainOperatorGoesProgressingThenReportsTheRelease(t *testing.T) {
 		co := h.clusterOperator("dns")
 		return atRelease(co, newVersion), describeCO(co), nil
 	})
-	checkRolloutOrder(t, "dns", history.snapshot(), oldVersion, newVersion)
+	checkRolloutOrder(t, "dns", history.through(h, newVersion), oldVersion, newVersion)
 	// The other operators were not touched.
 	if co := h.clusterOperator("monitoring"); !atRelease(co, oldVersion) {
 		t.Errorf("monitoring moved without its Deployment changing: %s", describeCO(co))

@@ -33,6 +33,16 @@ const (
 // controller makes one for every change of its inputs), and resumes a rollout the
 // must-gather caught half done.
 func (op *operator) reconcileStaticPods(ctx context.Context, version, reported string) bool {
+	op.mu.Lock()
+	first := op.redeploy == "" && !op.redeploySeen
+	op.mu.Unlock()
+	if first && version == "" && op.spec.Deployment != "" {
+		// Not running yet (its Deployment is not rolled out): adopting the loaded
+		// rollout now would not know which release it is for, and a later look
+		// at the release would start a new revision beside it. Its Deployment
+		// wakes it.
+		return true
+	}
 	op.adoptDegraded(ctx, nodeInstallerPodFailedCO)
 	reason, err := op.forceRedeploymentReason(ctx)
 	if err != nil {
@@ -40,7 +50,7 @@ func (op *operator) reconcileStaticPods(ctx context.Context, version, reported s
 		return true
 	}
 	op.mu.Lock()
-	first := op.redeploy == "" && !op.redeploySeen
+	first = op.redeploy == "" && !op.redeploySeen
 	if first {
 		op.redeploy, op.redeploySeen = reason, true
 	}

@@ -58,7 +58,7 @@ func TestStaticPodRolloutGoesNodeByNode(t *testing.T) {
 	if got := versionOf(co, "kube-apiserver"); got != newKube {
 		t.Errorf("operand version kube-apiserver=%s, want %s from the payload's ClusterOperator manifest", got, newKube)
 	}
-	checkRolloutOrder(t, "kube-apiserver", history.snapshot(), oldVersion, newVersion)
+	checkRolloutOrder(t, "kube-apiserver", history.through(h, newVersion), oldVersion, newVersion)
 
 	st := h.kubeAPIServerStatus()
 	if st.LatestAvailableRevision != rev {
