@@ -453,6 +453,13 @@ const (
 	GateConditionCleared GateKind = "condition-cleared"
 )
 
+// GateKinds lists every gate kind, in the order the documentation gives them.
+func GateKinds() []GateKind {
+	return []GateKind{GateClusterOperator, GateCRDEstablished, GateWorkloadRollout, GateStaticPods, GatePoolUpdated,
+		GateCVOScaledDown, GateCVORunning, GateDeleted,
+		GateNodesSettled, GateNodesReady, GateCSRIssued, GateRestored, GateConditionCleared}
+}
+
 // Gate is one verifiable condition.
 type Gate struct {
 	Kind GateKind `json:"kind"`

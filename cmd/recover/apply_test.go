@@ -29,6 +29,8 @@ func TestApplyRefusesBadInvocationsBeforeTouchingACluster(t *testing.T) {
 		{[]string{"apply", "--plan", filepath.Join(dir, "missing.json"), "--yes"}, ExitBadInput, "reading plan"},
 		{[]string{"apply", "--plan", bad, "--yes"}, ExitBadInput, "not a plan document"},
 		{[]string{"apply", "--plan", planPath, "--yes", "--gate-timeout", "vibes=1m"}, ExitUsage, "--gate-timeout"},
+		// The message lists the remediation gates too.
+		{[]string{"apply", "--plan", planPath, "--yes", "--gate-timeout", "nodes-settled=0s"}, ExitUsage, "nodes-settled, nodes-ready, csr-issued, restored, condition-cleared"},
 		{[]string{"apply", "--plan", planPath, "--yes", "--backup-record", "b.yaml", "--i-have-a-backup"}, ExitUsage, "not both"},
 		{[]string{"apply", "--plan", planPath, "--yes", "--events", "xml"}, ExitUsage, "--events"},
 		{[]string{"apply", "--resume", filepath.Join(dir, "missing.journal"), "--yes"}, ExitBadInput, "journal"},

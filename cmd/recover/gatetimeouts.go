@@ -44,8 +44,7 @@ func (f *gateTimeoutFlag) parse() (map[plan.GateKind]time.Duration, error) {
 // gateKinds lists the gate kinds --gate-timeout accepts.
 func gateKinds() string {
 	var kinds []string
-	for _, k := range []plan.GateKind{plan.GateClusterOperator, plan.GateCRDEstablished, plan.GateWorkloadRollout, plan.GateStaticPods,
-		plan.GatePoolUpdated, plan.GateCVOScaledDown, plan.GateCVORunning, plan.GateDeleted} {
+	for _, k := range plan.GateKinds() {
 		kinds = append(kinds, string(k))
 	}
 	return strings.Join(kinds, ", ")
