@@ -427,11 +427,16 @@ func (p *pools) step(ctx context.Context, name string) {
 		nodes = p.nodesOf(pool)
 	}
 	for _, n := range nodes {
+		// The daemon works toward the node's desiredConfig, whatever the pool
+		// targets now: a node the controller started on the previous config
+		// just before the pool moved finishes that update first, then counts
+		// as available and is given the new one (leaving it alone deadlocked
+		// the pool, its capacity held by a node nobody updated). A node
+		// Degraded on the config it runs (content mismatch, ...) is not
+		// updating: its daemon keeps failing, it stays Degraded.
 		desired := n.Annotations[desiredConfigAnnotation]
-		// A node Degraded on the config it runs (content mismatch, ...) is
-		// not updating: its daemon keeps failing, it stays Degraded.
-		if desired == target && n.Annotations[currentConfigAnnotation] != target {
-			p.runDaemon(ctx, name, n.Name, target)
+		if desired != "" && n.Annotations[currentConfigAnnotation] != desired {
+			p.runDaemon(ctx, name, n.Name, desired)
 		}
 	}
 	p.syncStatus(ctx, name)
