@@ -241,7 +241,11 @@ func (w *wedger) exists(key string) string {
 // failed because of %q` (cluster-version-operator pkg/payload/precondition).
 var preconditionReason = regexp.MustCompile(`Precondition "[^"]+" failed because of "([^"]+)"`)
 
-var poolInMessage = regexp.MustCompile(`MachineConfigPool (\S+) is not ready|pool (\S+) (?:is|has) `)
+// poolInMessage finds the pool machine-config's Degraded message names:
+// "MachineConfigPool %s is not ready" and "required MachineConfigPool %s is
+// paused and cannot sync until it is unpaused" (machine-config-operator
+// pkg/operator/sync.go, syncRequiredMachineConfigPools), or "pool %s is|has".
+var poolInMessage = regexp.MustCompile(`MachineConfigPool (\S+) is (?:not ready|paused)|pool (\S+) (?:is|has) `)
 
 // parentOf returns the group that explains g ("" when none does).
 func (w *wedger) parentOf(g *wedgeGroup) string {

@@ -64,6 +64,31 @@ func TestWedgesGroupNodesHeldByOnePDB(t *testing.T) {
 	}
 }
 
+// TestWedgesFoldMachineConfigIntoItsPausedPool: the MCO's sync fails on a
+// paused required pool; the pool is the cause, machine-config's Degraded and
+// the CVO's Failing follow from it.
+func TestWedgesFoldMachineConfigIntoItsPausedPool(t *testing.T) {
+	s := stuckSnapshot(func(f *fixture) {
+		f.pools[0].Spec.Paused = true
+		f.pools[0].Status.MachineCount, f.pools[0].Status.UpdatedMachineCount = 3, 1
+		setCOCondition(f.co("machine-config"), "Degraded", "True", "RequiredPoolsFailed",
+			"Unable to apply 4.4.4: error required MachineConfigPool master is paused and cannot sync until it is unpaused")
+		setCVCondition(f.cv, "Failing", "True", "ClusterOperatorDegraded", "Cluster operator machine-config is degraded")
+	}, func(*Snapshot) {})
+	blocking := s.Blocking()
+	if len(blocking) == 0 || blocking[0].Code != CodePoolPaused || blocking[0].Subjects[0] != "machineconfigpool/master" {
+		t.Fatalf("the paused pool is not the first cause: %+v", blocking)
+	}
+	if !containsString(blocking[0].Subjects, "clusteroperator/machine-config") {
+		t.Errorf("machine-config's Degraded is not folded into the paused pool: %+v", blocking[0])
+	}
+	for _, w := range blocking[1:] {
+		if w.Code == CodeOperatorDegraded {
+			t.Errorf("machine-config's Degraded is a line of its own: %+v", w)
+		}
+	}
+}
+
 func TestWedgesRanking(t *testing.T) {
 	s := stuckSnapshot(func(f *fixture) {
 		requestMinor(f)

@@ -310,7 +310,8 @@ func (o *planOptions) printRefusals(w io.Writer, e *plan.RemedyRefusedError) err
 		if e.Unsafe() {
 			what = "The admin's promises among them, once reviewed (the unsafe ones stay refused)"
 		}
-		_, err := fmt.Fprintf(w, "\n%s:\n  recover plan %s --accept %s\n", what, strings.Join(o.acceptArgs(), " "), strings.Join(append(append([]string(nil), o.accept...), names...), ","))
+		line := append(append([]string{"recover", "plan"}, o.acceptArgs()...), "--accept", strings.Join(append(append([]string(nil), o.accept...), names...), ","))
+		_, err := fmt.Fprintf(w, "\n%s:\n  %s\n", what, strings.Join(line, " "))
 		return err
 	}
 	return nil

@@ -183,3 +183,28 @@ func TestPlanRemedyExitCodesMatch(t *testing.T) {
 		t.Fatal("plan remedy error exit codes differ from cmd/recover/exitcodes.go")
 	}
 }
+
+// TestRefusalLinePrintsTheCommandAsGiven: the line to run after review is the
+// command with its flags and one --accept; on a live cluster (no flags) it is
+// `recover plan --accept ...`, one space apart.
+func TestRefusalLinePrintsTheCommandAsGiven(t *testing.T) {
+	e := &plan.RemedyRefusedError{Refused: []plan.RefusedRemedy{{Remedy: plan.RemedyForceRedeployment, Subject: "node/master-1", Reason: "r", Accept: "force-redeployment:kube-apiserver"}}}
+	for _, tc := range []struct {
+		args   []string
+		accept []string
+		want   string
+	}{
+		{nil, nil, "\n  recover plan --accept force-redeployment:kube-apiserver\n"},
+		{[]string{"--kubeconfig", "kc"}, nil, "\n  recover plan --kubeconfig kc --accept force-redeployment:kube-apiserver\n"},
+		{[]string{"--accept", "remove-overrides"}, []string{"remove-overrides"}, "\n  recover plan --accept remove-overrides,force-redeployment:kube-apiserver\n"},
+	} {
+		o := &planOptions{args: tc.args, accept: tc.accept, output: &outputFlag{format: outputTable}}
+		var buf strings.Builder
+		if err := o.printRefusals(&buf, e); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(buf.String(), tc.want) {
+			t.Errorf("args %v: printed\n%s\nwant it to end with %q", tc.args, buf.String(), tc.want)
+		}
+	}
+}
