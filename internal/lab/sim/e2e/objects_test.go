@@ -7,8 +7,13 @@ import (
 	"sort"
 	"strings"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/openshift-recover/recover/apply/lock"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
 )
 
@@ -93,10 +98,23 @@ func (c *cluster) assertChangedOnly(log []faultproxy.Entry, before map[objectPat
 			c.t.Errorf("recover wrote %s (%d times), which the remedy has no reason to change; writes: %v", p, w[objectPath(p)], writes(log))
 		}
 	}
+	lease := "/apis/coordination.k8s.io/v1/namespaces/" + lock.Namespace + "/leases/" + lock.Name
+	if _, err := dynamic.NewForConfigOrDie(c.cfg).Resource(coordinationv1.SchemeGroupVersion.WithResource("leases")).Namespace(lock.Namespace).Get(c.ctx, lock.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		c.t.Errorf("the apply lock %s is still there after the run (%v)", lease, err)
+	}
 	for p, was := range before {
 		want := deepCopy(was)
 		if f := intended[p]; f != nil {
 			f(want)
+		}
+		if p == cvoDeployment {
+			// Restored, the CVO reconciles its own Deployment from its
+			// payload (the simulator's as the real one's): only the replicas
+			// are recover's.
+			if got := field(c.object(p), "spec.replicas"); !reflect.DeepEqual(got, field(want, "spec.replicas")) {
+				c.t.Errorf("the CVO's replicas after the run: %v, want %v as before the plan", got, field(want, "spec.replicas"))
+			}
+			continue
 		}
 		if got := c.object(p); !reflect.DeepEqual(got, want) {
 			c.t.Errorf("%s after the run differs from before the plan (but for the remedy's intended effect):\n got %s\nwant %s", p, js(got), js(want))

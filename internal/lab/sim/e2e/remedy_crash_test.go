@@ -60,7 +60,7 @@ func TestRemedyRelaxPDBSurvivesKill9(t *testing.T) {
 				if reflect.DeepEqual(c.object(deckPDB), before) {
 					t.Errorf("the budget is as before although the relax was applied")
 				}
-				if len(s.Changes) != 1 || s.Changes[0].State != "made" || !s.Changes[0].Temporary || !strings.Contains(s.Changes[0].Resume+s.Changes[0].Restore, "recover apply --resume") {
+				if len(s.Changes) != 1 || s.Changes[0].State != "outstanding" || !s.Changes[0].Temporary || !strings.Contains(s.Changes[0].Resume+s.Changes[0].Restore, "recover apply --resume") {
 					t.Errorf("recover journal after the kill: %+v; want the relax outstanding, with the command that restores it", s.Changes)
 				}
 			}
