@@ -226,6 +226,19 @@ func (c *cvo) sync(ctx context.Context) bool {
 	if err == nil {
 		rel, err = c.s.releases.byImage(image)
 	}
+	// The precondition on Upgradeable, for a release the cluster is not yet at.
+	// The real CVO checks it after retrieving and verifying the payload; here
+	// it comes first, so that a scenario may name a target it has no payload
+	// for and still be refused for the reason its must-gather shows.
+	if err == nil && cv.Status.Desired.Image != rel.Image {
+		if failed := c.upgradeablePrecondition(ctx, cv, rel); failed != "" {
+			c.setReleaseAccepted(ctx, "PreconditionChecks", fmt.Sprintf("Preconditions failed for payload loaded version=%q image=%q: %s", rel.Version, rel.Image, failed), "PreconditionBlock", failed)
+			c.mu.Lock()
+			c.release = image
+			c.mu.Unlock()
+			return false
+		}
+	}
 	if err == nil && rel.Manifests == nil {
 		err = fmt.Errorf("release %s has no payload in the scenario", rel.Version)
 	}
@@ -378,18 +391,23 @@ func (c *cvo) beginUpdate(ctx context.Context, rel *Release) (*configv1.ClusterV
 
 // rejectPayload reports a release the CVO cannot load.
 func (c *cvo) rejectPayload(ctx context.Context, image string, cause error) {
-	msg := fmt.Sprintf("Retrieving payload failed version=%q image=%q failure=%v", "", image, cause)
+	c.setReleaseAccepted(ctx, "RetrievePayload", fmt.Sprintf("Retrieving payload failed version=%q image=%q failure=%v", "", image, cause), "PayloadRejected", cause.Error())
+}
+
+// setReleaseAccepted sets ReleaseAccepted=False with reason and message and,
+// when that changed it, records event with eventMsg.
+func (c *cvo) setReleaseAccepted(ctx context.Context, reason, msg, event, eventMsg string) {
 	changed := false
 	_, _ = c.updateClusterVersionStatus(ctx, func(cv *configv1.ClusterVersion) bool {
-		if cond := findCondition(cv.Status.Conditions, "ReleaseAccepted"); cond != nil && cond.Status == configv1.ConditionFalse && cond.Message == msg {
+		if cond := findCondition(cv.Status.Conditions, "ReleaseAccepted"); cond != nil && cond.Status == configv1.ConditionFalse && cond.Reason == reason && cond.Message == msg {
 			return false
 		}
-		setCondition(&cv.Status.Conditions, conditionUpdate{Type: "ReleaseAccepted", Status: configv1.ConditionFalse, Reason: "RetrievePayload", Message: msg})
+		setCondition(&cv.Status.Conditions, conditionUpdate{Type: "ReleaseAccepted", Status: configv1.ConditionFalse, Reason: reason, Message: msg})
 		changed = true
 		return true
 	})
 	if changed {
-		c.s.rec.record("cvo", "PayloadRejected", "ClusterVersion "+openshift.ClusterVersionName, cause.Error(), nil)
+		c.s.rec.record("cvo", event, "ClusterVersion "+openshift.ClusterVersionName, eventMsg, nil)
 	}
 }
 

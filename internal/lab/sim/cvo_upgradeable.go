@@ -15,7 +15,8 @@ import (
 )
 
 // The fake CVO's Upgradeable condition, computed as the CVO up to release-4.22
-// does (pkg/cvo/upgradeable.go; docs/wedge-sources.md §4 and §5): each check
+// does (pkg/cvo/upgradeable.go; docs/wedge-sources.md §4 and §5), and the
+// precondition that holds a minor update while it is False: each check
 // either passes or says why a minor update must wait; one failing check is
 // copied into ClusterVersion's Upgradeable=False, several give MultipleReasons
 // with each check's own Upgradeable<Check> condition beside it, none gives
@@ -45,17 +46,11 @@ const (
 // adminAckGateRE is the CVO's gate key pattern; its group is the minor.
 var adminAckGateRE = regexp.MustCompile(openshift.AdminAckGatePattern)
 
-// upgradeableChecks runs the CVO's checks in its order: cluster operators,
-// overrides, admin acks.
+// upgradeableChecks runs the CVO's checks in its order (defaultUpgradeableChecks):
+// overrides, admin acks, cluster operators. The order is the order of the
+// reasons in a MultipleReasons message.
 func (c *cvo) upgradeableChecks(ctx context.Context, cv *configv1.ClusterVersion) ([]upgradeableCheck, error) {
 	var out []upgradeableCheck
-	cos, err := c.s.config.ConfigV1().ClusterOperators().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	if chk := clusterOperatorsUpgradeable(cos.Items); chk != nil {
-		out = append(out, *chk)
-	}
 	for _, o := range cv.Spec.Overrides {
 		if o.Unmanaged {
 			out = append(out, upgradeableCheck{Type: upgradeableOverrides, Reason: openshift.ReasonClusterVersionOverrides, Message: clusterVersionOverridesMessage})
@@ -67,6 +62,13 @@ func (c *cvo) upgradeableChecks(ctx context.Context, cv *configv1.ClusterVersion
 		return nil, err
 	}
 	if chk != nil {
+		out = append(out, *chk)
+	}
+	cos, err := c.s.config.ConfigV1().ClusterOperators().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if chk := clusterOperatorsUpgradeable(cos.Items); chk != nil {
 		out = append(out, *chk)
 	}
 	return out, nil
@@ -106,6 +108,12 @@ func clusterOperatorsUpgradeable(cos []configv1.ClusterOperator) *upgradeableChe
 // taken for a CVO from before admin gates (4.8), which has no such check: the
 // simulator's 4.4 scenarios do not carry it unless they are about it.
 func (c *cvo) adminAcksUpgradeable(ctx context.Context, cv *configv1.ClusterVersion) (*upgradeableCheck, error) {
+	// No current version yet (early start-up, empty history): the CVO checks
+	// nothing, not even the gates' names.
+	minor, ok := currentMinor(cv)
+	if !ok {
+		return nil, nil
+	}
 	cms := c.s.kube.CoreV1()
 	gates, err := cms.ConfigMaps(openshift.AdminGatesNamespace).Get(ctx, openshift.AdminGatesConfigMap, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -117,12 +125,11 @@ func (c *cvo) adminAcksUpgradeable(ctx context.Context, cv *configv1.ClusterVers
 	acks, err := cms.ConfigMaps(openshift.AdminAcksNamespace).Get(ctx, openshift.AdminAcksConfigMap, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return &upgradeableCheck{Type: upgradeableAdminAckRequired, Reason: reasonUnableToAccessAdminAcks,
-			Message: fmt.Sprintf("%s/%s configmap not found.", openshift.AdminAcksNamespace, openshift.AdminAcksConfigMap)}, nil
+			Message: fmt.Sprintf("%s configmap not found.", openshift.AdminAcksConfigMap)}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	minor := currentMinor(cv)
 	byReason := map[string][]string{}
 	for _, key := range sortedKeys(gates.Data) {
 		m := adminAckGateRE.FindStringSubmatch(key)
@@ -142,6 +149,8 @@ func (c *cvo) adminAcksUpgradeable(ctx context.Context, cv *configv1.ClusterVers
 	if len(byReason) == 0 {
 		return nil, nil
 	}
+	// Each reason's messages sorted and joined; several reasons give
+	// MultipleReasons with those joined messages sorted again, by text.
 	reasons := sortedKeys(byReason)
 	var msgs []string
 	for _, r := range reasons {
@@ -151,24 +160,37 @@ func (c *cvo) adminAcksUpgradeable(ctx context.Context, cv *configv1.ClusterVers
 	reason := reasons[0]
 	if len(reasons) > 1 {
 		reason = reasonMultipleReasons
+		sort.Strings(msgs)
 	}
 	return &upgradeableCheck{Type: upgradeableAdminAckRequired, Reason: reason, Message: strings.Join(msgs, " ")}, nil
 }
 
 // currentMinor is the minor of the CVO's current version (GetCurrentVersion:
-// the newest Completed history entry, else the oldest entry), as text.
-func currentMinor(cv *configv1.ClusterVersion) string {
+// the newest Completed history entry, else the oldest entry), as text; false
+// when the history is empty.
+func currentMinor(cv *configv1.ClusterVersion) (string, bool) {
+	v, ok := currentVersion(cv)
+	return minorOf(v), ok
+}
+
+// currentVersion is GetCurrentVersion: the newest Completed history entry's
+// version, else the oldest entry's; false when the history is empty.
+func currentVersion(cv *configv1.ClusterVersion) (string, bool) {
 	h := cv.Status.History
 	if len(h) == 0 {
-		return ""
+		return "", false
 	}
-	v := h[len(h)-1].Version
 	for _, e := range h {
 		if e.State == configv1.CompletedUpdate {
-			v = e.Version
-			break
+			return e.Version, true
 		}
 	}
+	return h[len(h)-1].Version, true
+}
+
+// minorOf is a version's minor (getEffectiveMinor): "18" for 4.18.9, "" when
+// there is none.
+func minorOf(v string) string {
 	parts := strings.SplitN(v, ".", 3)
 	if len(parts) < 2 {
 		return ""
@@ -199,8 +221,10 @@ func upgradeableConditions(checks []upgradeableCheck) []conditionUpdate {
 
 // syncUpgradeable evaluates the checks and writes ClusterVersion's Upgradeable
 // conditions when they change, removing the sub-conditions of checks that pass.
-func (c *cvo) syncUpgradeable(ctx context.Context) {
+// It returns the Upgradeable condition it computed, nil when it could not.
+func (c *cvo) syncUpgradeable(ctx context.Context) *conditionUpdate {
 	var summary string
+	var up *conditionUpdate
 	changed := false
 	_, err := c.updateClusterVersionStatus(ctx, func(cv *configv1.ClusterVersion) bool {
 		checks, err := c.upgradeableChecks(ctx, cv)
@@ -227,10 +251,41 @@ func (c *cvo) syncUpgradeable(ctx context.Context) {
 		}
 		cv.Status.Conditions = conds
 		u := want[len(want)-1]
+		up = &u
 		summary = fmt.Sprintf("Upgradeable=%s %s", u.Status, u.Reason)
 		return changed
 	})
-	if err == nil && changed {
+	if err != nil {
+		return nil
+	}
+	if changed {
 		c.s.rec.record("cvo", "UpgradeableChanged", "ClusterVersion "+openshift.ClusterVersionName, summary, nil)
 	}
+	return up
+}
+
+// upgradeablePrecondition is the CVO's ClusterVersionUpgradeable precondition
+// (pkg/payload/precondition/clusterversion/upgradeable.go): an update to another
+// minor (or major) of the current version, not forced, is refused while
+// Upgradeable=False. It evaluates Upgradeable afresh (writing it) and returns the
+// precondition's failure, "" when the update may go on.
+func (c *cvo) upgradeablePrecondition(ctx context.Context, cv *configv1.ClusterVersion, rel *Release) string {
+	if du := cv.Spec.DesiredUpdate; du != nil && du.Force {
+		return ""
+	}
+	cur, ok := currentVersion(cv)
+	if !ok || sameMinor(cur, rel.Version) {
+		return ""
+	}
+	u := c.syncUpgradeable(ctx)
+	if u == nil || u.Status != configv1.ConditionFalse {
+		return ""
+	}
+	return fmt.Sprintf("Precondition %q failed because of %q: %v", "ClusterVersionUpgradeable", u.Reason, u.Message)
+}
+
+// sameMinor reports whether two versions share major and minor.
+func sameMinor(a, b string) bool {
+	pa, pb := strings.SplitN(a, ".", 3), strings.SplitN(b, ".", 3)
+	return len(pa) >= 2 && len(pb) >= 2 && pa[0] == pb[0] && pa[1] == pb[1]
 }

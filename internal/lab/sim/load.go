@@ -353,6 +353,15 @@ func cleanForCreate(u *unstructured.Unstructured) *unstructured.Unstructured {
 // prepareForCreate adjusts fields a different cluster cannot take as they are.
 func prepareForCreate(u *unstructured.Unstructured) {
 	gvk := u.GroupVersionKind()
+	if gvk.Group == "config.openshift.io" || gvk.Group == "operator.openshift.io" {
+		// Their CRDs require spec (a ClusterOperator's has no fields): `oc adm
+		// inspect` writes at least spec: {}, a must-gather written by hand may
+		// leave it out.
+		if _, ok := u.Object["spec"]; !ok {
+			u.Object["spec"] = map[string]any{}
+		}
+		return
+	}
 	if gvk.Group != "" {
 		return
 	}
