@@ -65,8 +65,10 @@ func TestRemedyForceRedeployment(t *testing.T) {
 		t.Fatalf("recover plan without --accept: %s; want exit 3 with the --accept %s line", refused, acceptKubeAPIServer)
 	}
 	table := c.recover("plan")
-	if table.code != 3 || !strings.Contains(table.stdout+table.stderr, "recover plan --accept "+acceptKubeAPIServer) {
-		t.Errorf("recover plan (table) without --accept: %s; want exit 3 printing `recover plan --accept %s`", table, acceptKubeAPIServer)
+	// The line to run after review is the command as given, plus --accept.
+	line := "recover plan --kubeconfig " + c.kubeconfig + " --accept " + acceptKubeAPIServer
+	if table.code != 3 || !strings.Contains(table.stdout, "\n  "+line+"\n") {
+		t.Errorf("recover plan (table) without --accept: %s; want exit 3 printing `%s`", table, line)
 	}
 
 	p, path := c.planCLI("--accept", acceptKubeAPIServer)
