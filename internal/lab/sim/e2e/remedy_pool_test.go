@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	configv1 "github.com/openshift/api/config/v1"
-	configclient "github.com/openshift/client-go/config/clientset/versioned"
 	mcfgclient "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -73,23 +71,8 @@ func TestRemedyUnpausePool(t *testing.T) {
 			t.Errorf("%s after the run: config %s, state %s, unschedulable %v", n.Name, a[openshift.AnnotationCurrentConfig], a[openshift.AnnotationMCDState], n.Spec.Unschedulable)
 		}
 	}
-	config := configclient.NewForConfigOrDie(c.cfg)
-	c.eventually("machine-config reports 4.4.4", func() (bool, string, error) {
-		co, err := config.ConfigV1().ClusterOperators().Get(c.ctx, "machine-config", metav1.GetOptions{})
-		if err != nil {
-			return false, "", err
-		}
-		return operatorVersion(co) == "4.4.4" && condition(co.Status.Conditions, configv1.OperatorDegraded) == configv1.ConditionFalse,
-			fmt.Sprintf("%s, Degraded=%s", operatorVersion(co), condition(co.Status.Conditions, configv1.OperatorDegraded)), nil
-	})
-	c.eventually("the restored CVO completes 4.4.4", func() (bool, string, error) {
-		cv, err := config.ConfigV1().ClusterVersions().Get(c.ctx, "version", metav1.GetOptions{})
-		if err != nil {
-			return false, "", err
-		}
-		h := cv.Status.History[0]
-		return h.Version == "4.4.4" && h.State == configv1.CompletedUpdate, fmt.Sprintf("%s %s", h.State, h.Version), nil
-	})
+	c.operatorSettles("machine-config", "4.4.4")
+	c.updateCompletes("4.4.4")
 	c.assertFindingsGone(inspect.CodePoolPaused)
 	c.assertChangedOnly(audit.Log(), objs, map[objectPath]func(map[string]any){
 		masterPool: func(o map[string]any) { setField(o, "spec.paused", false) },

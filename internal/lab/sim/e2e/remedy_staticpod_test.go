@@ -109,23 +109,8 @@ func TestRemedyForceRedeployment(t *testing.T) {
 			t.Errorf("the mirror pod on %s runs revision %s, want 10", n, pod.Labels["revision"])
 		}
 	}
-	config := configclient.NewForConfigOrDie(c.cfg)
-	c.eventually("kube-apiserver reports 4.4.4 and is not Degraded", func() (bool, string, error) {
-		co, err := config.ConfigV1().ClusterOperators().Get(c.ctx, "kube-apiserver", metav1.GetOptions{})
-		if err != nil {
-			return false, "", err
-		}
-		return operatorVersion(co) == "4.4.4" && condition(co.Status.Conditions, configv1.OperatorDegraded) == configv1.ConditionFalse,
-			fmt.Sprintf("%s, Degraded=%s", operatorVersion(co), condition(co.Status.Conditions, configv1.OperatorDegraded)), nil
-	})
-	c.eventually("the restored CVO completes 4.4.4", func() (bool, string, error) {
-		cv, err := config.ConfigV1().ClusterVersions().Get(c.ctx, "version", metav1.GetOptions{})
-		if err != nil {
-			return false, "", err
-		}
-		h := cv.Status.History[0]
-		return h.Version == "4.4.4" && h.State == configv1.CompletedUpdate, fmt.Sprintf("%s %s", h.State, h.Version), nil
-	})
+	c.operatorSettles("kube-apiserver", "4.4.4")
+	c.updateCompletes("4.4.4")
 	c.assertFindingsGone(inspect.CodeStaticPodRolloutStuck)
 	reason := spec.ForceRedeploymentReason
 	if reason == "" || !strings.Contains(js(force.Change.Patch), reason) {
@@ -139,4 +124,33 @@ func TestRemedyForceRedeployment(t *testing.T) {
 	if len(s.Changes) != 1 || s.Changes[0].Action != string(plan.ActionForceRedeployment) || s.Changes[0].State != "made" {
 		t.Errorf("recover journal's changes: %+v, want the forced redeployment, made", s.Changes)
 	}
+}
+
+// operatorSettles waits until the ClusterOperator reports version and is not
+// Degraded.
+func (c *cluster) operatorSettles(name, version string) {
+	c.t.Helper()
+	config := configclient.NewForConfigOrDie(c.cfg)
+	c.eventually(name+" reports "+version+" and is not Degraded", func() (bool, string, error) {
+		co, err := config.ConfigV1().ClusterOperators().Get(c.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		return operatorVersion(co) == version && condition(co.Status.Conditions, configv1.OperatorDegraded) == configv1.ConditionFalse,
+			fmt.Sprintf("%s, Degraded=%s", operatorVersion(co), condition(co.Status.Conditions, configv1.OperatorDegraded)), nil
+	})
+}
+
+// updateCompletes waits until the restored CVO records version Completed.
+func (c *cluster) updateCompletes(version string) {
+	c.t.Helper()
+	config := configclient.NewForConfigOrDie(c.cfg)
+	c.eventually("the restored CVO completes "+version, func() (bool, string, error) {
+		cv, err := config.ConfigV1().ClusterVersions().Get(c.ctx, "version", metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		h := cv.Status.History[0]
+		return h.Version == version && h.State == configv1.CompletedUpdate, fmt.Sprintf("%s %s", h.State, h.Version), nil
+	})
 }
