@@ -85,7 +85,10 @@ func (o testOperator) deployment(version string) *appsv1.Deployment {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
-					NodeSelector: map[string]string{openshift.LabelNodeRoleMaster: ""},
+					// Named, as the real operators' are: must-gathers do not carry
+					// service accounts, so the loader makes the ones it needs.
+					ServiceAccountName: o.name,
+					NodeSelector:       map[string]string{openshift.LabelNodeRoleMaster: ""},
 					Tolerations:  []corev1.Toleration{{Key: openshift.LabelNodeRoleMaster, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
 					Containers: []corev1.Container{{
 						Name:  "operator",
@@ -180,6 +183,7 @@ spec:
 		prefix := fmt.Sprintf("0000_%02d_%s_", o.runLevel, o.component)
 		put("release-manifests", prefix+"00_namespace.yaml", &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: o.namespace}})
 		put("release-manifests", prefix+"01_config.yaml", &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Name: o.name + "-config", Namespace: o.namespace}, Data: map[string]string{"version": version}})
+		put("release-manifests", prefix+"02_serviceaccount.yaml", &corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: metav1.ObjectMeta{Name: o.name, Namespace: o.namespace}})
 		put("release-manifests", prefix+"06_deployment.yaml", o.deployment(version))
 		put("release-manifests", prefix+"07_clusteroperator.yaml", &configv1.ClusterOperator{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "config.openshift.io/v1", Kind: "ClusterOperator"},

@@ -215,8 +215,8 @@ func (l *loader) create(ctx context.Context, o sourcedObject) error {
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		client = s.dyn.Resource(mapping.Resource).Namespace(u.GetNamespace())
 	}
-	if u.GetKind() == "Pod" && gvk.Group == "" {
-		if err := s.ensureServiceAccount(ctx, u); err != nil {
+	if podSpec, ok := podSpecOf(u); ok {
+		if err := s.ensureServiceAccount(ctx, u.GetNamespace(), podSpec); err != nil {
 			return &LoadError{Object: key, Path: o.Path, Err: err}
 		}
 	}
@@ -398,14 +398,38 @@ func defaultNodeCapacity(u *unstructured.Unstructured) {
 	}
 }
 
-// ensureServiceAccount creates the service account a pod names when it is missing:
-// must-gathers rarely carry service accounts, and admission refuses pods without.
-func (s *Sim) ensureServiceAccount(ctx context.Context, pod *unstructured.Unstructured) error {
-	name, _, _ := unstructured.NestedString(pod.Object, "spec", "serviceAccountName")
+// ensureServiceAccount creates the service account a pod spec names when it is
+// missing: must-gathers rarely carry service accounts, and admission refuses pods
+// without one, so a loaded Deployment's ReplicaSet could never create its pod.
+func (s *Sim) ensureServiceAccount(ctx context.Context, namespace string, podSpec map[string]any) error {
+	name, _, _ := unstructured.NestedString(podSpec, "serviceAccountName")
+	if name == "" {
+		name, _, _ = unstructured.NestedString(podSpec, "serviceAccount") // the deprecated alias
+	}
 	if name == "" {
 		name = "default"
 	}
-	return s.ensureServiceAccountNamed(ctx, pod.GetNamespace(), name)
+	return s.ensureServiceAccountNamed(ctx, namespace, name)
+}
+
+// podSpecOf returns the pod spec of a Pod or of a workload's pod template
+// (Deployment, DaemonSet, StatefulSet, ReplicaSet, Job, CronJob).
+func podSpecOf(u *unstructured.Unstructured) (map[string]any, bool) {
+	var path []string
+	switch gk := u.GroupVersionKind().GroupKind(); gk {
+	case schema.GroupKind{Kind: "Pod"}:
+		path = []string{"spec"}
+	case schema.GroupKind{Group: "apps", Kind: "Deployment"}, schema.GroupKind{Group: "apps", Kind: "DaemonSet"},
+		schema.GroupKind{Group: "apps", Kind: "StatefulSet"}, schema.GroupKind{Group: "apps", Kind: "ReplicaSet"},
+		schema.GroupKind{Group: "batch", Kind: "Job"}:
+		path = []string{"spec", "template", "spec"}
+	case schema.GroupKind{Group: "batch", Kind: "CronJob"}:
+		path = []string{"spec", "jobTemplate", "spec", "template", "spec"}
+	default:
+		return nil, false
+	}
+	m, ok, _ := unstructured.NestedMap(u.Object, path...)
+	return m, ok
 }
 
 // ensureServiceAccountNamed creates service account ns/name when it is missing.

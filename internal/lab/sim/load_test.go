@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
@@ -129,5 +130,31 @@ func TestLoadedDeploymentsRollOutOnTheScenarioNodes(t *testing.T) {
 	}
 	if len(nodes.Items) != 5 {
 		t.Errorf("the cluster has %d nodes, want the fixture's 5 and no helper node", len(nodes.Items))
+	}
+}
+
+func TestPodSpecOfFindsEveryWorkloadsTemplate(t *testing.T) {
+	spec := map[string]any{"serviceAccountName": "sa"}
+	tests := []struct {
+		apiVersion, kind string
+		object           map[string]any
+		want             bool
+	}{
+		{"v1", "Pod", map[string]any{"spec": spec}, true},
+		{"apps/v1", "Deployment", map[string]any{"spec": map[string]any{"template": map[string]any{"spec": spec}}}, true},
+		{"apps/v1", "DaemonSet", map[string]any{"spec": map[string]any{"template": map[string]any{"spec": spec}}}, true},
+		{"batch/v1", "CronJob", map[string]any{"spec": map[string]any{"jobTemplate": map[string]any{"spec": map[string]any{"template": map[string]any{"spec": spec}}}}}, true},
+		{"apps/v1", "Deployment", map[string]any{"spec": map[string]any{}}, false},
+		{"v1", "ConfigMap", map[string]any{"data": map[string]any{}}, false},
+		{"example.com/v1", "Pod", map[string]any{"spec": spec}, false},
+	}
+	for _, tt := range tests {
+		u := &unstructured.Unstructured{Object: tt.object}
+		u.SetAPIVersion(tt.apiVersion)
+		u.SetKind(tt.kind)
+		got, ok := podSpecOf(u)
+		if ok != tt.want || (ok && got["serviceAccountName"] != "sa") {
+			t.Errorf("podSpecOf(%s %s) = %v, %v; want found=%v", tt.apiVersion, tt.kind, got, ok, tt.want)
+		}
 	}
 }
