@@ -89,7 +89,7 @@ func (o testOperator) deployment(version string) *appsv1.Deployment {
 					// service accounts, so the loader makes the ones it needs.
 					ServiceAccountName: o.name,
 					NodeSelector:       map[string]string{openshift.LabelNodeRoleMaster: ""},
-					Tolerations:  []corev1.Toleration{{Key: openshift.LabelNodeRoleMaster, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+					Tolerations:        []corev1.Toleration{{Key: openshift.LabelNodeRoleMaster, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
 					Containers: []corev1.Container{{
 						Name:  "operator",
 						Image: componentImage(o.component, version),
