@@ -8,6 +8,7 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -72,7 +73,16 @@ func TestExampleStaticPodStuckFailsUntilANewRevisionIsForced(t *testing.T) {
 	h.setForceRedeploymentReason("recover: revision 9 fails on master-1")
 	h.eventually("revision 10 runs on every master", func() (bool, string, error) {
 		for _, node := range []string{"master-0", "master-1", "master-2"} {
-			if rev := h.mirrorPod(node).Labels[revisionLabel]; rev != "10" {
+			// The kubelet deletes a mirror pod and creates it anew when its
+			// static pod restarts: a poll may fall in between.
+			p, err := h.sim.kube.CoreV1().Pods("openshift-kube-apiserver").Get(h.ctx, "kube-apiserver-"+node, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return false, node + ": mirror pod being recreated", nil
+			}
+			if err != nil {
+				return false, "", err
+			}
+			if rev := p.Labels[revisionLabel]; rev != "10" {
 				return false, node + " at revision " + rev, nil
 			}
 		}
