@@ -30,13 +30,16 @@ func TestExampleAdminAckRequiredHoldsTheMinorUpdateUntilAcked(t *testing.T) {
 		t.Errorf("the refused update started: desired %s, history[0] %s %s", cv.Status.Desired.Version, cv.Status.History[0].Version, cv.Status.History[0].State)
 	}
 
-	// The admin's ack: the CVO reports Upgradeable=True and lets the
-	// precondition pass; with no 4.19.0 payload in the scenario, the release
-	// then fails at retrieval instead.
+	// The admin's ack: the CVO reports Upgradeable=True, lets the precondition
+	// pass, accepts 4.19.0 (the scenario's payload of the CVO's own manifests)
+	// and updates to it.
 	h.setAck(exampleGate, "true")
 	h.waitUpgradeable(configv1.ConditionTrue, "", "")
-	h.eventually("the precondition passes", func() (bool, string, error) {
-		c := findCondition(h.clusterVersion().Status.Conditions, "ReleaseAccepted")
-		return c != nil && c.Reason == "RetrievePayload", fmt.Sprintf("%+v", c), nil
+	h.eventually("the CVO accepts 4.19.0 and completes it", func() (bool, string, error) {
+		cv := h.clusterVersion()
+		c := findCondition(cv.Status.Conditions, "ReleaseAccepted")
+		h0 := cv.Status.History[0]
+		return c != nil && c.Status == configv1.ConditionTrue && cv.Status.Desired.Version == "4.19.0" && h0.Version == "4.19.0" && h0.State == configv1.CompletedUpdate,
+			fmt.Sprintf("ReleaseAccepted %+v, desired %s, history[0] %s %s", c, cv.Status.Desired.Version, h0.Version, h0.State), nil
 	})
 }
