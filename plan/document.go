@@ -483,6 +483,11 @@ type Gate struct {
 	// Condition and Reason are set for condition-cleared gates.
 	Condition string `json:"condition,omitempty"`
 	Reason    string `json:"reason,omitempty"`
+	// RefusalExpected, on a cvo-running gate, says why the restored CVO will
+	// still refuse its desired update (causes the plan does not remedy): the
+	// gate is then met once the CVO runs and has observed ClusterVersion,
+	// whether it takes the update or not (formatVersion 1.1).
+	RefusalExpected string `json:"refusalExpected,omitempty"`
 }
 
 // OperandVersion is one entry a ClusterOperator must report in status.versions.

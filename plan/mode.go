@@ -111,12 +111,33 @@ func remediationPlanSteps(s *inspect.Snapshot, rs *remedyStage) ([]Step, []Remed
 		Gate: &Gate{Kind: GateCVOScaledDown, Description: "no cluster-version operator pod is left running"}}}
 	steps = placeGroups(steps, rs.groups, func(*remedyGroup) bool { return true })
 	desired := s.DesiredRelease().Version
-	steps = append(steps, Step{Action: ActionRestoreCVO,
+	restore := Step{Action: ActionRestoreCVO,
 		Reason: fmt.Sprintf("Scale the CVO back to its journaled replicas with the desired update it has (%s, no new one): in %s mode it resumes that update over the unblocked cluster.", orWord(desired, "unknown"), s.CVOMode()),
-		Gate:   &Gate{Kind: GateCVORunning, Description: fmt.Sprintf("the CVO Deployment is available again and ClusterVersion shows it working on %s", orWord(desired, "its desired update"))}})
+		Gate:   &Gate{Kind: GateCVORunning, Description: fmt.Sprintf("the CVO Deployment is available again and ClusterVersion shows it working on %s", orWord(desired, "its desired update"))}}
+	if why := holdingReason(rs.holding); why != "" {
+		restore.Reason = fmt.Sprintf("Scale the CVO back to its journaled replicas with the desired update it has (%s, no new one). It will still refuse %s: %s; resolve that as the findings say, and the CVO takes the update on its own.", orWord(desired, "unknown"), orWord(desired, "it"), why)
+		restore.Gate.RefusalExpected = why
+		restore.Gate.Description = fmt.Sprintf("the CVO Deployment is available again and ClusterVersion observed by it (it may still refuse %s)", orWord(desired, "its desired update"))
+	}
+	steps = append(steps, restore)
 	steps = placePosts(steps, rs.groups)
 	numberSteps(steps)
 	return steps, link(steps, rs.groups)
+}
+
+// holdingReason names the findings that keep the CVO refusing its desired
+// update after the plan ("" when none).
+func holdingReason(fds []inspect.Finding) string {
+	var parts []string
+	for _, fd := range fds {
+		switch fd.Code {
+		case inspect.CodeUpgradeableFalse:
+			parts = append(parts, fmt.Sprintf("%s is Upgradeable=False (%s, %s)", fd.Subject, fd.Details["reason"], fd.Details["class"]))
+		default:
+			parts = append(parts, fmt.Sprintf("%s on %s (%s)", fd.Code, fd.Subject, orWord(fd.Details["reason"], fd.Details["class"])))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // remediationTarget is the Target of a remediation-only plan: none, and why.

@@ -80,6 +80,11 @@ type remedyStage struct {
 	// risk is the conditional-update risk on the in-flight target, when the
 	// snapshot found one: a retarget answers it.
 	risk *inspect.Finding
+	// holding are the findings that keep the CVO from taking its desired
+	// update and that no remedy answers (an operator's Upgradeable=False the
+	// admin must resolve, a payload the CVO cannot retrieve or verify): the
+	// restored CVO will still refuse that update.
+	holding []inspect.Finding
 }
 
 // newRemedyStage reads the findings in the snapshot's order and plans a remedy or
@@ -91,6 +96,8 @@ func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Tim
 	var staticOrder []string
 	var acks []inspect.Finding
 	var overrides []inspect.Finding
+	var notUpgradeable []inspect.Finding
+	preconditions := false
 	for _, fd := range s.Findings {
 		switch fd.Code {
 		case inspect.CodeCSRPending:
@@ -125,10 +132,22 @@ func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Tim
 			}
 		case inspect.CodeUpgradeableFalse:
 			switch fd.Details["class"] {
-			case "overrides":
+			case inspect.UpgradeClassOverrides:
 				overrides = append([]inspect.Finding{fd}, overrides...)
-			case "cloud-credential":
+			case inspect.UpgradeClassCloudCredential:
 				rs.upgradeableTo(fd)
+			default:
+				// ClusterVersion's own condition only sums up the others;
+				// an operator's reason the admin must resolve holds on.
+				if strings.HasPrefix(fd.Subject, "clusteroperator/") && fd.Details["class"] != inspect.UpgradeClassAdminAck {
+					notUpgradeable = append(notUpgradeable, fd)
+				}
+			}
+		case inspect.CodeReleaseNotAccepted:
+			if fd.Details["class"] == inspect.ReleaseClassPreconditions {
+				preconditions = true
+			} else {
+				rs.holding = append(rs.holding, fd)
 			}
 		case inspect.CodeConditionalRiskOnTarget:
 			if rs.risk == nil {
@@ -144,6 +163,11 @@ func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Tim
 	rs.adminAcks(acks)
 	if len(overrides) > 0 {
 		rs.removeOverrides(overrides[0])
+	}
+	if preconditions {
+		// The CVO refuses its desired update on a precondition now: an
+		// Upgradeable=False no step answers makes it refuse again.
+		rs.holding = append(notUpgradeable, rs.holding...)
 	}
 	sort.SliceStable(rs.groups, func(i, j int) bool { return rs.groups[i].phase < rs.groups[j].phase })
 	return rs

@@ -161,6 +161,34 @@ func TestRemedies(t *testing.T) {
 				if string(st.Change.Patch) != `{"spec":{"overrides":null}}` || !strings.Contains(string(st.Change.Before), `"name":"cluster-monitoring-operator"`) || !strings.Contains(st.Reason, "Careful") {
 					t.Fatalf("%s %s %s", st.Change.Patch, st.Change.Before, st.Reason)
 				}
+				if g := p.Steps[2].Gate; g.RefusalExpected != "" {
+					t.Errorf("nothing else holds the update, yet restore-cvo expects a refusal: %q", g.RefusalExpected)
+				}
+			}},
+		{name: "overrides removed while an operator's Upgradeable=False still holds the minor", wedge: func(t *testing.T, s *inspect.Snapshot) {
+			overridesSet(s)
+			addFinding(s, inspect.CodeUpgradeableFalse, "clusteroperator/authentication", map[string]string{"reason": "UnsupportedConfigOverrides_UnsupportedConfigOverridesSet", "class": inspect.UpgradeClassUnsupportedConfig})
+			addFinding(s, inspect.CodeReleaseNotAccepted, "clusterversion/version", map[string]string{"reason": "PreconditionChecks", "class": inspect.ReleaseClassPreconditions})
+		}, accept: []string{"remove-overrides"},
+			want: seq(D, []Action{ActionRemoveOverrides}, R, []Action{ActionWait}),
+			check: func(t *testing.T, p *Plan) {
+				g := p.Steps[2].Gate
+				if !strings.Contains(g.RefusalExpected, "clusteroperator/authentication is Upgradeable=False") || !strings.Contains(p.Steps[2].Reason, "It will still refuse") {
+					t.Errorf("restore-cvo does not expect the refusal authentication holds: gate %+v, reason %s", g, p.Steps[2].Reason)
+				}
+				if !slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "after this plan the CVO still refuses") }) {
+					t.Errorf("no warning that the update stays refused: %v", p.Warnings)
+				}
+			}},
+		{name: "an operator's Upgradeable=False without a refused release holds nothing", wedge: func(t *testing.T, s *inspect.Snapshot) {
+			overridesSet(s)
+			addFinding(s, inspect.CodeUpgradeableFalse, "clusteroperator/authentication", map[string]string{"reason": "UnsupportedConfigOverrides_UnsupportedConfigOverridesSet", "class": inspect.UpgradeClassUnsupportedConfig})
+		}, accept: []string{"remove-overrides"},
+			want: seq(D, []Action{ActionRemoveOverrides}, R, []Action{ActionWait}),
+			check: func(t *testing.T, p *Plan) {
+				if g := p.Steps[2].Gate; g.RefusalExpected != "" {
+					t.Errorf("no release is refused, yet restore-cvo expects a refusal: %q", g.RefusalExpected)
+				}
 			}},
 		{name: "cloud credentials without --accept: exit 3", wedge: func(t *testing.T, s *inspect.Snapshot) { manualCredentials(s) },
 			exit: 3, refused: []string{"upgradeable-to clusteroperator/cloud-credential"}},

@@ -171,7 +171,9 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 				{gvr: deployments, namespace: openshift.CVONamespace, name: openshift.CVODeployment},
 				{gvr: clusterVersions, name: "version"},
 			},
-			eval: func(o [][]*unstructured.Unstructured) Progress { return evalCVORunning(first(o[0]), first(o[1])) },
+			eval: func(o [][]*unstructured.Unstructured) Progress {
+				return evalCVORunning(first(o[0]), first(o[1]), g.RefusalExpected != "")
+			},
 		}, nil
 	case plan.GateNodesSettled:
 		return nodeSpec(g, inspect.NodeSettled, "settled (drain applied, machine-config daemon Done, desired configuration running)")
@@ -387,8 +389,11 @@ func evalCVOScaledDown(d *unstructured.Unstructured, podObjs []*unstructured.Uns
 
 // evalCVORunning: the CVO Deployment is available, and ClusterVersion shows the CVO
 // acting on the desired update (status observed the spec, desired image matches).
-func evalCVORunning(d, cvObj *unstructured.Unstructured) Progress {
+// When the plan expects the CVO to refuse the update (refusalExpected), a refusal
+// is reported, not waited on.
+func evalCVORunning(d, cvObj *unstructured.Unstructured, refusalExpected bool) Progress {
 	var pending []string
+	refused := ""
 	if d == nil {
 		pending = append(pending, "deployment missing")
 	} else {
@@ -414,14 +419,39 @@ func evalCVORunning(d, cvObj *unstructured.Unstructured) Progress {
 				pending = append(pending, fmt.Sprintf("ClusterVersion status not observed yet (generation %d, observed %d)", cv.Generation, cv.Status.ObservedGeneration))
 			}
 			if du := cv.Spec.DesiredUpdate; du != nil && du.Image != "" && cv.Status.Desired.Image != du.Image {
-				pending = append(pending, fmt.Sprintf("ClusterVersion status.desired is %s, not the desired update %s", orNone(cv.Status.Desired.Version), du.Version))
+				msg := fmt.Sprintf("ClusterVersion status.desired is %s, not the desired update %s", orNone(cv.Status.Desired.Version), du.Version)
+				// The CVO says why it has not taken the release (a failed
+				// precondition, a payload it cannot retrieve or verify): quote
+				// it, so a wait that will not end explains itself.
+				if c := releaseNotAccepted(cv.Status.Conditions); c != nil {
+					msg += fmt.Sprintf(" (ReleaseAccepted=False, %s: %s)", c.Reason, c.Message)
+				}
+				if refusalExpected {
+					refused = msg
+				} else {
+					pending = append(pending, msg)
+				}
 			}
 		}
 	}
-	if len(pending) == 0 {
+	switch {
+	case len(pending) == 0 && refused != "":
+		return Progress{Met: true, Message: "cluster-version-operator is running; as the plan expected, it does not take the desired update yet: " + refused}
+	case len(pending) == 0:
 		return Progress{Met: true, Message: "cluster-version-operator is running and acting on the desired update"}
 	}
 	return Progress{Message: "cluster-version-operator: " + strings.Join(pending, "; "), Pending: pending}
+}
+
+// releaseNotAccepted returns ClusterVersion's ReleaseAccepted condition when it
+// is False.
+func releaseNotAccepted(conds []configv1.ClusterOperatorStatusCondition) *configv1.ClusterOperatorStatusCondition {
+	for i := range conds {
+		if conds[i].Type == openshift.ConditionReleaseAccepted && conds[i].Status == configv1.ConditionFalse {
+			return &conds[i]
+		}
+	}
+	return nil
 }
 
 func orNone(s string) string {

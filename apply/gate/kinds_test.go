@@ -105,10 +105,29 @@ func TestCVOGates(t *testing.T) {
 	cv := func(desired string) *unstructured.Unstructured {
 		return obj(t, `{apiVersion: config.openshift.io/v1, kind: ClusterVersion, metadata: {name: version, generation: 4}, spec: {clusterID: x, desiredUpdate: {version: 4.4.4, image: "img@sha256:44"}}, status: {observedGeneration: 4, desired: {version: v, image: "`+desired+`"}}}`)
 	}
-	if p := evalCVORunning(d1, cv("img@sha256:43")); p.Met || !strings.Contains(p.Message, "not the desired update 4.4.4") {
+	if p := evalCVORunning(d1, cv("img@sha256:43"), false); p.Met || !strings.Contains(p.Message, "not the desired update 4.4.4") {
 		t.Errorf("CVO not acting yet: %+v", p)
 	}
-	if p := evalCVORunning(d1, cv("img@sha256:44")); !p.Met {
+	refused := cv("img@sha256:43")
+	conds := []any{map[string]any{"type": "ReleaseAccepted", "status": "False", "reason": "PreconditionChecks", "message": `Precondition "ClusterVersionUpgradeable" failed`}}
+	if err := unstructured.SetNestedSlice(refused.Object, conds, "status", "conditions"); err != nil {
+		t.Fatal(err)
+	}
+	if p := evalCVORunning(d1, refused, false); p.Met || !strings.Contains(p.Message, `not the desired update 4.4.4 (ReleaseAccepted=False, PreconditionChecks: Precondition "ClusterVersionUpgradeable" failed)`) {
+		t.Errorf("CVO refusing the release: %+v", p)
+	}
+	// A plan that knows the CVO will still refuse the update waits for it to
+	// run, and reports the refusal.
+	if p := evalCVORunning(d1, refused, true); !p.Met || !strings.Contains(p.Message, "as the plan expected") || !strings.Contains(p.Message, "PreconditionChecks") {
+		t.Errorf("CVO refusing the release as expected: %+v", p)
+	}
+	if p := evalCVORunning(nil, refused, true); p.Met {
+		t.Errorf("no CVO Deployment, refusal expected: %+v", p)
+	}
+	if p := evalCVORunning(d1, cv("img@sha256:44"), true); !p.Met || strings.Contains(p.Message, "as the plan expected") {
+		t.Errorf("CVO taking the update though a refusal was expected: %+v", p)
+	}
+	if p := evalCVORunning(d1, cv("img@sha256:44"), false); !p.Met {
 		t.Errorf("CVO running: %+v", p)
 	}
 }
