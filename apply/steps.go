@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/internal/openshift"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -208,8 +209,14 @@ func (r *run) prepareManifest(ctx context.Context, s *plan.Step) (*mutation, err
 	return m, nil
 }
 
+// cvoDeployment reads the CVO's Deployment and its replicas, retrying transient
+// API failures (a read is safe to repeat).
 func (r *run) cvoDeployment(ctx context.Context) (*unstructured.Unstructured, int32, error) {
-	d, err := r.e.dyn.Resource(deploymentsGVR).Namespace(openshift.CVONamespace).Get(ctx, openshift.CVODeployment, metav1.GetOptions{})
+	var d *unstructured.Unstructured
+	err := retry.Do(ctx, func() (err error) {
+		d, err = r.e.dyn.Resource(deploymentsGVR).Namespace(openshift.CVONamespace).Get(ctx, openshift.CVODeployment, metav1.GetOptions{})
+		return err
+	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("reading the CVO deployment %s/%s: %w", openshift.CVONamespace, openshift.CVODeployment, err)
 	}
