@@ -88,7 +88,7 @@ func CSRVouch(c CertificateSigningRequest, nodes []Node, machines []Machine) Vou
 				}
 				if !m.Created.IsZero() && !c.Created.IsZero() &&
 					(c.Created.Before(m.Created.Add(-csrMachineClockSkew)) || c.Created.After(m.Created.Add(csrMachineDelta))) {
-					return fail("machine %s/%s matches %s but was created %s, more than 2 hours before the request (or after it)", m.Namespace, m.Name, name, m.Created.UTC().Format(time.RFC3339))
+					return fail("machine %s/%s matches %s but was created %s and the request %s; the machine approver wants a request from 10s before to 2h after its Machine", m.Namespace, m.Name, name, m.Created.UTC().Format(time.RFC3339), c.Created.UTC().Format(time.RFC3339))
 				}
 				v.OK, v.By = true, fmt.Sprintf("machine %s/%s (InternalDNS %s, no node yet)", m.Namespace, m.Name, name)
 				return v

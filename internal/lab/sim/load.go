@@ -53,7 +53,7 @@ var errDecode = errors.New("cannot decode the object")
 
 // Load creates the scenario's must-gather objects in the API server, with their
 // status: namespaces first, then CRDs the must-gather carries, then cluster-scoped
-// and namespaced objects; each is created and then its status written through the
+// and namespaced objects, CertificateSigningRequests last; each is created and then its status written through the
 // /status subresource. resourceVersion, uid, managedFields and the like are
 // stripped; owner references are re-pointed at the loaded owners' new UIDs. Pods
 // and replica sets that belong to a workload controller are left to the API server's
@@ -74,7 +74,7 @@ func (s *Sim) Load(ctx context.Context) error {
 			}
 		}
 	}
-	var namespaces, crds, clusterScoped, boundPods, boundSets, namespaced []sourcedObject
+	var namespaces, crds, clusterScoped, boundPods, boundSets, namespaced, csrs []sourcedObject
 	nsNeeded := map[string]bool{}
 	pods, sets := boundWorkloads(objs)
 	for _, o := range objs {
@@ -85,6 +85,8 @@ func (s *Sim) Load(ctx context.Context) error {
 			namespaces = append(namespaces, o)
 		case u.GetKind() == "CustomResourceDefinition":
 			crds = append(crds, o)
+		case u.GetKind() == "CertificateSigningRequest" && u.GroupVersionKind().Group == "certificates.k8s.io":
+			csrs = append(csrs, o)
 		case pods[key]:
 			nsNeeded[u.GetNamespace()] = true
 			boundPods = append(boundPods, o)
@@ -117,7 +119,11 @@ func (s *Sim) Load(ctx context.Context) error {
 		return err
 	}
 	l := &loader{s: s, uids: map[objectKey]types.UID{}}
-	for _, group := range [][]sourcedObject{namespaces, clusterScoped, boundPods, boundSets, namespaced} {
+	// CSRs last: a kubelet asks for its certificate after its Machine exists,
+	// and the machine approver (and recover) compare their creation times,
+	// which a loaded machine could otherwise push more than its 10 s of clock
+	// skew apart in the wrong order.
+	for _, group := range [][]sourcedObject{namespaces, clusterScoped, boundPods, boundSets, namespaced, csrs} {
 		for _, o := range group {
 			if err := l.create(ctx, o); err != nil {
 				return err

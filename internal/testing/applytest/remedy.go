@@ -165,6 +165,12 @@ func (c *Cluster) IssueCSR(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	if len(csr.Status.Certificate) > 0 {
+		// Issued already (a gate may report waiting again before it sees
+		// the certificate): a signer issues once, and the API server refuses
+		// to change a certificate.
+		return nil
+	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return err
