@@ -197,3 +197,28 @@ func TestLoadRefusesAJoiningNodeTheMustGatherHolds(t *testing.T) {
 		t.Fatalf("Load: %v, want a scenario error naming worker-1", err)
 	}
 }
+
+// TestEveryExampleScenarioLoads reads every examples/*/scenario.yaml (what make
+// lab runs), without an API server.
+func TestEveryExampleScenarioLoads(t *testing.T) {
+	root, err := kubetest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "examples", "*", "scenario.yaml"))
+	if err != nil || len(files) < 7 {
+		t.Fatalf("found %d example scenarios (%v), want every wedge's", len(files), err)
+	}
+	for _, f := range files {
+		dir := filepath.Dir(f)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			scn, err := LoadScenario(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if scn.Description == "" || len(scn.Releases) == 0 || len(scn.Try) == 0 {
+				t.Errorf("%s: description, releases and try are what make lab prints; got %d releases, %d commands", f, len(scn.Releases), len(scn.Try))
+			}
+		})
+	}
+}
