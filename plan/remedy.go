@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // The remediation stage reads the snapshot's wedge findings (their codes,
@@ -96,7 +97,7 @@ func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Tim
 	var staticOrder []string
 	var acks []inspect.Finding
 	var overrides []inspect.Finding
-	var notUpgradeable []inspect.Finding
+	var notUpgradeable, credentials []inspect.Finding
 	preconditions := false
 	for _, fd := range s.Findings {
 		switch fd.Code {
@@ -135,7 +136,13 @@ func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Tim
 			case inspect.UpgradeClassOverrides:
 				overrides = append([]inspect.Finding{fd}, overrides...)
 			case inspect.UpgradeClassCloudCredential:
-				rs.upgradeableTo(fd)
+				// ClusterVersion copies the operator's reason when it is
+				// the only one: one annotation answers both.
+				if fd.Subject == "clusteroperator/"+openshift.CloudCredentialOperator {
+					credentials = append([]inspect.Finding{fd}, credentials...)
+				} else {
+					credentials = append(credentials, fd)
+				}
 			default:
 				// ClusterVersion's own condition only sums up the others;
 				// an operator's reason the admin must resolve holds on.
@@ -163,6 +170,9 @@ func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Tim
 	rs.adminAcks(acks)
 	if len(overrides) > 0 {
 		rs.removeOverrides(overrides[0])
+	}
+	if len(credentials) > 0 {
+		rs.upgradeableTo(credentials[0])
 	}
 	if preconditions {
 		// The CVO refuses its desired update on a precondition now: an

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // TestRemedies makes a remediation-only plan for one wedge at a time: the
@@ -188,6 +189,15 @@ func TestRemedies(t *testing.T) {
 			check: func(t *testing.T, p *Plan) {
 				if g := p.Steps[2].Gate; g.RefusalExpected != "" {
 					t.Errorf("no release is refused, yet restore-cvo expects a refusal: %q", g.RefusalExpected)
+				}
+			}},
+		{name: "cloud credentials named by ClusterVersion too: one annotation", wedge: func(t *testing.T, s *inspect.Snapshot) {
+			addFinding(s, inspect.CodeUpgradeableFalse, "clusterversion/version", map[string]string{"reason": openshift.ReasonMissingUpgradeableAnnotation, "class": inspect.UpgradeClassCloudCredential})
+			manualCredentials(s)
+		}, accept: []string{"upgradeable-to:4.5"}, want: seq(D, []Action{ActionAnnotateUpgradeableTo}, R, []Action{ActionWait}),
+			check: func(t *testing.T, p *Plan) {
+				if len(p.Remediations) != 1 || p.Remediations[0].Subject != "clusteroperator/"+openshift.CloudCredentialOperator {
+					t.Errorf("remediations %+v, want one, for the cloud-credential operator", p.Remediations)
 				}
 			}},
 		{name: "cloud credentials without --accept: exit 3", wedge: func(t *testing.T, s *inspect.Snapshot) { manualCredentials(s) },
