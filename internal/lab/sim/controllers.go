@@ -25,6 +25,7 @@ type controllers struct {
 	pools   *pools
 	cvo     *cvo
 	joiner  *joiner
+	cco     *keyQueue // the cloud-credential operator's (one key)
 }
 
 // newControllers builds the controllers, starts the informers and waits for their
@@ -81,6 +82,16 @@ func (s *Sim) newControllers(ctx context.Context) (*controllers, error) {
 	if _, err := nodeInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.pools.notify(obj) },
 		UpdateFunc: func(_, obj any) { c.pools.notify(obj) },
+	}); err != nil {
+		return nil, err
+	}
+	// The cloud-credential operator re-checks Upgradeable when its
+	// CloudCredential changes (its upgradeable-to annotation).
+	c.cco = newKeyQueue()
+	ccoEnqueue := func(any) { c.cco.add(cloudCredentialSingleton) }
+	if _, err := c.dyn.ForResource(cloudCredentialGVR).Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    ccoEnqueue,
+		UpdateFunc: func(_, obj any) { ccoEnqueue(obj) },
 	}); err != nil {
 		return nil, err
 	}
@@ -149,12 +160,13 @@ func (c *controllers) staticPodResources() []string {
 // run runs the controllers until ctx ends.
 func (c *controllers) run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(4)
+	wg.Add(5)
 	c.joiner.start()
 	go func() { defer wg.Done(); c.joiner.queue.run(ctx, 1, c.joiner.sync) }()
 	go func() { defer wg.Done(); c.kubelet.queue.run(ctx, 4, c.kubelet.sync) }()
 	go func() { defer wg.Done(); c.ops.queue.run(ctx, 2, c.ops.syncDeployment) }()
 	go func() { defer wg.Done(); c.cvo.run(ctx) }()
+	go func() { defer wg.Done(); c.cco.run(ctx, 1, c.s.syncCloudCredential) }()
 	<-ctx.Done()
 	wg.Wait()
 	c.ops.wg.Wait()

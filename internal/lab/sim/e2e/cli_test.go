@@ -301,6 +301,23 @@ func (c *cluster) auditProxy(name string, hook func(faultproxy.Entry, faultproxy
 	return c.faultProxy(name, faultproxy.Options{Hook: hook})
 }
 
+// applyAudited runs recover apply --yes of the saved plan at path through an
+// auditing proxy, letting the CVO go on when the plan restores it (releaser),
+// and fails the test unless the run completes. It returns the proxy (its log
+// is what the run wrote) and the run's journal.
+func (c *cluster) applyAudited(p *plan.Plan, path string) (*faultproxy.Proxy, string) {
+	c.t.Helper()
+	audit, kc := c.auditProxy("apply", nil)
+	journalPath := filepath.Join(c.dir, "run.journal")
+	release := c.releaser(p)
+	pr := c.startCLI(kc, func(_ *proc, ev map[string]any) { release(ev) },
+		"apply", "--plan", path, "--journal", journalPath, "--i-have-a-backup", "--yes", "--events", "json")
+	if code := pr.wait(c.t); code != 0 || pr.result()["outcome"] != "completed" {
+		c.t.Fatalf("recover apply: exit %d, result %v\n%s", code, pr.result(), pr.stderr)
+	}
+	return audit, journalPath
+}
+
 // faultProxy starts a proxy with o in front of the cluster's API server.
 func (c *cluster) faultProxy(name string, o faultproxy.Options) (*faultproxy.Proxy, string) {
 	c.t.Helper()

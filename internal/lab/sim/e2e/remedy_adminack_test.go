@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -73,14 +72,7 @@ func TestRemedyAdminAck(t *testing.T) {
 		t.Errorf("the condition-cleared gate: %+v, want ClusterVersion Upgradeable AdminAckRequired", g)
 	}
 
-	audit, kc = c.auditProxy("apply", nil)
-	journalPath := filepath.Join(c.dir, "run.journal")
-	release := c.releaser(p)
-	pr := c.startCLI(kc, func(_ *proc, ev map[string]any) { release(ev) },
-		"apply", "--plan", path, "--journal", journalPath, "--i-have-a-backup", "--yes", "--events", "json")
-	if code := pr.wait(t); code != 0 || pr.result()["outcome"] != "completed" {
-		t.Fatalf("recover apply: exit %d, result %v\n%s", code, pr.result(), pr.stderr)
-	}
+	audit, journalPath := c.applyAudited(p, path)
 
 	kube := kubernetes.NewForConfigOrDie(c.cfg)
 	acks, err := kube.CoreV1().ConfigMaps(openshift.AdminAcksNamespace).Get(c.ctx, openshift.AdminAcksConfigMap, metav1.GetOptions{})

@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -119,14 +118,7 @@ func TestRemedyApproveCSR(t *testing.T) {
 		t.Errorf("the plan does not refuse %s with a reason: %+v", unvouchedCSR, p.Refused)
 	}
 
-	audit, kc := c.auditProxy("apply", nil)
-	journalPath := filepath.Join(c.dir, "run.journal")
-	release := c.releaser(p)
-	pr := c.startCLI(kc, func(_ *proc, ev map[string]any) { release(ev) },
-		"apply", "--plan", path, "--journal", journalPath, "--i-have-a-backup", "--yes", "--events", "json")
-	if code := pr.wait(t); code != 0 || pr.result()["outcome"] != "completed" {
-		t.Fatalf("recover apply: exit %d, result %v\n%s", code, pr.result(), pr.stderr)
-	}
+	audit, journalPath := c.applyAudited(p, path)
 
 	if s := c.csrState(vouchedCSR); s != "Approved+Issued" {
 		t.Errorf("%s after the run: %s, want approved and issued", vouchedCSR, s)

@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	mcfgclient "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
@@ -45,14 +44,7 @@ func TestRemedyUnpausePool(t *testing.T) {
 		t.Errorf("the unpause step: %+v", st)
 	}
 
-	audit, kc := c.auditProxy("apply", nil)
-	journalPath := filepath.Join(c.dir, "run.journal")
-	release := c.releaser(p)
-	pr := c.startCLI(kc, func(_ *proc, ev map[string]any) { release(ev) },
-		"apply", "--plan", path, "--journal", journalPath, "--i-have-a-backup", "--yes", "--events", "json")
-	if code := pr.wait(t); code != 0 || pr.result()["outcome"] != "completed" {
-		t.Fatalf("recover apply: exit %d, result %v\n%s", code, pr.result(), pr.stderr)
-	}
+	audit, journalPath := c.applyAudited(p, path)
 
 	mcfg := mcfgclient.NewForConfigOrDie(c.cfg)
 	pool, err := mcfg.MachineconfigurationV1().MachineConfigPools().Get(c.ctx, "master", metav1.GetOptions{})

@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,14 +80,7 @@ func TestRemedyForceRedeployment(t *testing.T) {
 		t.Errorf("the force-redeployment's gate: %+v, want kubeapiservers at revision 10 at least", force.Gate.StaticPods)
 	}
 
-	audit, kc := c.auditProxy("apply", nil)
-	journalPath := filepath.Join(c.dir, "run.journal")
-	release := c.releaser(p)
-	pr := c.startCLI(kc, func(_ *proc, ev map[string]any) { release(ev) },
-		"apply", "--plan", path, "--journal", journalPath, "--i-have-a-backup", "--yes", "--events", "json")
-	if code := pr.wait(t); code != 0 || pr.result()["outcome"] != "completed" {
-		t.Fatalf("recover apply: exit %d, result %v\n%s", code, pr.result(), pr.stderr)
-	}
+	audit, journalPath := c.applyAudited(p, path)
 
 	spec, st := c.kubeAPIServerStatus()
 	if st.LatestAvailableRevision != 10 {
