@@ -207,3 +207,42 @@ func TestRemediationUnderFaults(t *testing.T) {
 	}
 	t.Logf("remediation under faults: %d plans, %d faults injected around the budget's reads and patches", seeds, injected)
 }
+
+// TestCVODeploymentReadRetriesTransientFailures answers the first two GETs of
+// the CVO Deployment with 503 (no Retry-After, so client-go does not retry
+// them): the step loop prepares disable-cvo again from the live state, and the
+// run completes instead of stopping there.
+func TestCVODeploymentReadRetriesTransientFailures(t *testing.T) {
+	c, ctx := setup(t)
+	if err := c.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	failed := 0
+	p, err := faultproxy.Start(faultproxy.Options{Upstream: env.Config,
+		Rates: map[faultproxy.Kind]float64{faultproxy.Unavailable: 1},
+		Filter: func(r *http.Request) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/namespaces/openshift-cluster-version/deployments/cluster-version-operator") || failed >= 2 {
+				return false
+			}
+			failed++
+			return true
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	engine, err := apply.New(p.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, events := runWith(t, ctx, engine, applytest.NewPlan().DisableCVO().RestoreCVO().Plan(), defaults(t), nil)
+	if res.Outcome != apply.OutcomeCompleted {
+		t.Fatalf("outcome %s: %s\n%s", res.Outcome, res.Message, dump(events))
+	}
+	if n := p.Stats().Injected(); n != 2 {
+		t.Fatalf("%d faults injected, want the two 503s", n)
+	}
+}

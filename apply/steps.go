@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/internal/openshift"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -209,14 +208,10 @@ func (r *run) prepareManifest(ctx context.Context, s *plan.Step) (*mutation, err
 	return m, nil
 }
 
-// cvoDeployment reads the CVO's Deployment and its replicas, retrying transient
-// API failures (a read is safe to repeat).
+// cvoDeployment reads the CVO's Deployment and its replicas. A transient
+// failure is retried by the step loop (run.step), which prepares the step again.
 func (r *run) cvoDeployment(ctx context.Context) (*unstructured.Unstructured, int32, error) {
-	var d *unstructured.Unstructured
-	err := retry.Do(ctx, func() (err error) {
-		d, err = r.e.dyn.Resource(deploymentsGVR).Namespace(openshift.CVONamespace).Get(ctx, openshift.CVODeployment, metav1.GetOptions{})
-		return err
-	})
+	d, err := r.e.dyn.Resource(deploymentsGVR).Namespace(openshift.CVONamespace).Get(ctx, openshift.CVODeployment, metav1.GetOptions{})
 	if err != nil {
 		return nil, 0, fmt.Errorf("reading the CVO deployment %s/%s: %w", openshift.CVONamespace, openshift.CVODeployment, err)
 	}
