@@ -19,8 +19,8 @@ func (a *analysis) releaseAccepted() {
 	if cv == nil {
 		return
 	}
-	c := cvCondition(cv, openshift.ConditionReleaseAccepted)
-	if c == nil || c.Status != configv1.ConditionFalse {
+	c := ReleaseNotAccepted(cv.Status.Conditions)
+	if c == nil {
 		return
 	}
 	class := ClassifyReleaseAccepted(c.Reason, c.Message)

@@ -8,6 +8,8 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // The predicates below answer "is this component where it should be, and healthy?"
@@ -260,4 +262,17 @@ func ConditionCleared(conds []configv1.ClusterOperatorStatusCondition, condType,
 		return verdict([]string{what})
 	}
 	return Verdict{OK: true}
+}
+
+// ReleaseNotAccepted returns ClusterVersion's ReleaseAccepted condition when it
+// is False (the CVO could not retrieve, verify or precondition-check the
+// release it was asked for), else nil. The ReleaseNotAccepted finding and the
+// cvo-running gate both read it here.
+func ReleaseNotAccepted(conds []configv1.ClusterOperatorStatusCondition) *configv1.ClusterOperatorStatusCondition {
+	for i := range conds {
+		if conds[i].Type == openshift.ConditionReleaseAccepted && conds[i].Status == configv1.ConditionFalse {
+			return &conds[i]
+		}
+	}
+	return nil
 }

@@ -319,7 +319,7 @@ func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, 
 		return nil, err
 	}
 	p.Warnings = append(p.Warnings, fmt.Sprintf("remediation only: no new release (no --graph); the plan unblocks the cluster and the restored CVO resumes its desired update %s", orWord(s.DesiredRelease().Version, "(unknown)")))
-	if why := holdingReason(rs.holding); why != "" {
+	if why := rs.stillRefused; why != "" {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("after this plan the CVO still refuses %s: %s; recover does not remedy that (see the findings)", orWord(s.DesiredRelease().Version, "its desired update"), why))
 	}
 	p.Warnings = append(p.Warnings, rs.warnings...)

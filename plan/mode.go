@@ -114,7 +114,7 @@ func remediationPlanSteps(s *inspect.Snapshot, rs *remedyStage) ([]Step, []Remed
 	restore := Step{Action: ActionRestoreCVO,
 		Reason: fmt.Sprintf("Scale the CVO back to its journaled replicas with the desired update it has (%s, no new one): in %s mode it resumes that update over the unblocked cluster.", orWord(desired, "unknown"), s.CVOMode()),
 		Gate:   &Gate{Kind: GateCVORunning, Description: fmt.Sprintf("the CVO Deployment is available again and ClusterVersion shows it working on %s", orWord(desired, "its desired update"))}}
-	if why := holdingReason(rs.holding); why != "" {
+	if why := rs.stillRefused; why != "" {
 		restore.Reason = fmt.Sprintf("Scale the CVO back to its journaled replicas with the desired update it has (%s, no new one). It will still refuse %s: %s; resolve that as the findings say, and the CVO takes the update on its own.", orWord(desired, "unknown"), orWord(desired, "it"), why)
 		restore.Gate.RefusalExpected = why
 		restore.Gate.Description = fmt.Sprintf("the CVO Deployment is available again and ClusterVersion observed by it (it may still refuse %s)", orWord(desired, "its desired update"))

@@ -81,11 +81,12 @@ type remedyStage struct {
 	// risk is the conditional-update risk on the in-flight target, when the
 	// snapshot found one: a retarget answers it.
 	risk *inspect.Finding
-	// holding are the findings that keep the CVO from taking its desired
-	// update and that no remedy answers (an operator's Upgradeable=False the
-	// admin must resolve, a payload the CVO cannot retrieve or verify): the
-	// restored CVO will still refuse that update.
-	holding []inspect.Finding
+	// stillRefused names the findings that keep the CVO from taking its
+	// desired update and that no remedy answers (an operator's
+	// Upgradeable=False the admin must resolve, a payload the CVO cannot
+	// retrieve or verify): the restored CVO will still refuse that update.
+	// "" when none.
+	stillRefused string
 }
 
 // newRemedyStage reads the findings in the snapshot's order and plans a remedy or
@@ -97,7 +98,7 @@ func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Tim
 	var staticOrder []string
 	var acks []inspect.Finding
 	var overrides []inspect.Finding
-	var notUpgradeable, credentials []inspect.Finding
+	var notUpgradeable, credentials, holding []inspect.Finding
 	preconditions := false
 	for _, fd := range s.Findings {
 		switch fd.Code {
@@ -154,7 +155,7 @@ func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Tim
 			if fd.Details["class"] == inspect.ReleaseClassPreconditions {
 				preconditions = true
 			} else {
-				rs.holding = append(rs.holding, fd)
+				holding = append(holding, fd)
 			}
 		case inspect.CodeConditionalRiskOnTarget:
 			if rs.risk == nil {
@@ -177,8 +178,9 @@ func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Tim
 	if preconditions {
 		// The CVO refuses its desired update on a precondition now: an
 		// Upgradeable=False no step answers makes it refuse again.
-		rs.holding = append(notUpgradeable, rs.holding...)
+		holding = append(notUpgradeable, holding...)
 	}
+	rs.stillRefused = holdingReason(holding)
 	sort.SliceStable(rs.groups, func(i, j int) bool { return rs.groups[i].phase < rs.groups[j].phase })
 	return rs
 }

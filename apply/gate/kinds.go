@@ -423,7 +423,7 @@ func evalCVORunning(d, cvObj *unstructured.Unstructured, refusalExpected bool) P
 				// The CVO says why it has not taken the release (a failed
 				// precondition, a payload it cannot retrieve or verify): quote
 				// it, so a wait that will not end explains itself.
-				if c := releaseNotAccepted(cv.Status.Conditions); c != nil {
+				if c := inspect.ReleaseNotAccepted(cv.Status.Conditions); c != nil {
 					msg += fmt.Sprintf(" (ReleaseAccepted=False, %s: %s)", c.Reason, c.Message)
 				}
 				if refusalExpected {
@@ -441,17 +441,6 @@ func evalCVORunning(d, cvObj *unstructured.Unstructured, refusalExpected bool) P
 		return Progress{Met: true, Message: "cluster-version-operator is running and acting on the desired update"}
 	}
 	return Progress{Message: "cluster-version-operator: " + strings.Join(pending, "; "), Pending: pending}
-}
-
-// releaseNotAccepted returns ClusterVersion's ReleaseAccepted condition when it
-// is False.
-func releaseNotAccepted(conds []configv1.ClusterOperatorStatusCondition) *configv1.ClusterOperatorStatusCondition {
-	for i := range conds {
-		if conds[i].Type == openshift.ConditionReleaseAccepted && conds[i].Status == configv1.ConditionFalse {
-			return &conds[i]
-		}
-	}
-	return nil
 }
 
 func orNone(s string) string {

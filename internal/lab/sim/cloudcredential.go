@@ -3,9 +3,8 @@ package sim
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
+	"github.com/blang/semver/v4"
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
 )
 
@@ -21,19 +21,16 @@ import (
 // MissingUpgradeableAnnotation, until cloudcredentials.operator.openshift.io/cluster
 // carries cloudcredential.openshift.io/upgradeable-to with a major.minor greater
 // than the cluster's (a leading "v" allowed).
-const (
-	cloudCredentialSingleton = "cluster"
-	missingUpgradeableMsg    = "Upgradeable annotation cloudcredential.openshift.io/upgradeable-to on cloudcredential.operator.openshift.io/cluster object needs updating before upgrade. See Manually Creating IAM documentation for instructions on preparing a cluster for upgrade."
-)
+const missingUpgradeableMsg = "Upgradeable annotation cloudcredential.openshift.io/upgradeable-to on cloudcredential.operator.openshift.io/cluster object needs updating before upgrade. See Manually Creating IAM documentation for instructions on preparing a cluster for upgrade."
 
 // cloudCredentialGVR is the cloud-credential operator's resource.
-var cloudCredentialGVR = schema.GroupVersionResource{Group: operatorv1.GroupName, Version: "v1", Resource: "cloudcredentials"}
+var cloudCredentialGVR = schema.GroupVersionResource{Group: inspect.ResCloudCredentials.Group, Version: inspect.ResCloudCredentials.Version, Resource: inspect.ResCloudCredentials.Resource}
 
 // syncCloudCredential plays the cloud-credential operator's Upgradeable check
 // whenever its CloudCredential changes. Outside Manual mode the loaded
 // ClusterOperator is left as it is.
 func (s *Sim) syncCloudCredential(ctx context.Context, _ string) error {
-	u, err := s.dyn.Resource(cloudCredentialGVR).Get(ctx, cloudCredentialSingleton, metav1.GetOptions{})
+	u, err := s.dyn.Resource(cloudCredentialGVR).Get(ctx, openshift.SingletonName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -52,15 +49,7 @@ func (s *Sim) syncCloudCredential(ctx context.Context, _ string) error {
 	if minorAbove(annotation, cv.Status.Desired.Version) {
 		cond = conditionUpdate{Type: configv1.OperatorUpgradeable, Status: configv1.ConditionTrue}
 	}
-	changed := false
-	err = s.updateClusterOperator(ctx, openshift.CloudCredentialOperator, func(co *configv1.ClusterOperator) bool {
-		if c := findCondition(co.Status.Conditions, configv1.OperatorUpgradeable); c != nil && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
-			return false
-		}
-		setCondition(&co.Status.Conditions, cond)
-		changed = true
-		return true
-	})
+	changed, err := s.setClusterOperatorCondition(ctx, openshift.CloudCredentialOperator, cond)
 	if err != nil {
 		return err
 	}
@@ -74,24 +63,13 @@ func (s *Sim) syncCloudCredential(ctx context.Context, _ string) error {
 // minorAbove reports whether the upgradeable-to value ("4.15" or "v4.15") is a
 // major.minor greater than version's.
 func minorAbove(upgradeableTo, version string) bool {
-	toMajor, toMinor, ok := majorMinor(strings.TrimPrefix(upgradeableTo, "v"))
-	if !ok {
+	to, err := semver.ParseTolerant(upgradeableTo)
+	if err != nil || upgradeableTo == "" {
 		return false
 	}
-	major, minor, ok := majorMinor(version)
-	if !ok {
+	v, err := inspect.ParseVersion(version)
+	if err != nil {
 		return false
 	}
-	return toMajor > major || toMajor == major && toMinor > minor
-}
-
-// majorMinor parses the first two numbers of a version.
-func majorMinor(v string) (int, int, bool) {
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 {
-		return 0, 0, false
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	return major, minor, err1 == nil && err2 == nil
+	return to.Major > v.Major || to.Major == v.Major && to.Minor > v.Minor
 }

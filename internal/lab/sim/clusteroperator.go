@@ -57,6 +57,22 @@ func operatorVersion(co *configv1.ClusterOperator) string {
 	return ""
 }
 
+// setClusterOperatorCondition sets cond on ClusterOperator name unless it
+// already holds it (same status, reason and message); it reports whether it
+// wrote.
+func (s *Sim) setClusterOperatorCondition(ctx context.Context, name string, cond conditionUpdate) (bool, error) {
+	changed := false
+	err := s.updateClusterOperator(ctx, name, func(co *configv1.ClusterOperator) bool {
+		if c := findCondition(co.Status.Conditions, cond.Type); c != nil && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
+			return false
+		}
+		setCondition(&co.Status.Conditions, cond)
+		changed = true
+		return true
+	})
+	return changed, err
+}
+
 // updateClusterOperator reads the ClusterOperator (creating it when absent, as an
 // operator does for its own), lets mutate change its status, and writes the status
 // back, retrying on conflicts. mutate reports whether it changed anything.

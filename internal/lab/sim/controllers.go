@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // controllers are the simulator's fake controllers and the informers they share.
@@ -88,7 +90,7 @@ func (s *Sim) newControllers(ctx context.Context) (*controllers, error) {
 	// The cloud-credential operator re-checks Upgradeable when its
 	// CloudCredential changes (its upgradeable-to annotation).
 	c.cco = newKeyQueue()
-	ccoEnqueue := func(any) { c.cco.add(cloudCredentialSingleton) }
+	ccoEnqueue := func(any) { c.cco.add(openshift.SingletonName) }
 	if _, err := c.dyn.ForResource(cloudCredentialGVR).Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    ccoEnqueue,
 		UpdateFunc: func(_, obj any) { ccoEnqueue(obj) },

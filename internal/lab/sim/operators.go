@@ -291,15 +291,7 @@ func (op *operator) syncDegraded(ctx context.Context) {
 		return
 	}
 	cond := op.s.degradedCondition(name)
-	changed := false
-	err := op.s.updateClusterOperator(ctx, name, func(co *configv1.ClusterOperator) bool {
-		if c := findCondition(co.Status.Conditions, configv1.OperatorDegraded); c != nil && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
-			return false
-		}
-		setCondition(&co.Status.Conditions, cond)
-		changed = true
-		return true
-	})
+	changed, err := op.s.setClusterOperatorCondition(ctx, name, cond)
 	if err != nil {
 		op.retryLater(ctx)
 		return
