@@ -102,21 +102,30 @@ func pausedPools(p *plan.Plan) []string {
 }
 
 // fromVersions is what the cluster runs, for headlines: "4.3.19 + 4.4.3".
+// When no component's version could be verified (a must-gather without the
+// operators' Deployments), it is what they claim, said as a claim.
 func fromVersions(cs []plan.ComponentVersion) string {
-	seen := map[string]bool{}
-	var vs []string
-	for _, c := range cs {
-		if strings.Contains(c.Name, "/") || c.Version == "" || seen[c.Version] {
-			continue
+	collect := func(version func(plan.ComponentVersion) string) []string {
+		seen := map[string]bool{}
+		var vs []string
+		for _, c := range cs {
+			v := version(c)
+			if strings.Contains(c.Name, "/") || v == "" || seen[v] {
+				continue
+			}
+			seen[v] = true
+			vs = append(vs, v)
 		}
-		seen[c.Version] = true
-		vs = append(vs, c.Version)
+		sortVersions(vs)
+		return vs
 	}
-	sortVersions(vs)
-	if len(vs) == 0 {
-		return "unknown"
+	if vs := collect(func(c plan.ComponentVersion) string { return c.Version }); len(vs) > 0 {
+		return strings.Join(vs, " + ")
 	}
-	return strings.Join(vs, " + ")
+	if vs := collect(func(c plan.ComponentVersion) string { return c.Claimed }); len(vs) > 0 {
+		return strings.Join(vs, " + ") + " (claimed)"
+	}
+	return "unknown"
 }
 
 // remedySteps counts the remediation steps that change something.

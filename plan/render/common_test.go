@@ -1,0 +1,31 @@
+package render
+
+import (
+	"testing"
+
+	"github.com/openshift-recover/recover/plan"
+)
+
+func TestFromVersions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cs   []plan.ComponentVersion
+		want string
+	}{
+		{"verified versions, sorted, once each", []plan.ComponentVersion{
+			{Name: "dns", Version: "4.4.3"}, {Name: "etcd", Version: "4.3.19"}, {Name: "ingress", Version: "4.4.3"}}, "4.3.19 + 4.4.3"},
+		{"kubelets and operands are not releases", []plan.ComponentVersion{
+			{Name: "dns", Version: "4.4.3"}, {Name: "kubelet/master-0", Version: "4.3.19"}}, "4.4.3"},
+		{"verified wins over claims", []plan.ComponentVersion{
+			{Name: "dns", Version: "4.4.3"}, {Name: "etcd", Claimed: "4.4.4"}}, "4.4.3"},
+		{"only claims: said as a claim", []plan.ComponentVersion{
+			{Name: "dns", Claimed: "4.12.16"}, {Name: "etcd", Claimed: "4.12.16"}}, "4.12.16 (claimed)"},
+		{"nothing known", []plan.ComponentVersion{{Name: "dns"}}, "unknown"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := fromVersions(tc.cs); got != tc.want {
+				t.Errorf("fromVersions = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
