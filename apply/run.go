@@ -16,6 +16,7 @@ import (
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/lock"
 	"github.com/openshift-recover/recover/apply/resource"
+	"github.com/openshift-recover/recover/internal/shell"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -637,7 +638,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 func (r *run) nextCommands(res *Result) []string {
 	var next []string
 	if res.Journal != "" && res.Outcome.Resumable() {
-		next = append(next, "recover apply --resume "+shellQuote(res.Journal)+" --yes   # continue the plan where it stopped")
+		next = append(next, "recover apply --resume "+shell.Quote(res.Journal)+" --yes   # continue the plan where it stopped")
 	}
 	for _, ri := range res.NotReverted {
 		if ri.Command != "" {
@@ -658,13 +659,6 @@ func targetText(p *plan.Plan) string {
 		return "remediation only, no new release"
 	}
 	return "target " + p.Target.Version
-}
-
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`&;|<>()*?[]{}~!#") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func absPath(p string) string {

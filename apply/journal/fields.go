@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/openshift-recover/recover/internal/shell"
 )
 
 // FieldKey writes a field path (["metadata","annotations","a.b/c"]) as the dotted
@@ -110,11 +112,7 @@ func RestoreCommand(o ObjectRef, preImage map[string]json.RawMessage) string {
 	if o.Namespace != "" {
 		cmd += " --namespace " + o.Namespace
 	}
-	return cmd + " --type=merge -p " + shellQuote(string(patch))
-}
-
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return cmd + " --type=merge -p " + shell.Quote(string(patch))
 }
 
 // Describe names an object for people: "PodDisruptionBudget ns/name".

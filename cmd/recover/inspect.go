@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/shell"
 )
 
 func init() { registerCommand(newInspectCmd) }
@@ -105,19 +106,19 @@ func (o *inspectOptions) Run(ctx context.Context, out io.Writer) error {
 func sourceArgs(f *sourceFlags) string {
 	switch {
 	case f.mustGather != "":
-		return "--must-gather " + shellQuote(f.mustGather)
+		return "--must-gather " + shell.Quote(f.mustGather)
 	case f.insights != "":
-		return "--insights-archive " + shellQuote(f.insights)
+		return "--insights-archive " + shell.Quote(f.insights)
 	case len(f.files) > 0:
 		var parts []string
 		for _, p := range f.files {
-			parts = append(parts, "--from-file "+shellQuote(p))
+			parts = append(parts, "--from-file "+shell.Quote(p))
 		}
 		return strings.Join(parts, " ")
 	case f.snapshot == "-":
 		return "--snapshot SNAPSHOT.json"
 	case f.snapshot != "":
-		return "--snapshot " + shellQuote(f.snapshot)
+		return "--snapshot " + shell.Quote(f.snapshot)
 	}
 	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/shell"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/render"
@@ -141,11 +142,11 @@ func (o *planOptions) Complete(cmd *cobra.Command) error {
 		}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
 			for _, v := range sv.GetSlice() {
-				o.args = append(o.args, "--"+f.Name, shellQuote(v))
+				o.args = append(o.args, "--"+f.Name, shell.Quote(v))
 			}
 			return
 		}
-		o.args = append(o.args, "--"+f.Name, shellQuote(f.Value.String()))
+		o.args = append(o.args, "--"+f.Name, shell.Quote(f.Value.String()))
 	})
 	if err := o.output.Validate(); err != nil {
 		return err
@@ -369,15 +370,4 @@ func clock() func() time.Time {
 		}
 	}
 	return time.Now
-}
-
-// shellQuote quotes a flag value for a copy-pasteable command line.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r == '=' || r == ',' || r == '@' ||
-			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
