@@ -22,9 +22,6 @@ import (
 
 func init() { registerCommand(newPlanCmd) }
 
-// defaultUpstream is the update service a cluster uses when spec.upstream is unset.
-const defaultUpstream = "https://api.openshift.com/api/upgrades_info/v1/graph"
-
 // planOptions are recover plan's options.
 type planOptions struct {
 	g           *globalOptions
@@ -255,19 +252,12 @@ func (o *planOptions) remediationOnly(snap *inspect.Snapshot) bool {
 
 // graph loads the update graph: --graph, or the cluster's own update service.
 func (o *planOptions) graph(ctx context.Context, snap *inspect.Snapshot) (*graph.Result, error) {
-	if snap.ClusterVersion != nil {
-		if o.inputs.Channel == "" && snap.ClusterVersion.Spec.Channel != "" {
-			o.inputs.Channel = snap.ClusterVersion.Spec.Channel
-			fmt.Fprintf(o.g.streams.ErrOut, "recover plan: no --channel given; using the cluster's channel %s\n", o.inputs.Channel)
-		}
-		if o.inputs.Graph == "" {
-			o.inputs.Graph = string(snap.ClusterVersion.Spec.Upstream)
-		}
+	src := plan.ResolveGraphSource(snap, o.inputs.Channel, o.inputs.Graph)
+	o.inputs.Channel, o.inputs.Graph = src.Channel, src.Graph
+	if src.ChannelFromCluster {
+		fmt.Fprintf(o.g.streams.ErrOut, "recover plan: no --channel given; using the cluster's channel %s\n", src.Channel)
 	}
-	if o.inputs.Graph == "" {
-		o.inputs.Graph = defaultUpstream
-	}
-	if o.inputs.Channel == "" && !strings.HasPrefix(o.inputs.Graph, "http") {
+	if src.Unnarrowed() {
 		fmt.Fprintln(o.g.streams.ErrOut, "recover plan: no --channel given and the cluster names none; every release in the graph is a candidate")
 	}
 	g, err := o.inputs.loadGraph(ctx)

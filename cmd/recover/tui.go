@@ -418,17 +418,8 @@ func printRunSummary(w io.Writer, r *apply.Result) {
 // candidate table and offers to accept a risk.
 func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
 	snap := s.Snapshot
-	if cv := snap.ClusterVersion; cv != nil {
-		if o.inputs.Channel == "" {
-			o.inputs.Channel = cv.Spec.Channel
-		}
-		if o.inputs.Graph == "" {
-			o.inputs.Graph = string(cv.Spec.Upstream)
-		}
-	}
-	if o.inputs.Graph == "" {
-		o.inputs.Graph = defaultUpstream
-	}
+	src := plan.ResolveGraphSource(snap, o.inputs.Channel, o.inputs.Graph)
+	o.inputs.Channel, o.inputs.Graph = src.Channel, src.Graph
 	g, err := o.inputs.loadGraph(ctx)
 	if err != nil {
 		return fmt.Errorf("loading the update graph: %w", err)
