@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift-recover/recover/apply/journal"
-	"github.com/openshift-recover/recover/inspect/bounded"
+	"github.com/openshift-recover/recover/internal/bounded"
 )
 
 // BackupRecord describes an etcd backup taken before the run (cluster-backup.sh on

@@ -12,7 +12,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply/gate"
 	"github.com/openshift-recover/recover/apply/resource"
-	"github.com/openshift-recover/recover/inspect/bounded"
+	"github.com/openshift-recover/recover/internal/bounded"
 	"github.com/openshift-recover/recover/plan"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/openshift-recover/recover/inspect/bounded"
+	"github.com/openshift-recover/recover/internal/bounded"
 )
 
 // Source collects a Snapshot: from a live cluster, a must-gather, an Insights

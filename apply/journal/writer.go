@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/openshift-recover/recover/inspect/bounded"
+	"github.com/openshift-recover/recover/internal/bounded"
 )
 
 // ErrInUse is returned when another process has the journal open for writing.

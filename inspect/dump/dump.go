@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/inspect/bounded"
+	"github.com/openshift-recover/recover/internal/bounded"
 	"github.com/openshift-recover/recover/inspect/internal/decode"
 )
 

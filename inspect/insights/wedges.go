@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/inspect/bounded"
+	"github.com/openshift-recover/recover/internal/bounded"
 	"github.com/openshift-recover/recover/internal/openshift"
 )
 

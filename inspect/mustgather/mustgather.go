@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/inspect/bounded"
+	"github.com/openshift-recover/recover/internal/bounded"
 	"github.com/openshift-recover/recover/inspect/internal/archive"
 	"github.com/openshift-recover/recover/inspect/internal/decode"
 )

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openshift-recover/recover/inspect/bounded"
+	"github.com/openshift-recover/recover/internal/bounded"
 )
 
 // Options say where a graph comes from and how to filter it.

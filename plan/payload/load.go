@@ -16,7 +16,7 @@ import (
 	"github.com/blang/semver/v4"
 	"sigs.k8s.io/yaml"
 
-	"github.com/openshift-recover/recover/inspect/bounded"
+	"github.com/openshift-recover/recover/internal/bounded"
 )
 
 // Options say how to load a payload.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"io"
 	"regexp"
 	"strconv"
@@ -13,7 +12,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // reRunLevel is the CVO's file-name pattern (pkg/payload/task_graph.go): group 1 is
@@ -81,14 +81,20 @@ func splitYAML(data []byte) []document {
 
 var yamlErrLine = regexp.MustCompile(`line (\d+)`)
 
+// decodedDoc is one document of a file: its compact JSON and, for YAML, the
+// object already decoded (nil: decode JSON).
+type decodedDoc struct {
+	j    []byte
+	obj  map[string]any
+	line int
+}
+
 // decodeFile parses every document of one payload file into manifests.
 func decodeFile(dir, file string, data []byte) ([]*Manifest, error) {
 	path := dir + "/" + file
-	var docs []document
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	isJSON := strings.HasSuffix(file, ".json") || bytes.HasPrefix(trimmed, []byte("{"))
-	var objs [][]byte
-	var lines []int
+	var docs []decodedDoc
 	if isJSON {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		for {
@@ -105,13 +111,18 @@ func decodeFile(dir, file string, data []byte) ([]*Manifest, error) {
 				}
 				return nil, ie
 			}
-			objs = append(objs, raw)
-			lines = append(lines, bytes.Count(data[:off], []byte{'\n'})+1+leadingNewlines(data[off:]))
+			docs = append(docs, decodedDoc{j: raw, line: bytes.Count(data[:off], []byte{'\n'}) + 1 + leadingNewlines(data[off:])})
 		}
 	} else {
-		docs = splitYAML(data)
-		for _, d := range docs {
-			j, err := yaml.YAMLToJSON(d.data)
+		for _, d := range splitYAML(data) {
+			line := d.line + leadingBlank(d.data)
+			j, obj, err := decodeYAMLDocument(d.data)
+			var notObj *notObjectError
+			if errors.As(err, &notObj) {
+				// Reported in document order after every document parsed, as before.
+				docs = append(docs, decodedDoc{j: j, line: line})
+				continue
+			}
 			if err != nil {
 				msg := strings.TrimPrefix(err.Error(), "yaml: ")
 				line := d.line
@@ -123,25 +134,26 @@ func decodeFile(dir, file string, data []byte) ([]*Manifest, error) {
 				ie := &InputError{Path: path, Line: line, Msg: "malformed YAML: " + msg, Err: err}
 				return nil, ie
 			}
-			objs = append(objs, j)
-			lines = append(lines, d.line+leadingBlank(d.data))
+			docs = append(docs, decodedDoc{j: j, obj: obj, line: line})
 		}
 	}
 	var out []*Manifest
 	seen := map[string]int{}
-	for i, j := range objs {
-		j = bytes.TrimSpace(j)
+	for _, d := range docs {
+		j := bytes.TrimSpace(d.j)
 		if len(j) == 0 || bytes.Equal(j, []byte("null")) {
 			continue
 		}
-		var obj map[string]any
-		if err := json.Unmarshal(j, &obj); err != nil {
-			return nil, &InputError{Path: path, Line: lines[i], Msg: "a manifest must be an object: " + err.Error(), Err: err}
+		obj := d.obj
+		if obj == nil {
+			if err := json.Unmarshal(j, &obj); err != nil {
+				return nil, &InputError{Path: path, Line: d.line, Msg: "a manifest must be an object: " + err.Error(), Err: err}
+			}
 		}
 		u := &unstructured.Unstructured{Object: obj}
 		gvk := u.GroupVersionKind()
 		m := &Manifest{
-			Dir: dir, File: file, Index: len(out), Line: lines[i],
+			Dir: dir, File: file, Index: len(out), Line: d.line,
 			APIVersion: u.GetAPIVersion(), Group: gvk.Group, Kind: u.GetKind(),
 			Namespace: u.GetNamespace(), Name: u.GetName(), Annotations: u.GetAnnotations(),
 			Object: u, JSON: json.RawMessage(j),

@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/inspect/bounded"
+	"github.com/openshift-recover/recover/internal/bounded"
 )
 
 // Doc is one object read from a file.

@@ -18,7 +18,7 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 
-	"github.com/openshift-recover/recover/inspect/bounded"
+	"github.com/openshift-recover/recover/internal/bounded"
 )
 
 // MaxSignatures is how many signature-N files a store is searched for, as the

@@ -48,10 +48,28 @@ func ReadFS(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	return read(f, name, limit)
 }
 
+func read(f fs.File, name string, limit int64) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return ReadAll(f, name, limit)
+	}
+	if fi.Size() > limit {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: &LimitError{Limit: limit}}
+	}
+	// A regular file is read into a buffer of its size (plus a byte to see EOF
+	// without growing), not grown from 512 bytes as io.ReadAll does; a file that
+	// grows while it is read is still cut at the limit.
+	return readAll(f, name, limit, make([]byte, 0, fi.Size()+1))
+}
+
 // ReadAll reads r to its end, or fails with a *LimitError (inside an
 // *fs.PathError naming name) after more than limit bytes.
 func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	return readAll(r, name, limit, make([]byte, 0, 512))
+}
+
+func readAll(r io.Reader, name string, limit int64, buf []byte) ([]byte, error) {
+	data, err := appendAll(buf, io.LimitReader(r, limit+1))
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -65,11 +83,21 @@ func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-func read(f fs.File, name string, limit int64) ([]byte, error) {
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: &LimitError{Limit: limit}}
+// appendAll is io.ReadAll appending to buf.
+func appendAll(buf []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
 	}
-	return ReadAll(f, name, limit)
 }
 
 // Size renders n bytes for people: "64 MiB", "512 KiB", "100 bytes".

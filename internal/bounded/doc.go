@@ -2,6 +2,6 @@
 // an endless one such as /dev/zero) is refused with a one-line error instead of
 // being read into memory.
 //
-// It lives under inspect, the first layer of the data flow, so that plan and
-// apply may use it too without importing each other.
+// It lives under internal/ because every layer (inspect, plan, apply) uses it and
+// none of them may import another for it; nothing outside this module may.
 package bounded

@@ -1,0 +1,75 @@
+package plan
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/payload"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// realPlanGolden holds the sha256 and length of the plan JSON of the modeled real
+// wedge (about 4 MB, too large to keep whole), captured before the payload decoder,
+// parallel loading and the decoded-payload cache were changed: none of those may
+// change the plan's bytes.
+const realPlanGolden = "testdata/real-plan.golden.sha256"
+
+// TestRealPlanGolden makes the plan BenchmarkRealPlanEndToEnd makes (real graph,
+// graph-data and 4.4 payload) and compares its JSON byte for byte with the golden
+// file's digest; the real data's location is written as $REALDATA so the file does not
+// depend on where it lives. Refresh with -update.
+func TestRealPlanGolden(t *testing.T) {
+	dir := realData(t, realCapture)
+	pdir := realData(t, realPayload)
+	pl, err := payload.LoadDir(pdir, payload.Options{Version: "4.4.4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := realWedge(t, pl)
+	g, err := graph.Load(context.Background(), graph.Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: "stable-4.4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	p, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: pdir, Version: "4.4.4"}, Now: now, Generator: "recover-golden"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(pdir)
+	got = bytes.ReplaceAll(got, []byte(root), []byte("$REALDATA"))
+	sum := sha256.Sum256(got)
+	line := fmt.Sprintf("%x %d\n", sum, len(got))
+	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(realPlanGolden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(realPlanGolden, []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(realPlanGolden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if line != string(want) {
+		// Keep the plan for a diff against one made on the commit that wrote the golden.
+		out := filepath.Join(os.TempDir(), "recover-real-plan.got.json")
+		_ = os.WriteFile(out, got, 0o644)
+		t.Fatalf("plan JSON is %q, golden %s says %q; the plan is in %s", strings.TrimSpace(line), realPlanGolden, strings.TrimSpace(string(want)), out)
+	}
+}
