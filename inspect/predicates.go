@@ -35,6 +35,13 @@ func (v Verdict) String() string { return strings.Join(v.Pending, "; ") }
 // Available=True and Degraded=False: what the CVO waits for before it moves past a
 // ClusterOperator manifest (cluster-version-operator pkg/cvo/internal
 // operatorstatus.go checkOperatorHealth). A nil operator is not there yet.
+//
+// A missing Degraded condition is not healthy: checkOperatorHealth starts from
+// degraded := true and clears it only on Degraded=False, so the CVO does not move
+// past an operator that reports no Degraded condition (it fails the task after
+// an interval, ClusterOperatorDegraded); Degraded=Unknown counts the same. The
+// planner's skip rule (plan.OperatorAtTarget) and the cluster-operator gate both
+// answer through here.
 func OperatorAt(co *ClusterOperator, want []configv1.OperandVersion) Verdict {
 	if co == nil {
 		return verdict([]string{"the ClusterOperator does not exist yet"})

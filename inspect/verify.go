@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	configv1 "github.com/openshift/api/config/v1"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // CVOMode is the mode the cluster-version operator picks when it (re)starts.
@@ -650,9 +652,23 @@ func (s *Snapshot) MachineConfig(name string) *MachineConfig {
 // control-plane).
 func (n *Node) IsControlPlane() bool {
 	for _, r := range n.Roles {
-		if r == "master" || r == "control-plane" {
+		if openshift.IsControlPlaneRole(r) {
 			return true
 		}
 	}
 	return false
+}
+
+// ControlPlaneNodes returns the names of the control-plane nodes, sorted: the
+// nodes a static-pod operand must run on (what the static-pods gate selects live
+// by openshift.ControlPlaneLabels).
+func (s *Snapshot) ControlPlaneNodes() []string {
+	var out []string
+	for i := range s.Nodes {
+		if s.Nodes[i].IsControlPlane() {
+			out = append(out, s.Nodes[i].Name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

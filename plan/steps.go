@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	configv1 "github.com/openshift/api/config/v1"
-
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan/payload"
 )
@@ -203,49 +201,17 @@ func declaredVersions(m *payload.Manifest) []OperandVersion {
 }
 
 // componentAtTarget reports whether every ClusterOperator of a component is
-// verified at the versions the target declares, Available and not Degraded, and
-// (for static-pod operators) whether every node runs the latest revision with the
-// operator's operand image. why says what was verified or what is not there.
+// verified at the versions the target declares (OperatorAtTarget). why says what
+// was verified or what is not there.
 func (b *builder) componentAtTarget(ci *componentInfo) (bool, string) {
-	s := b.f.s
 	var ok []string
 	for _, m := range ci.cos {
-		co := s.ClusterOperator(m.Name)
-		if co == nil {
-			return false, fmt.Sprintf("clusteroperator/%s does not exist yet", m.Name)
-		}
-		if c := co.Condition(configv1.OperatorAvailable); c == nil || c.Status != configv1.ConditionTrue {
-			return false, fmt.Sprintf("clusteroperator/%s is not Available", m.Name)
-		}
-		if c := co.Condition(configv1.OperatorDegraded); c != nil && c.Status != configv1.ConditionFalse {
-			return false, fmt.Sprintf("clusteroperator/%s is Degraded", m.Name)
-		}
 		declared := declaredVersions(m)
 		if len(declared) == 0 {
 			return false, fmt.Sprintf("the %s manifest of clusteroperator/%s declares no versions", b.target, m.Name)
 		}
-		for _, d := range declared {
-			switch sp := inspect.StaticPodComponentFor(d.Name); {
-			case d.Name == "operator":
-				vf := s.OperatorVersion(m.Name)
-				if vf.Verified != d.Version {
-					return false, fmt.Sprintf("clusteroperator/%s runs %s", m.Name, versionEvidence(vf))
-				}
-			case sp != nil && sp.ClusterOperator == m.Name && sp.Component == d.Name:
-				vf := s.OperandVersion(d.Name)
-				if vf.Verified != d.Version {
-					return false, fmt.Sprintf("its operand %s is %s", d.Name, versionEvidence(vf))
-				}
-			default:
-				if co.Version(d.Name) != d.Version {
-					return false, fmt.Sprintf("clusteroperator/%s reports %s %q, not %s", m.Name, d.Name, co.Version(d.Name), d.Version)
-				}
-			}
-		}
-		if sp := inspect.StaticPodComponentFor(m.Name); sp != nil && sp.ClusterOperator == m.Name {
-			if why := staticPodsBehind(s, sp); why != "" {
-				return false, why
-			}
+		if at, why := OperatorAtTarget(b.f.s, m.Name, declared); !at {
+			return false, why
 		}
 		ok = append(ok, m.Name)
 	}
@@ -271,29 +237,6 @@ func versionEvidence(vf inspect.VersionFact) string {
 		return "claimed " + vf.Claimed + " but " + vf.Method
 	}
 	return "unknown (" + vf.Method + ")"
-}
-
-// staticPodsBehind says which node of a static-pod operand is not at the latest
-// revision or does not run the operator's operand image ("" when all are).
-func staticPodsBehind(s *inspect.Snapshot, sp *inspect.StaticPodComponent) string {
-	op := s.StaticPodOperator(sp.Component)
-	if op == nil || !op.Present {
-		return ""
-	}
-	for _, t := range op.Truth() {
-		switch {
-		case t.Mirror == nil:
-			return fmt.Sprintf("no %s mirror pod on %s", sp.Component, t.Node)
-		case t.Running != op.LatestAvailableRevision:
-			return fmt.Sprintf("%s on %s runs revision %d, not the latest %d (nodeStatuses claims %d)", sp.Component, t.Node, t.Running, op.LatestAvailableRevision, t.Claimed)
-		}
-	}
-	for _, in := range s.OperandInstances(sp.Component) {
-		if !in.Verified {
-			return fmt.Sprintf("%s on %s does not run the operator's operand image", sp.Component, in.Node)
-		}
-	}
-	return ""
 }
 
 // decidePauses picks the pools to pause right after the CVO is disabled: every
