@@ -472,17 +472,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	return m.updateScreen(k)
 }
 
-func (m *Model) updateScreen(k tea.KeyMsg) tea.Cmd {
-	switch m.active {
-	case ScreenOverview:
-		return m.overview.Update(k)
-	case ScreenTarget:
-		return m.target.Update(k)
-	case ScreenPlan:
-		return m.steps.Update(k)
-	}
-	return m.apply.Update(k)
-}
+func (m *Model) updateScreen(k tea.KeyMsg) tea.Cmd { return m.screen().Update(k) }
 
 // answer sends the engine the user's decision on its pending question.
 func (m *Model) answer(d apply.Decision) tea.Cmd {
@@ -518,7 +508,8 @@ func (m *Model) openStart() {
 	if p.Mode == plan.ModeRemediation {
 		what = "the remediation plan (no new release)"
 	}
-	body := []string{fmt.Sprintf("%s applying %s (%d steps). The engine first checks permissions, that the plan is not stale and the backup, and takes the apply lock. The CVO is disabled at its step and restored at the end; every change is journaled first and asked for (y apply, s skip, q abort).", verb, what, len(p.Steps))}
+	body := []string{fmt.Sprintf("%s applying %s (%d steps). The engine first checks permissions, that the plan is not stale and the backup, and takes the apply lock. The CVO is disabled at its step and restored at the end; every change is journaled first and asked for (%s apply, %s skip, %s abort).", verb, what, len(p.Steps),
+		keymap.Name(m.c.Keys.Confirm), keymap.Name(m.c.Keys.Skip), keymap.Name(m.c.Keys.Abort))}
 	if n := temporaryChanges(p); n > 0 {
 		body = append(body, fmt.Sprintf("%d step(s) make a temporary change (a relaxed PodDisruptionBudget): its pre-image is journaled before the change, its revert step writes it back, and if the run stops before that step the engine writes it back itself.", n))
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/keymap"
 	"github.com/openshift-recover/recover/tui/state"
 )
 
@@ -321,7 +322,7 @@ func (m *Model) View() string {
 	top := m.topView()
 	logTitle := m.Styles.Section.Render("LOG") + m.Styles.Dim.Render(fmt.Sprintf(" %d events", len(m.log)))
 	if !m.follow {
-		logTitle += m.Styles.Dim.Render(" (scrolled; G follows)")
+		logTitle += m.Styles.Dim.Render(" (scrolled; " + keymap.Name(m.Keys.Bottom) + " follows)")
 	}
 	return common.Fit(top+"\n"+logTitle+"\n"+m.vp.View(), m.Width, m.Height)
 }
@@ -439,9 +440,10 @@ func (m *Model) readyView() string {
 	if m.Info.Resume {
 		b.WriteString(common.Wrap("Resumes the interrupted run: "+m.Info.ResumeState, m.Width) + "\n")
 	}
-	b.WriteString(common.Wrap("Press a to "+map[bool]string{true: "resume", false: "start"}[m.Info.Resume]+
+	k := m.Keys
+	b.WriteString(common.Wrap("Press "+keymap.Name(k.Start)+" to "+map[bool]string{true: "resume", false: "start"}[m.Info.Resume]+
 		" applying. The engine runs preflight, takes the lock, disables the CVO at its step and asks before every change: "+
-		"y apply, s skip, q abort (asks again). Failed gates and steps offer r retry.", m.Width))
+		keymap.Name(k.Confirm)+" apply, "+keymap.Name(k.Skip)+" skip, "+keymap.Name(k.Abort)+" abort (asks again). Failed gates and steps offer "+keymap.Name(k.Retry)+" retry.", m.Width))
 	if m.Info.Backup != "" {
 		b.WriteString("\n" + st.Label.Render("backup  ") + common.WrapIndent(m.Info.Backup, m.Width, 8))
 	}
@@ -496,7 +498,7 @@ func (m *Model) stepView(budget int) string {
 		lines := common.FieldDiff(st, c.Fields, w-4)
 		if n := budget - common.Lines(b.String()) - common.Lines(strings.Join(tail, "\n")); n >= 2 {
 			if len(lines) > n-1 {
-				lines = append(lines[:n-2], st.Dim.Render(fmt.Sprintf("... %d more lines: the whole change is on the Plan screen (3)", len(lines)-(n-2))))
+				lines = append(lines[:n-2], st.Dim.Render(fmt.Sprintf("... %d more lines: the whole change is on the Plan screen (%s)", len(lines)-(n-2), keymap.Name(m.Keys.Plan))))
 			}
 			b.WriteString("\n" + indent(strings.Join(lines, "\n"), "    "))
 		}
@@ -536,15 +538,16 @@ func (m *Model) answers(r *apply.Request) string {
 		if !r.Allows(d) {
 			continue
 		}
+		k := m.Keys
 		switch d {
 		case apply.Proceed:
-			parts = append(parts, st.Bold.Render("y")+" apply")
+			parts = append(parts, st.Bold.Render(keymap.Name(k.Confirm))+" apply")
 		case apply.Skip:
-			parts = append(parts, st.Bold.Render("s")+" skip")
+			parts = append(parts, st.Bold.Render(keymap.Name(k.Skip))+" skip")
 		case apply.Retry:
-			parts = append(parts, st.Bold.Render("r")+" retry")
+			parts = append(parts, st.Bold.Render(keymap.Name(k.Retry))+" retry")
 		case apply.Abort:
-			parts = append(parts, st.Bold.Render("q")+" abort")
+			parts = append(parts, st.Bold.Render(keymap.Name(k.Abort))+" abort")
 		}
 	}
 	return strings.Join(parts, " · ")
@@ -644,7 +647,7 @@ func (m *Model) resultView() string {
 		}
 	}
 	if r.Outcome.Resumable() && r.Journal != "" && m.Info.ReadOnly == "" {
-		b.WriteString("\n" + st.Dim.Render("press a to resume here, or q to quit (the commands above are printed again on exit)"))
+		b.WriteString("\n" + st.Dim.Render("press "+keymap.Name(m.Keys.Start)+" to resume here, or "+keymap.Name(m.Keys.Quit)+" to quit (the commands above are printed again on exit)"))
 	}
 	return b.String()
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/openshift-recover/recover/apply/gate"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/keymap"
 	"github.com/openshift-recover/recover/tui/state"
 )
 
@@ -415,7 +416,7 @@ func (m *Model) detailView(s *plan.Step, width int) string {
 		case !m.canDiff:
 			b.WriteString("\n" + st.Dim.Render(common.Wrap(m.noDiff, width)))
 		default:
-			b.WriteString("\n" + st.Dim.Render("press d for a server-side dry run against the live cluster"))
+			b.WriteString("\n" + st.Dim.Render("press "+keymap.Name(m.Keys.Diff)+" for a server-side dry run against the live cluster"))
 		}
 	}
 	if s.Manifest != nil {
