@@ -33,6 +33,11 @@
 // Each screen is its own small component (tui/overview, tui/target, tui/steps,
 // tui/applyview) over a shared common.Common (size, styles, keymap, clock); the
 // header (tui/header) and the modal confirmation (tui/dialog) are components too.
+// The run's state (phase, the engine's open question, the result, the CVO's
+// state, every step's status) is one tui/state.Run, fed only by the engine's
+// events, the resumed journal, the snapshot and the user's answers: the header,
+// the Plan and the Apply screens render it, and the Model decides from it, never
+// from what a screen shows.
 // One keymap (tui/keymap) drives the footer and the ? overlay; keys that change the
 // cluster are marked dangerous and stripped in a read-only session, as k9s does.
 //

@@ -283,7 +283,7 @@ func (d *driver) answer(k string) {
 // asked waits until the engine asks about step id.
 func (d *driver) asked(id string) {
 	d.t.Helper()
-	d.until("a question about "+id, func() bool { r := d.m.apply.Request(); return r != nil && r.Step.ID == id })
+	d.until("a question about "+id, func() bool { r := d.m.state.Request; return r != nil && r.Step.ID == id })
 }
 
 // finished waits until the run ended and its channel is closed.

@@ -16,7 +16,6 @@ import (
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/styles"
 )
 
@@ -182,8 +181,6 @@ func press(m *Model, ks ...string) {
 }
 
 func teaSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
-
-func stepStatus(s string) common.StepStatus { return common.StepStatus(s) }
 
 // wedgeSnapshot reads the must-gather of a wedge example (examples/<name>).
 func wedgeSnapshot(t testing.TB, name string) *inspect.Snapshot {

@@ -22,6 +22,7 @@ import (
 	"github.com/openshift-recover/recover/tui/header"
 	"github.com/openshift-recover/recover/tui/keymap"
 	"github.com/openshift-recover/recover/tui/overview"
+	"github.com/openshift-recover/recover/tui/state"
 	"github.com/openshift-recover/recover/tui/steps"
 	"github.com/openshift-recover/recover/tui/styles"
 	"github.com/openshift-recover/recover/tui/target"
@@ -58,6 +59,9 @@ type Model struct {
 	c       *common.Common
 	ctx     context.Context
 	session *Session
+	// state is the run state (phase, question, result, CVO, step statuses):
+	// fed by the engine's events, read by the screens.
+	state *state.Run
 
 	header   *header.Model
 	overview *overview.Model
@@ -73,7 +77,6 @@ type Model struct {
 
 	run     *engineRun
 	runs    int
-	result  *apply.Result
 	ticking bool
 	// reloading is set while the cluster is being re-read.
 	reloading bool
@@ -103,12 +106,12 @@ func New(s *Session, o Options) *Model {
 	}
 	c := &common.Common{Styles: o.Styles, Keys: keys, Now: o.Now}
 	sub := func() *common.Common { cc := *c; return &cc }
-	m := &Model{c: c, ctx: o.Context, session: s}
-	m.header = &header.Model{Common: sub(), Tabs: screenNames, Source: s.Source, ReadOnly: s.readOnlyReason()}
+	m := &Model{c: c, ctx: o.Context, session: s, state: state.New(s.Snapshot)}
+	m.header = &header.Model{Common: sub(), Tabs: screenNames, Source: s.Source, ReadOnly: s.readOnlyReason(), Run: m.state}
 	m.overview = overview.New(sub())
 	m.target = target.New(sub())
-	m.steps = steps.New(sub())
-	m.apply = applyview.New(sub())
+	m.steps = steps.New(sub(), m.state)
+	m.apply = applyview.New(sub(), m.state)
 	m.help = help.New()
 	m.help.Styles = o.Styles.Help
 	m.help.ShortSeparator = " · "
@@ -121,7 +124,6 @@ func New(s *Session, o Options) *Model {
 	default:
 		m.steps.SetDiffAvailable(true, "")
 	}
-	m.header.CVO = cvoFromSnapshot(s.Snapshot)
 	if s.Snapshot != nil && s.Snapshot.Summary != nil && s.Snapshot.Summary.DesiredVersion != "" {
 		m.header.Claimed = strings.TrimSpace(s.Snapshot.Summary.DesiredVersion + " " + s.Snapshot.Summary.HistoryState)
 	}
@@ -129,7 +131,8 @@ func New(s *Session, o Options) *Model {
 	m.backup = s.Options.BackupRecordFile != "" || s.Options.IHaveABackup
 	if s.Resume {
 		m.journal = s.Options.JournalPath
-		m.applyJournal(s.Journal)
+		m.state.FromJournal(s.Journal)
+		m.steps.StatusChanged()
 		m.temporaryFromJournal(s.Journal)
 		m.active = ScreenApply
 	}
@@ -145,52 +148,13 @@ func (m *Model) setPlan(p *plan.Plan, err error) {
 		m.target.SetCandidates(m.session.Candidates)
 	}
 	m.target.SetReplan(m.session.Replan != nil)
+	m.state.ResetSteps()
 	m.steps.SetPlan(p)
 	m.header.Target, m.header.Remediation = "", false
 	if p != nil {
 		m.header.Target = p.Target.Version
 		m.header.Remediation = p.Mode == plan.ModeRemediation
 		m.overview.SetTarget(p.Target.Version)
-	}
-}
-
-// cvoFromSnapshot is the CVO's state as the snapshot found it.
-func cvoFromSnapshot(s *inspect.Snapshot) header.CVO {
-	if s == nil || s.CVO == nil {
-		return header.CVO{State: header.CVOUnknown}
-	}
-	r := s.CVO.EffectiveReplicas()
-	if r == 0 {
-		return header.CVO{State: header.CVOFoundDisabled}
-	}
-	return header.CVO{State: header.CVORunning, Replicas: r}
-}
-
-// applyJournal shows what a journal to resume records: the CVO's state and the
-// steps already done or skipped.
-func (m *Model) applyJournal(j *journal.State) {
-	if j == nil {
-		return
-	}
-	switch {
-	case j.CVO.Disabled:
-		m.header.CVO = header.CVO{State: header.CVODisabled, Original: j.CVO.OriginalReplicas}
-	case j.CVO.Restored:
-		m.header.CVO = header.CVO{State: header.CVORestored, Replicas: deref(j.CVO.OriginalReplicas, 1)}
-	}
-	for _, st := range j.Steps {
-		switch st.Status {
-		case journal.StepDone:
-			m.steps.SetStatus(st.ID, common.StepDone)
-		case journal.StepSkipped:
-			m.steps.SetStatus(st.ID, common.StepSkipped)
-		case journal.StepFailed:
-			m.steps.SetStatus(st.ID, common.StepFailed)
-		case journal.StepInFlight, journal.StepApplied:
-			m.steps.SetStatus(st.ID, common.StepApplied)
-		case journal.StepReverted:
-			m.steps.SetStatus(st.ID, common.StepReverted)
-		}
 	}
 }
 
@@ -205,13 +169,6 @@ func temporaryChanges(p *plan.Plan) int {
 	return n
 }
 
-func deref(p *int32, def int32) int32 {
-	if p == nil {
-		return def
-	}
-	return *p
-}
-
 // applyInfo is what the Apply screen says before a run.
 func (m *Model) applyInfo() applyview.Info {
 	s := m.session
@@ -222,7 +179,7 @@ func (m *Model) applyInfo() applyview.Info {
 	}
 	if m.journal != "" {
 		info.Resume, info.Journal = true, m.journal
-		info.ResumeState = resumeState(s.Journal, m.result)
+		info.ResumeState = resumeState(s.Journal, m.state.Result)
 	}
 	o := s.Options
 	switch {
@@ -290,7 +247,7 @@ func (m *Model) listen() tea.Cmd {
 }
 
 // Result is the last run's result, nil when no run ended.
-func (m *Model) Result() *apply.Result { return m.result }
+func (m *Model) Result() *apply.Result { return m.state.Result }
 
 // Active returns the shown screen.
 func (m *Model) Active() int { return m.active }
@@ -302,27 +259,25 @@ func (m *Model) Active() int { return m.active }
 func (m *Model) Close() *apply.Result {
 	if m.run != nil && !m.run.done {
 		if res := m.run.drain(); res != nil {
-			m.result = res
+			m.state.Result = res
 		}
 		m.run.done = true
 	}
-	return m.result
+	return m.state.Result
 }
 
-func (m *Model) running() bool {
-	p := m.apply.Phase()
-	return p == applyview.Starting || p == applyview.Running
-}
+func (m *Model) running() bool { return m.state.Running() }
 
 func (m *Model) canStart() bool {
 	s := m.session
 	if s.ReadOnly || s.Engine == nil || s.Plan == nil || m.running() {
 		return false
 	}
-	if m.apply.Phase() == applyview.Finished {
+	if m.state.Phase == state.Finished {
 		// Resume a resumable journal; start afresh after a run that stopped
 		// before it journaled anything (preflight refused, the lock was held).
-		return m.journal != "" || (m.result != nil && m.result.Journal == "" && m.result.Outcome != apply.OutcomeCompleted)
+		res := m.state.Result
+		return m.journal != "" || (res != nil && res.Journal == "" && res.Outcome != apply.OutcomeCompleted)
 	}
 	return true
 }
@@ -334,7 +289,7 @@ func (m *Model) syncKeys() {
 	k.Enable(&k.Quit, !running)
 	k.Enable(&k.Abort, running)
 	k.Enable(&k.Reload, m.session.Reload != nil)
-	req := m.apply.Request()
+	req := m.state.Request
 	onApply := m.active == ScreenApply
 	k.Enable(&k.Confirm, onApply && req != nil && req.Allows(apply.Proceed))
 	k.Enable(&k.Skip, onApply && req != nil && req.Allows(apply.Skip))
@@ -345,7 +300,7 @@ func (m *Model) syncKeys() {
 	} else {
 		k.Start.SetHelp("a", "start apply")
 	}
-	m.target.SetReplan(m.session.Replan != nil && m.apply.Phase() == applyview.Idle)
+	m.target.SetReplan(m.session.Replan != nil && m.state.Phase == state.Idle)
 	m.header.Active = m.active
 	m.header.Notice = ""
 	if req != nil && !onApply {
@@ -517,28 +472,17 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	return m.updateScreen(k)
 }
 
-func (m *Model) updateScreen(k tea.KeyMsg) tea.Cmd {
-	switch m.active {
-	case ScreenOverview:
-		return m.overview.Update(k)
-	case ScreenTarget:
-		return m.target.Update(k)
-	case ScreenPlan:
-		return m.steps.Update(k)
-	}
-	return m.apply.Update(k)
-}
+func (m *Model) updateScreen(k tea.KeyMsg) tea.Cmd { return m.screen().Update(k) }
 
 // answer sends the engine the user's decision on its pending question.
 func (m *Model) answer(d apply.Decision) tea.Cmd {
-	req := m.apply.Request()
+	req := m.state.Request
 	if m.run == nil || req == nil || !req.Allows(d) {
 		return nil
 	}
-	if d == apply.Skip {
-		m.steps.SetStatus(req.Step.ID, common.StepSkipped)
-	}
-	m.apply.Answered(d)
+	m.state.Answered(d)
+	m.apply.Answered(req, d)
+	m.steps.StatusChanged()
 	return m.run.answer(d)
 }
 
@@ -564,12 +508,13 @@ func (m *Model) openStart() {
 	if p.Mode == plan.ModeRemediation {
 		what = "the remediation plan (no new release)"
 	}
-	body := []string{fmt.Sprintf("%s applying %s (%d steps). The engine first checks permissions, that the plan is not stale and the backup, and takes the apply lock. The CVO is disabled at its step and restored at the end; every change is journaled first and asked for (y apply, s skip, q abort).", verb, what, len(p.Steps))}
+	body := []string{fmt.Sprintf("%s applying %s (%d steps). The engine first checks permissions, that the plan is not stale and the backup, and takes the apply lock. The CVO is disabled at its step and restored at the end; every change is journaled first and asked for (%s apply, %s skip, %s abort).", verb, what, len(p.Steps),
+		keymap.Name(m.c.Keys.Confirm), keymap.Name(m.c.Keys.Skip), keymap.Name(m.c.Keys.Abort))}
 	if n := temporaryChanges(p); n > 0 {
 		body = append(body, fmt.Sprintf("%d step(s) make a temporary change (a relaxed PodDisruptionBudget): its pre-image is journaled before the change, its revert step writes it back, and if the run stops before that step the engine writes it back itself.", n))
 	}
 	if m.journal != "" {
-		body = append(body, "Journal: "+m.journal+" ("+resumeState(s.Journal, m.result)+").")
+		body = append(body, "Journal: "+m.journal+" ("+resumeState(s.Journal, m.state.Result)+").")
 	} else if s.PlanPath == "" {
 		body = append(body, "The plan was computed in this session: it is saved to a file first, because the journal refers to it.")
 	}
@@ -591,17 +536,18 @@ func (m *Model) openAbort() {
 		return
 	}
 	body := []string{"The run stops at the current step; the journal stays resumable."}
-	switch m.header.CVO.State {
-	case header.CVODisabled, header.CVOScalingDown:
+	cvo := m.state.CVO
+	switch cvo.State {
+	case state.CVODisabled, state.CVOScalingDown:
 		orig := ""
-		if m.header.CVO.Original != nil {
-			orig = fmt.Sprintf(" (it ran %d replica(s) before)", *m.header.CVO.Original)
+		if cvo.Original != nil {
+			orig = fmt.Sprintf(" (it ran %d replica(s) before)", *cvo.Original)
 		}
 		body = append(body, "The cluster-version operator stays DISABLED: scaled to 0 by this run"+orig+". Nothing reconciles the cluster until you resume the run or restore the CVO.")
-	case header.CVORestoring, header.CVORestored:
+	case state.CVORestoring, state.CVORestored:
 		body = append(body, "The cluster-version operator was already handed back and keeps running.")
 	default:
-		body = append(body, "The cluster-version operator has not been touched by this run: it keeps its state ("+m.header.CVO.Text()+").")
+		body = append(body, "The cluster-version operator has not been touched by this run: it keeps its state ("+cvo.Text()+").")
 	}
 	for _, t := range m.temporary {
 		if t.failed == "" {
@@ -614,7 +560,7 @@ func (m *Model) openAbort() {
 
 // openAcceptRisk asks before re-planning with a named risk accepted.
 func (m *Model) openAcceptRisk(c plan.Candidate) {
-	if m.session.Replan == nil || m.apply.Phase() != applyview.Idle {
+	if m.session.Replan == nil || m.state.Phase != state.Idle {
 		return
 	}
 	body := []string{fmt.Sprintf("Release %s is only reachable over an update edge with conditional-update risks. Accepting a risk means you have read it and judged that it does not apply to this cluster, or that you accept its consequences:", c.Version)}
@@ -644,11 +590,12 @@ func (m *Model) handleAnswer(a dialog.AnswerMsg) tea.Cmd {
 			m.backup = true
 			m.session.Options.IHaveABackup = true
 		}
+		m.state.SetStarting()
 		m.apply.SetStarting()
 		m.active = ScreenApply
 		if m.journal == "" && m.session.PlanPath == "" {
 			if m.session.SavePlan == nil {
-				m.apply.SetStartError(fmt.Errorf("this plan was computed in the session and cannot be saved here: save it with 'recover plan -o json > plan.json' and run 'recover tui --plan plan.json'"))
+				m.startFailed(fmt.Errorf("this plan was computed in the session and cannot be saved here: save it with 'recover plan -o json > plan.json' and run 'recover tui --plan plan.json'"))
 				return nil
 			}
 			return savePlan(m.session.SavePlan, m.session.Plan)
@@ -658,8 +605,9 @@ func (m *Model) handleAnswer(a dialog.AnswerMsg) tea.Cmd {
 		if !m.running() {
 			return nil
 		}
-		if req := m.apply.Request(); req != nil && req.Allows(apply.Abort) && m.run != nil {
-			m.apply.Answered(apply.Abort)
+		if req := m.state.Request; req != nil && req.Allows(apply.Abort) && m.run != nil {
+			m.state.Answered(apply.Abort)
+			m.apply.Answered(req, apply.Abort)
 			return m.run.answer(apply.Abort)
 		}
 		if m.run != nil && !m.run.done {
@@ -667,11 +615,11 @@ func (m *Model) handleAnswer(a dialog.AnswerMsg) tea.Cmd {
 			return nil
 		}
 		// Still saving the plan: the engine has not started; do not start it.
-		m.apply.SetStartError(errors.New("start cancelled before the engine ran; nothing was changed"))
+		m.startFailed(errors.New("start cancelled before the engine ran; nothing was changed"))
 		return nil
 	case dialog.AcceptRisk, dialog.AcceptPromise:
 		names, _ := a.Data.([]string)
-		if m.session.Replan == nil || m.apply.Phase() != applyview.Idle {
+		if m.session.Replan == nil || m.state.Phase != state.Idle {
 			return nil
 		}
 		m.target.SetBusy("accepting " + strings.Join(names, ", "))
@@ -681,11 +629,11 @@ func (m *Model) handleAnswer(a dialog.AnswerMsg) tea.Cmd {
 }
 
 func (m *Model) handleSaved(msg savedMsg) tea.Cmd {
-	if m.apply.Phase() != applyview.Starting {
+	if m.state.Phase != state.Starting {
 		return nil // the start was cancelled meanwhile
 	}
 	if msg.err != nil {
-		m.apply.SetStartError(fmt.Errorf("saving the plan before applying it: %w", msg.err))
+		m.startFailed(fmt.Errorf("saving the plan before applying it: %w", msg.err))
 		return nil
 	}
 	m.session.PlanPath, m.session.PlanDigest = msg.path, msg.digest
@@ -736,9 +684,8 @@ type reloadMsg struct {
 	err  error
 }
 
-// handleReload shows the re-read cluster. The header's CVO state follows the
-// snapshot, except that what this session's run knows (it disabled or restored
-// the CVO) is kept while the snapshot agrees.
+// handleReload shows the re-read cluster; the run state decides what the
+// CVO's state becomes (state.Run.Reloaded).
 func (m *Model) handleReload(msg reloadMsg) {
 	m.reloading = false
 	if msg.err != nil {
@@ -751,17 +698,7 @@ func (m *Model) handleReload(msg reloadMsg) {
 		m.header.Claimed = strings.TrimSpace(sum.DesiredVersion + " " + sum.HistoryState)
 	}
 	m.flash = "re-read the cluster at " + msg.snap.Source.CollectedAt.Format("15:04:05")
-	if m.running() {
-		return
-	}
-	found, cur := cvoFromSnapshot(msg.snap), m.header.CVO
-	switch {
-	case found.State == header.CVOFoundDisabled && (cur.State == header.CVODisabled || cur.State == header.CVOScalingDown):
-	case found.State == header.CVORunning && (cur.State == header.CVORestored || cur.State == header.CVORestoring):
-		m.header.CVO = header.CVO{State: header.CVORestored, Replicas: found.Replicas, Original: cur.Original}
-	default:
-		m.header.CVO = found
-	}
+	m.state.Reloaded(msg.snap)
 }
 
 // handleEvent shows one engine event on every screen it concerns.
@@ -770,13 +707,11 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 		return nil
 	}
 	ev := msg.ev
+	m.state.Apply(ev)
 	m.apply.HandleEvent(ev)
 	m.temporaryFromEvent(ev)
+	m.steps.StatusChanged()
 	if ev.Step != nil {
-		cur := m.stepStatus(ev.Step.ID)
-		if st, ok := statusFor(ev, cur); ok {
-			m.steps.SetStatus(ev.Step.ID, st)
-		}
 		if ev.Type == apply.EventStepStarted && m.active != ScreenPlan {
 			m.steps.Select(ev.Step.ID)
 		}
@@ -786,16 +721,9 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 			m.steps.SetDiff(ev.Step.ID, &steps.Diff{Change: ev.Change})
 		}
 	}
-	if ev.CVO != nil {
-		m.header.CVO = cvoFromEvent(ev.CVO, m.header.CVO)
-	}
 	if ev.Type == apply.EventDone && ev.Result != nil {
-		m.result = ev.Result
 		r := ev.Result
 		m.temporaryFromResult(r)
-		if r.CVODisabled {
-			m.header.CVO = header.CVO{State: header.CVODisabled, Original: r.CVOReplicas}
-		}
 		m.journal = ""
 		if r.Journal != "" && r.Outcome.Resumable() {
 			m.journal = r.Journal
@@ -805,52 +733,10 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 	return m.run.next()
 }
 
-func (m *Model) stepStatus(id string) common.StepStatus {
-	return m.steps.Status(id)
-}
-
-// statusFor maps an event to its step's new status; ok is false when the event
-// does not change it. A step the journal already records as done or skipped keeps
-// that status (a resumed run reports it as skipped).
-func statusFor(ev apply.Event, cur common.StepStatus) (common.StepStatus, bool) {
-	switch ev.Type {
-	case apply.EventStepStarted:
-		return common.StepRunning, true
-	case apply.EventAwaitingConfirmation:
-		return common.StepAwaiting, true
-	case apply.EventApplied:
-		return common.StepApplied, true
-	case apply.EventWaiting:
-		return common.StepWaiting, true
-	case apply.EventGateFailed, apply.EventError:
-		return common.StepFailed, true
-	case apply.EventSkipped:
-		if ev.Gate != nil || cur == common.StepDone || cur == common.StepSkipped {
-			return cur, false
-		}
-		return common.StepSkipped, true
-	case apply.EventStepDone:
-		return common.StepDone, true
-	}
-	return cur, false
-}
-
-func cvoFromEvent(c *apply.CVOInfo, prev header.CVO) header.CVO {
-	orig := c.OriginalReplicas
-	if orig == nil {
-		orig = prev.Original
-	}
-	switch c.State {
-	case apply.CVOScalingDown:
-		return header.CVO{State: header.CVOScalingDown, Original: orig}
-	case apply.CVODisabled:
-		return header.CVO{State: header.CVODisabled, Original: orig}
-	case apply.CVORestoring:
-		return header.CVO{State: header.CVORestoring, Replicas: c.Replicas, Original: orig}
-	case apply.CVORunning:
-		return header.CVO{State: header.CVORestored, Replicas: c.Replicas, Original: orig}
-	}
-	return prev
+// startFailed shows a start that failed before the engine ran.
+func (m *Model) startFailed(err error) {
+	m.state.SetStartError(err)
+	m.apply.SetStartError(err)
 }
 
 // View renders the whole screen.
@@ -896,11 +782,11 @@ type State struct {
 	// Screen is the shown screen (ScreenOverview ...).
 	Screen int
 	// Phase is the run's phase; Pending the engine's open question.
-	Phase   applyview.Phase
+	Phase   state.Phase
 	Pending *apply.Request
 	// Dialog is the open dialog's kind, "" when none.
 	Dialog dialog.Kind
-	// CVO is the header's CVO state in words.
+	// CVO is the CVO's state in words, as the header shows it.
 	CVO string
 	// Result is the last run's result.
 	Result *apply.Result
@@ -914,7 +800,7 @@ type State struct {
 
 // State returns the session's state.
 func (m *Model) State() State {
-	st := State{Screen: m.active, Phase: m.apply.Phase(), Pending: m.apply.Request(), CVO: m.header.CVO.Text(), Result: m.result, Target: m.header.Target,
+	st := State{Screen: m.active, Phase: m.state.Phase, Pending: m.state.Request, CVO: m.state.CVO.Text(), Result: m.state.Result, Target: m.header.Target,
 		Temporary: append([]string(nil), m.header.Temporary...)}
 	if m.dialog != nil {
 		st.Dialog = m.dialog.Kind

@@ -13,7 +13,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/styles"
@@ -249,29 +248,6 @@ func (e environ) Getenv(k string) string {
 	return ""
 }
 
-// TestStatusFromEvents: a resumed run's "already done" skip keeps the step done.
-func TestStatusFromEvents(t *testing.T) {
-	for _, tc := range []struct {
-		ev   apply.Event
-		cur  string
-		want string
-		ok   bool
-	}{
-		{apply.Event{Type: apply.EventStepStarted}, "", "running", true},
-		{apply.Event{Type: apply.EventSkipped, Message: "already done in the journal"}, "done", "done", false},
-		{apply.Event{Type: apply.EventSkipped, Message: "skipped by the user"}, "running", "skipped", true},
-		{apply.Event{Type: apply.EventSkipped, Gate: &apply.GateInfo{}}, "failed", "failed", false},
-		{apply.Event{Type: apply.EventGateFailed}, "waiting", "failed", true},
-		{apply.Event{Type: apply.EventStepDone}, "failed", "done", true},
-		{apply.Event{Type: apply.EventLock}, "", "", false},
-	} {
-		got, ok := statusFor(tc.ev, stepStatus(tc.cur))
-		if string(got) != tc.want || ok != tc.ok {
-			t.Errorf("%s on %q: got %q %v, want %q %v", tc.ev.Type, tc.cur, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
 // TestReloadFollowsTheCluster: ctrl+r re-reads the cluster; the header's CVO state
 // follows the snapshot unless this session's run explains it.
 func TestReloadFollowsTheCluster(t *testing.T) {
@@ -289,7 +265,7 @@ func TestReloadFollowsTheCluster(t *testing.T) {
 	d := newDriver(t, m)
 	d.press("ctrl+r")
 	d.until("the reload", func() bool { return strings.Contains(m.header.Claimed, "4.4.4") })
-	if got := m.header.CVO.Text(); got != "found scaled to 0" {
+	if got := m.state.CVO.Text(); got != "found scaled to 0" {
 		t.Fatalf("after a reload with the CVO at 0 and no run: %q", got)
 	}
 
@@ -310,7 +286,7 @@ func TestReloadFollowsTheCluster(t *testing.T) {
 	d2.finished()
 	d2.press("ctrl+r")
 	d2.until("the reload", func() bool { return strings.Contains(m2.header.Claimed, "4.4.4") })
-	if got := m2.header.CVO.Text(); !strings.HasPrefix(got, "DISABLED by recover") {
+	if got := m2.state.CVO.Text(); !strings.HasPrefix(got, "DISABLED by recover") {
 		t.Fatalf("after the run disabled the CVO, a reload says %q", got)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/tui/applyview"
 	"github.com/openshift-recover/recover/tui/dialog"
+	"github.com/openshift-recover/recover/tui/state"
 )
 
 // promiseMeaning says what accepting an admin's promise (an --accept remedy
@@ -34,7 +34,7 @@ func promiseMeaning(name string) string {
 // the dialog says what the refusal was, what accepting means, and that the plan
 // records it.
 func (m *Model) openAcceptPromise(r plan.RefusedRemedy) {
-	if m.session.Replan == nil || m.apply.Phase() != applyview.Idle || r.Accept == "" {
+	if m.session.Replan == nil || m.state.Phase != state.Idle || r.Accept == "" {
 		return
 	}
 	body := []string{

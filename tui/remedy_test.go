@@ -15,6 +15,7 @@ import (
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/dialog"
+	"github.com/openshift-recover/recover/tui/state"
 )
 
 // The remediation examples the tests read (examples/<name>/must-gather).
@@ -267,7 +268,7 @@ func TestRemediationRunRevertsOnStop(t *testing.T) {
 		t.Fatalf("the question does not show the pre-image diff:\n%s", m.View())
 	}
 	d.press("y")
-	d.until("the drain wait", func() bool { return m.steps.Status(wait.ID) == common.StepWaiting })
+	d.until("the drain wait", func() bool { return m.state.Status(wait.ID) == state.StepWaiting })
 	const temp = "PDB ci/deck relaxed by step 002 — restored by step 004"
 	if !slices.Equal(m.header.Temporary, []string{temp}) || !strings.Contains(m.View(), "TEMPORARY  "+temp) {
 		t.Fatalf("the relaxed PDB is not shown while it lasts: %v\n%s", m.header.Temporary, m.View())
@@ -289,8 +290,8 @@ func TestRemediationRunRevertsOnStop(t *testing.T) {
 	if res == nil || res.Outcome != apply.OutcomeAborted || len(res.Reverted) != 1 {
 		t.Fatalf("result %+v", res)
 	}
-	if len(m.header.Temporary) != 0 || m.steps.Status(relax.ID) != common.StepReverted {
-		t.Fatalf("after the revert on stop: header %v, step status %q", m.header.Temporary, m.steps.Status(relax.ID))
+	if len(m.header.Temporary) != 0 || m.state.Status(relax.ID) != state.StepReverted {
+		t.Fatalf("after the revert on stop: header %v, step status %q", m.header.Temporary, m.state.Status(relax.ID))
 	}
 	log := strings.Join(m.apply.Log(), "\n")
 	for _, want := range []string{"[002] revert on stop: reverting the temporary change of step " + relax.ID, "[002] reverted: Pod"} {
@@ -443,7 +444,7 @@ func TestRevertOnStopThatFailsStaysOnScreen(t *testing.T) {
 	d.press("y")
 	d.asked(p.Steps[1].ID)
 	d.press("y")
-	d.until("the drain wait", func() bool { return m.steps.Status(p.Steps[2].ID) == common.StepWaiting })
+	d.until("the drain wait", func() bool { return m.state.Status(p.Steps[2].ID) == state.StepWaiting })
 	d.press("q")
 	d.answer("y")
 	d.finished()

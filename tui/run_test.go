@@ -10,9 +10,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/tui/applyview"
-	"github.com/openshift-recover/recover/tui/common"
-	"github.com/openshift-recover/recover/tui/header"
+	"github.com/openshift-recover/recover/tui/state"
 )
 
 func liveSession(t testing.TB, f *fakeRunner) *Session {
@@ -72,23 +70,23 @@ func TestRunConfirmSkipAbortResume(t *testing.T) {
 		t.Fatal("skip is offered on disable-cvo, which the engine does not allow")
 	}
 	d.press("s") // not an option: ignored
-	if r := m.apply.Request(); r == nil || r.Step.ID != p.Steps[0].ID {
+	if r := m.state.Request; r == nil || r.Step.ID != p.Steps[0].ID {
 		t.Fatal("s answered a question that does not allow skip")
 	}
 	d.press("y")
 	d.asked(p.Steps[1].ID)
-	if m.header.CVO.State != header.CVODisabled {
-		t.Fatalf("header CVO state after disable-cvo: %s", m.header.CVO.Text())
+	if m.state.CVO.State != state.CVODisabled {
+		t.Fatalf("header CVO state after disable-cvo: %s", m.state.CVO.Text())
 	}
 	d.press("s")
 	d.asked(p.Steps[2].ID)
-	if st := m.steps.Status(p.Steps[1].ID); st != common.StepSkipped {
+	if st := m.state.Status(p.Steps[1].ID); st != state.StepSkipped {
 		t.Fatalf("skipped step has status %q", st)
 	}
 	goldenAt(t, m, "awaiting-confirmation")
 	d.press("y")
 	d.asked(p.Steps[3].ID)
-	if st := m.steps.Status(p.Steps[2].ID); st != common.StepDone {
+	if st := m.state.Status(p.Steps[2].ID); st != state.StepDone {
 		t.Fatalf("confirmed step has status %q", st)
 	}
 
@@ -98,7 +96,7 @@ func TestRunConfirmSkipAbortResume(t *testing.T) {
 	}
 	goldenAt(t, m, "abort-dialog")
 	d.answer("n")
-	if m.dialog != nil || m.apply.Request() == nil {
+	if m.dialog != nil || m.state.Request == nil {
 		t.Fatal("n did not keep the run waiting for a decision")
 	}
 	d.press("q")
@@ -109,8 +107,8 @@ func TestRunConfirmSkipAbortResume(t *testing.T) {
 		t.Fatalf("answers sent to the engine: %v, want %v", got, want)
 	}
 	res := m.Result()
-	if res == nil || res.Outcome != apply.OutcomeAborted || m.apply.Phase() != applyview.Finished {
-		t.Fatalf("result %+v, phase %v", res, m.apply.Phase())
+	if res == nil || res.Outcome != apply.OutcomeAborted || m.state.Phase != state.Finished {
+		t.Fatalf("result %+v, phase %v", res, m.state.Phase)
 	}
 	view := m.View()
 	for _, next := range res.Next {
@@ -153,7 +151,7 @@ func TestGateFailureOffersRetry(t *testing.T) {
 		d.asked(st.ID)
 		d.press("y")
 	}
-	d.until("the gate question", func() bool { r := m.apply.Request(); return r != nil && r.Kind == apply.RequestGate })
+	d.until("the gate question", func() bool { r := m.state.Request; return r != nil && r.Kind == apply.RequestGate })
 	if !m.c.Keys.Retry.Enabled() || m.c.Keys.Confirm.Enabled() {
 		t.Fatal("a gate question must offer retry and not confirm")
 	}
@@ -188,8 +186,8 @@ func TestAbortWhileWaitingOnAGate(t *testing.T) {
 	if r := m.Result(); r == nil || r.Outcome != apply.OutcomeAborted || !r.CVODisabled {
 		t.Fatalf("result after cancelling: %+v", r)
 	}
-	if m.header.CVO.State != header.CVODisabled {
-		t.Fatalf("header after the abort: %s", m.header.CVO.Text())
+	if m.state.CVO.State != state.CVODisabled {
+		t.Fatalf("header after the abort: %s", m.state.CVO.Text())
 	}
 }
 
@@ -241,8 +239,8 @@ func TestAbortWhileSavingThePlan(t *testing.T) {
 	d := newDriver(t, m)
 	d.press("4", "a")
 	d.answer("y")
-	if m.apply.Phase() != applyview.Starting {
-		t.Fatalf("phase %v, want starting", m.apply.Phase())
+	if m.state.Phase != state.Starting {
+		t.Fatalf("phase %v, want starting", m.state.Phase)
 	}
 	d.press("q")
 	if m.dialog == nil {

@@ -101,7 +101,6 @@ func (m *Model) temporaryFromEvent(ev apply.Event) {
 			return
 		}
 		m.dropTemporary(s.ID)
-		m.steps.SetStatus(s.ID, common.StepReverted)
 	}
 }
 

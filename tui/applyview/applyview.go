@@ -23,25 +23,12 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/keymap"
+	"github.com/openshift-recover/recover/tui/state"
 )
 
 // maxLog bounds the log pane's lines.
 const maxLog = 2000
-
-// Phase is where the session's run is.
-type Phase int
-
-// The phases.
-const (
-	// Idle: no run yet.
-	Idle Phase = iota
-	// Starting: the start was confirmed; the plan is being saved or the engine started.
-	Starting
-	// Running: the engine runs (and may be asking).
-	Running
-	// Finished: the engine ended; Result is set.
-	Finished
-)
 
 // Info is what the screen says before a run: the plan, the journal, the backup.
 type Info struct {
@@ -79,17 +66,15 @@ type Model struct {
 	// temporary are the temporary changes in place.
 	temporary []Temporary
 
-	phase   Phase
+	// run is the session's run state (phase, question, result), read only.
+	run     *state.Run
 	started time.Time
 	step    *apply.StepInfo
 	change  *apply.ChangeInfo
 	applied string
-	request *apply.Request
 	gate    *apply.GateInfo
 	gateAt  time.Time
 	gateEnd string
-	result  *apply.Result
-	err     string
 
 	log      []string
 	logged   map[string]bool
@@ -99,9 +84,9 @@ type Model struct {
 	progress progress.Model
 }
 
-// New returns the Apply screen.
-func New(c *common.Common) *Model {
-	m := &Model{Common: c, vp: viewport.New(0, 0), follow: true, logged: map[string]bool{}}
+// New returns the Apply screen over the session's run state.
+func New(c *common.Common, run *state.Run) *Model {
+	m := &Model{Common: c, run: run, vp: viewport.New(0, 0), follow: true, logged: map[string]bool{}}
 	m.vp.KeyMap = viewport.KeyMap{}
 	m.spinner = spinner.New(spinner.WithSpinner(spinner.Line), spinner.WithStyle(c.Styles.Pending))
 	m.progress = progress.New(progress.WithoutPercentage(), progress.WithSolidFill("11"),
@@ -109,40 +94,26 @@ func New(c *common.Common) *Model {
 	return m
 }
 
-// Phase returns the run's phase.
-func (m *Model) Phase() Phase { return m.phase }
-
-// Request returns the engine's pending question, nil when none.
-func (m *Model) Request() *apply.Request { return m.request }
-
-// Result returns the run's result once finished.
-func (m *Model) Result() *apply.Result { return m.result }
-
 // Busy reports whether something animates (a gate being waited for, a start).
 func (m *Model) Busy() bool {
-	return m.phase == Starting || (m.phase == Running && m.gate != nil && m.request == nil)
+	return m.run.Busy(m.gate != nil)
 }
 
-// SetStarting marks the start as confirmed.
-func (m *Model) SetStarting() {
-	m.phase, m.err = Starting, ""
-	m.refresh()
-}
+// SetStarting shows that the start was confirmed (the run state says so).
+func (m *Model) SetStarting() { m.refresh() }
 
-// SetStartError reports a start that failed before the engine ran (the plan
-// could not be saved).
+// SetStartError logs a start that failed before the engine ran (the plan could
+// not be saved); the run state holds the error the screen shows.
 func (m *Model) SetStartError(err error) {
-	m.phase, m.err, m.result = Idle, err.Error(), nil
 	m.addLog("error: " + err.Error())
 	m.refresh()
 }
 
-// Answered clears the pending question once the session sent the answer.
-func (m *Model) Answered(d apply.Decision) {
-	if m.request != nil {
-		m.addLog(fmt.Sprintf("%s you answered: %s", prefix(&m.request.Step), d))
+// Answered logs the user's answer to the engine's question req.
+func (m *Model) Answered(req *apply.Request, d apply.Decision) {
+	if req != nil {
+		m.addLog(fmt.Sprintf("%s you answered: %s", prefix(&req.Step), d))
 	}
-	m.request = nil
 	m.refresh()
 }
 
@@ -162,19 +133,19 @@ func (m *Model) SpinnerTick(msg spinner.TickMsg) tea.Cmd {
 // SpinnerStart returns the command that starts the spinner.
 func (m *Model) SpinnerStart() tea.Cmd { return m.spinner.Tick }
 
-// HandleEvent renders one engine event.
+// HandleEvent renders one engine event; the session applied it to the run
+// state first.
 func (m *Model) HandleEvent(ev apply.Event) {
 	now := m.Now()
 	switch ev.Type {
 	case apply.EventRunStarted:
-		m.phase, m.started, m.result, m.err = Running, ev.Time, nil, ""
-		m.step, m.change, m.request, m.gate, m.applied, m.gateEnd = nil, nil, nil, nil, "", ""
+		m.started = ev.Time
+		m.step, m.change, m.gate, m.applied, m.gateEnd = nil, nil, nil, "", ""
 	case apply.EventStepStarted:
 		m.step, m.change, m.applied, m.gate, m.gateEnd = ev.Step, nil, "", nil, ""
 	case apply.EventDiff:
 		m.step, m.change = ev.Step, ev.Change
 	case apply.EventAwaitingConfirmation:
-		m.request = ev.Request
 		if ev.Request != nil && ev.Request.Change != nil {
 			m.change = ev.Request.Change
 		}
@@ -190,8 +161,6 @@ func (m *Model) HandleEvent(ev apply.Event) {
 	case apply.EventGateFailed:
 		m.gate, m.gateAt = ev.Gate, now
 		m.gateEnd = "FAILED: " + ev.Error
-	case apply.EventDone:
-		m.phase, m.result, m.request = Finished, ev.Result, nil
 	}
 	if line := m.logLine(ev); line != "" {
 		m.addLog(line)
@@ -353,7 +322,7 @@ func (m *Model) View() string {
 	top := m.topView()
 	logTitle := m.Styles.Section.Render("LOG") + m.Styles.Dim.Render(fmt.Sprintf(" %d events", len(m.log)))
 	if !m.follow {
-		logTitle += m.Styles.Dim.Render(" (scrolled; G follows)")
+		logTitle += m.Styles.Dim.Render(" (scrolled; " + keymap.Name(m.Keys.Bottom) + " follows)")
 	}
 	return common.Fit(top+"\n"+logTitle+"\n"+m.vp.View(), m.Width, m.Height)
 }
@@ -365,7 +334,7 @@ func (m *Model) topView() string {
 	w := m.Width
 	// The step pane gets at most this many lines, so the log keeps some room.
 	budget := max(6, (m.Height-4)*3/5)
-	if m.phase == Finished {
+	if m.run.Phase == state.Finished {
 		budget = max(6, m.Height-5)
 	}
 	var b strings.Builder
@@ -374,17 +343,17 @@ func (m *Model) topView() string {
 		b.WriteString("\n" + t)
 		budget = max(6, budget-common.Lines(t))
 	}
-	switch m.phase {
-	case Idle, Starting:
+	switch m.run.Phase {
+	case state.Idle, state.Starting:
 		b.WriteString("\n" + m.readyView())
-	case Running:
+	case state.Running:
 		b.WriteString("\n" + m.stepView(budget))
-	case Finished:
+	case state.Finished:
 		b.WriteString("\n" + m.resultView())
 	}
 	out := b.String()
 	lines := strings.Split(out, "\n")
-	if len(lines) > budget+2 && m.phase != Running {
+	if len(lines) > budget+2 && m.run.Phase != state.Running {
 		lines = append(lines[:budget+1], st.Dim.Render("..."))
 	}
 	for i := range lines {
@@ -414,32 +383,32 @@ func (m *Model) temporaryView() string {
 
 func (m *Model) runLine() string {
 	st := m.Styles
-	var state string
-	switch m.phase {
-	case Idle:
-		state = st.Dim.Render("not started")
+	var word string
+	switch m.run.Phase {
+	case state.Idle:
+		word = st.Dim.Render("not started")
 		if m.Info.Resume {
-			state = st.Pending.Render("interrupted run: resumable")
+			word = st.Pending.Render("interrupted run: resumable")
 		}
-	case Starting:
-		state = st.Pending.Render(m.spinner.View() + " starting")
-	case Running:
+	case state.Starting:
+		word = st.Pending.Render(m.spinner.View() + " starting")
+	case state.Running:
 		switch {
-		case m.request != nil:
-			state = st.Badge.Render(" WAITING FOR YOUR DECISION ")
+		case m.run.Request != nil:
+			word = st.Badge.Render(" WAITING FOR YOUR DECISION ")
 		case m.gate != nil && m.gateEnd == "":
-			state = st.Pending.Render(m.spinner.View() + " waiting for a gate")
+			word = st.Pending.Render(m.spinner.View() + " waiting for a gate")
 		default:
-			state = st.Pending.Render("running")
+			word = st.Pending.Render("running")
 		}
-	case Finished:
-		if m.result != nil && m.result.Outcome == apply.OutcomeCompleted {
-			state = st.OK.Render("finished: " + string(m.result.Outcome))
-		} else if m.result != nil {
-			state = st.Failed.Render("stopped: " + string(m.result.Outcome))
+	case state.Finished:
+		if m.run.Result != nil && m.run.Result.Outcome == apply.OutcomeCompleted {
+			word = st.OK.Render("finished: " + string(m.run.Result.Outcome))
+		} else if m.run.Result != nil {
+			word = st.Failed.Render("stopped: " + string(m.run.Result.Outcome))
 		}
 	}
-	line := st.Section.Render("RUN ") + state
+	line := st.Section.Render("RUN ") + word
 	switch {
 	case m.Info.Steps > 0 && m.Info.Remediation:
 		line += st.Dim.Render(fmt.Sprintf(" · remediation plan (no new release), %d steps", m.Info.Steps))
@@ -455,8 +424,8 @@ func (m *Model) runLine() string {
 func (m *Model) readyView() string {
 	st := m.Styles
 	var b strings.Builder
-	if m.err != "" {
-		b.WriteString(st.Failed.Render(common.Wrap(m.err, m.Width)) + "\n")
+	if m.run.StartErr != "" {
+		b.WriteString(st.Failed.Render(common.Wrap(m.run.StartErr, m.Width)) + "\n")
 	}
 	switch {
 	case m.Info.Steps == 0:
@@ -471,9 +440,10 @@ func (m *Model) readyView() string {
 	if m.Info.Resume {
 		b.WriteString(common.Wrap("Resumes the interrupted run: "+m.Info.ResumeState, m.Width) + "\n")
 	}
-	b.WriteString(common.Wrap("Press a to "+map[bool]string{true: "resume", false: "start"}[m.Info.Resume]+
+	k := m.Keys
+	b.WriteString(common.Wrap("Press "+keymap.Name(k.Start)+" to "+map[bool]string{true: "resume", false: "start"}[m.Info.Resume]+
 		" applying. The engine runs preflight, takes the lock, disables the CVO at its step and asks before every change: "+
-		"y apply, s skip, q abort (asks again). Failed gates and steps offer r retry.", m.Width))
+		keymap.Name(k.Confirm)+" apply, "+keymap.Name(k.Skip)+" skip, "+keymap.Name(k.Abort)+" abort (asks again). Failed gates and steps offer "+keymap.Name(k.Retry)+" retry.", m.Width))
 	if m.Info.Backup != "" {
 		b.WriteString("\n" + st.Label.Render("backup  ") + common.WrapIndent(m.Info.Backup, m.Width, 8))
 	}
@@ -490,7 +460,7 @@ func (m *Model) stepView(budget int) string {
 	// The question and the gate are never cut: they are what the user acts
 	// on. The reason gets what is left after them, the diff the rest.
 	var tail []string
-	if r := m.request; r != nil {
+	if r := m.run.Request; r != nil {
 		tail = append(tail, m.requestView(r))
 	}
 	if g := m.gate; g != nil {
@@ -528,7 +498,7 @@ func (m *Model) stepView(budget int) string {
 		lines := common.FieldDiff(st, c.Fields, w-4)
 		if n := budget - common.Lines(b.String()) - common.Lines(strings.Join(tail, "\n")); n >= 2 {
 			if len(lines) > n-1 {
-				lines = append(lines[:n-2], st.Dim.Render(fmt.Sprintf("... %d more lines: the whole change is on the Plan screen (3)", len(lines)-(n-2))))
+				lines = append(lines[:n-2], st.Dim.Render(fmt.Sprintf("... %d more lines: the whole change is on the Plan screen (%s)", len(lines)-(n-2), keymap.Name(m.Keys.Plan))))
 			}
 			b.WriteString("\n" + indent(strings.Join(lines, "\n"), "    "))
 		}
@@ -568,15 +538,16 @@ func (m *Model) answers(r *apply.Request) string {
 		if !r.Allows(d) {
 			continue
 		}
+		k := m.Keys
 		switch d {
 		case apply.Proceed:
-			parts = append(parts, st.Bold.Render("y")+" apply")
+			parts = append(parts, st.Bold.Render(keymap.Name(k.Confirm))+" apply")
 		case apply.Skip:
-			parts = append(parts, st.Bold.Render("s")+" skip")
+			parts = append(parts, st.Bold.Render(keymap.Name(k.Skip))+" skip")
 		case apply.Retry:
-			parts = append(parts, st.Bold.Render("r")+" retry")
+			parts = append(parts, st.Bold.Render(keymap.Name(k.Retry))+" retry")
 		case apply.Abort:
-			parts = append(parts, st.Bold.Render("q")+" abort")
+			parts = append(parts, st.Bold.Render(keymap.Name(k.Abort))+" abort")
 		}
 	}
 	return strings.Join(parts, " · ")
@@ -602,7 +573,7 @@ func (m *Model) requestView(r *apply.Request) string {
 func (m *Model) gateView(g *apply.GateInfo) string {
 	st := m.Styles
 	elapsed := secs(g.ElapsedSeconds)
-	if m.gateEnd == "" && m.request == nil {
+	if m.gateEnd == "" && m.run.Request == nil {
 		elapsed += m.Now().Sub(m.gateAt)
 	}
 	timeout := secs(g.TimeoutSeconds)
@@ -645,7 +616,7 @@ func (m *Model) gateView(g *apply.GateInfo) string {
 
 func (m *Model) resultView() string {
 	st := m.Styles
-	r := m.result
+	r := m.run.Result
 	if r == nil {
 		return ""
 	}
@@ -676,7 +647,7 @@ func (m *Model) resultView() string {
 		}
 	}
 	if r.Outcome.Resumable() && r.Journal != "" && m.Info.ReadOnly == "" {
-		b.WriteString("\n" + st.Dim.Render("press a to resume here, or q to quit (the commands above are printed again on exit)"))
+		b.WriteString("\n" + st.Dim.Render("press "+keymap.Name(m.Keys.Start)+" to resume here, or "+keymap.Name(m.Keys.Quit)+" to quit (the commands above are printed again on exit)"))
 	}
 	return b.String()
 }

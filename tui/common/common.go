@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -26,10 +27,12 @@ type Common struct {
 	Now func() time.Time
 }
 
-// Component is what every screen implements: it reacts to messages, renders
-// itself at its size, and names the keys it understands for the footer and the
-// ? overlay.
+// Component is what every screen implements: it reacts to messages (Update gets
+// the keys the session does not take itself, and returns the screen's intents
+// as commands: a diff request, an accept), renders itself at its size, and
+// names the keys it understands for the footer and the ? overlay.
 type Component interface {
+	Update(msg tea.Msg) tea.Cmd
 	SetSize(width, height int)
 	View() string
 	ShortHelp() []key.Binding

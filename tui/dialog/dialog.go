@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/keymap"
 )
 
 // Kind says what a dialog confirms; the answer carries it back.
@@ -83,7 +84,7 @@ func (m *Model) View() string {
 		b.WriteString(common.Wrap(p, inner))
 	}
 	b.WriteString("\n\n")
-	b.WriteString(st.Bold.Render("y") + " " + m.YesText + "    " + st.Bold.Render("n/esc") + " " + m.NoText)
+	b.WriteString(st.Bold.Render(keymap.Name(m.Keys.Yes)) + " " + m.YesText + "    " + st.Bold.Render(keymap.Name(m.Keys.No)) + " " + m.NoText)
 	return st.Dialog.Width(width).Render(b.String())
 }
 

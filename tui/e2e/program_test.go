@@ -27,8 +27,8 @@ import (
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/tui"
-	"github.com/openshift-recover/recover/tui/applyview"
 	"github.com/openshift-recover/recover/tui/dialog"
+	"github.com/openshift-recover/recover/tui/state"
 	"github.com/openshift-recover/recover/tui/styles"
 )
 
@@ -233,8 +233,8 @@ func TestProgramConfirmSkipAbortResume(t *testing.T) {
 	answered := 0
 	var skipped string
 	for {
-		st := pr.wait(ctx, t, "a question", func(s tui.State) bool { return s.Pending != nil || s.Phase == applyview.Finished })
-		if st.Phase == applyview.Finished {
+		st := pr.wait(ctx, t, "a question", func(s tui.State) bool { return s.Pending != nil || s.Phase == state.Finished })
+		if st.Phase == state.Finished {
 			t.Fatalf("the run ended before the abort: %+v", st.Result)
 		}
 		req := st.Pending
@@ -266,7 +266,7 @@ func TestProgramConfirmSkipAbortResume(t *testing.T) {
 		}
 		pr.wait(ctx, t, "the answer", func(s tui.State) bool { return s.Pending != req })
 	}
-	st := pr.wait(ctx, t, "the aborted run", func(s tui.State) bool { return s.Phase == applyview.Finished })
+	st := pr.wait(ctx, t, "the aborted run", func(s tui.State) bool { return s.Phase == state.Finished })
 	res := st.Result
 	if res.Outcome != apply.OutcomeAborted || !res.CVODisabled || res.StepsSkipped != 1 {
 		t.Fatalf("result %+v", res)
@@ -307,8 +307,8 @@ func TestProgramConfirmSkipAbortResume(t *testing.T) {
 	tm2.Send(key("y"))
 	retries := 0
 	for {
-		st := pr2.wait(ctx, t, "a question or the end", func(s tui.State) bool { return s.Pending != nil || s.Phase == applyview.Finished })
-		if st.Phase == applyview.Finished {
+		st := pr2.wait(ctx, t, "a question or the end", func(s tui.State) bool { return s.Pending != nil || s.Phase == state.Finished })
+		if st.Phase == state.Finished {
 			break
 		}
 		req := st.Pending

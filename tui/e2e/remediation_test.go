@@ -23,8 +23,8 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui"
-	"github.com/openshift-recover/recover/tui/applyview"
 	"github.com/openshift-recover/recover/tui/dialog"
+	"github.com/openshift-recover/recover/tui/state"
 	"github.com/openshift-recover/recover/tui/styles"
 )
 
@@ -138,8 +138,8 @@ func TestProgramAppliesTheRemediationPlan(t *testing.T) {
 
 	relaxed, retries := false, 0
 	for {
-		st := pr.wait(ctx, t, "a question or the end", func(s tui.State) bool { return s.Pending != nil || s.Phase == applyview.Finished })
-		if st.Phase == applyview.Finished {
+		st := pr.wait(ctx, t, "a question or the end", func(s tui.State) bool { return s.Pending != nil || s.Phase == state.Finished })
+		if st.Phase == state.Finished {
 			break
 		}
 		req := st.Pending

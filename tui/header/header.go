@@ -11,60 +11,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/state"
 )
-
-// CVOState is the cluster-version operator's state as the session knows it.
-type CVOState int
-
-// The CVO states shown in the header.
-const (
-	// CVOUnknown: the snapshot did not collect the CVO Deployment.
-	CVOUnknown CVOState = iota
-	// CVORunning: running, as found.
-	CVORunning
-	// CVOFoundDisabled: found scaled to 0 by someone else (or an earlier run).
-	CVOFoundDisabled
-	// CVOScalingDown: this run is scaling it down.
-	CVOScalingDown
-	// CVODisabled: disabled by recover (this run, or the journal being resumed).
-	CVODisabled
-	// CVORestoring: this run is scaling it back up.
-	CVORestoring
-	// CVORestored: recover gave control back and the CVO runs again.
-	CVORestored
-)
-
-// CVO is the CVO's state with its replica counts.
-type CVO struct {
-	State CVOState
-	// Replicas is the current replicas; Original what it ran before recover
-	// disabled it (nil when unknown).
-	Replicas int32
-	Original *int32
-}
-
-// Text is the state in words, as the header and the abort dialog say it.
-func (c CVO) Text() string {
-	orig := ""
-	if c.Original != nil {
-		orig = fmt.Sprintf(", ran %d before", *c.Original)
-	}
-	switch c.State {
-	case CVORunning:
-		return fmt.Sprintf("running (%d)", c.Replicas)
-	case CVOFoundDisabled:
-		return "found scaled to 0"
-	case CVOScalingDown:
-		return "scaling down (recover)"
-	case CVODisabled:
-		return "DISABLED by recover" + orig
-	case CVORestoring:
-		return "restoring (recover)"
-	case CVORestored:
-		return fmt.Sprintf("restored (%d)", c.Replicas)
-	}
-	return "unknown"
-}
 
 // Model is the header.
 type Model struct {
@@ -77,7 +25,8 @@ type Model struct {
 	// set for a remediation plan (no new release).
 	Target      string
 	Remediation bool
-	CVO         CVO
+	// Run is the session's run state: the header shows its CVO state.
+	Run *state.Run
 	// ReadOnly is the read-only reason, "" in a session that may apply.
 	ReadOnly string
 	// Tabs are the screen names; Active the shown one.
@@ -102,11 +51,11 @@ type segment struct {
 // View renders the two header lines at the header's width.
 func (m *Model) View() string {
 	st := m.Styles
-	cvo := "CVO " + m.CVO.Text()
-	switch m.CVO.State {
-	case CVODisabled, CVOScalingDown, CVOFoundDisabled:
+	cvo := "CVO " + m.Run.CVO.Text()
+	switch m.Run.CVO.State {
+	case state.CVODisabled, state.CVOScalingDown, state.CVOFoundDisabled:
 		cvo = st.Danger.Render(" " + cvo + " ")
-	case CVORestored, CVORunning:
+	case state.CVORestored, state.CVORunning:
 		cvo = st.OK.Render(cvo)
 	default:
 		cvo = st.Pending.Render(cvo)

@@ -101,6 +101,10 @@ func Default() *KeyMap {
 	}
 }
 
+// Name is the key a binding is shown as ("a", "n/esc"): screen text that names a
+// key says it through Name, so prose, footer and ? overlay never disagree.
+func Name(b key.Binding) string { return b.Help().Key }
+
 // Dangerous returns the bindings that change the cluster.
 func (k *KeyMap) Dangerous() []*key.Binding {
 	return []*key.Binding{&k.Start, &k.Confirm, &k.Skip, &k.Retry, &k.Abort}

@@ -25,6 +25,8 @@ import (
 	"github.com/openshift-recover/recover/apply/gate"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/keymap"
+	"github.com/openshift-recover/recover/tui/state"
 )
 
 // wideWidth is the width from which the list and the details sit side by side.
@@ -47,8 +49,9 @@ type Diff struct {
 // Model is the Plan screen.
 type Model struct {
 	*common.Common
-	plan     *plan.Plan
-	status   map[string]common.StepStatus
+	plan *plan.Plan
+	// run is the session's run state: each step's status, read only.
+	run      *state.Run
 	diffs    map[string]*Diff
 	canDiff  bool
 	noDiff   string
@@ -63,8 +66,8 @@ type Model struct {
 }
 
 // New returns an empty Plan screen.
-func New(c *common.Common) *Model {
-	m := &Model{Common: c, status: map[string]common.StepStatus{}, diffs: map[string]*Diff{}, detail: viewport.New(0, 0),
+func New(c *common.Common, run *state.Run) *Model {
+	m := &Model{Common: c, run: run, diffs: map[string]*Diff{}, detail: viewport.New(0, 0),
 		filter: common.NewFilter()}
 	m.detail.KeyMap = viewport.KeyMap{}
 	return m
@@ -74,7 +77,6 @@ func New(c *common.Common) *Model {
 func (m *Model) SetPlan(p *plan.Plan) {
 	m.plan = p
 	m.diffs = map[string]*Diff{}
-	m.status = map[string]common.StepStatus{}
 	m.applyFilter()
 	m.refresh()
 }
@@ -85,11 +87,8 @@ func (m *Model) SetDiffAvailable(ok bool, why string) {
 	m.refresh()
 }
 
-// SetStatus records a step's status.
-func (m *Model) SetStatus(id string, s common.StepStatus) {
-	m.status[id] = s
-	m.refresh()
-}
+// StatusChanged re-renders the steps after the run state changed.
+func (m *Model) StatusChanged() { m.refresh() }
 
 // SetDiff records a step's preview.
 func (m *Model) SetDiff(id string, d *Diff) {
@@ -269,15 +268,15 @@ func (m *Model) View() string {
 
 func (m *Model) listView(width, height int) string {
 	st := m.Styles
-	counts := map[common.StepStatus]int{}
+	counts := map[state.StepStatus]int{}
 	for _, s := range m.plan.Steps {
-		counts[m.status[s.ID]]++
+		counts[m.run.Status(s.ID)]++
 	}
 	head := st.Section.Render("STEPS") + fmt.Sprintf(" %d", len(m.plan.Steps))
-	if n := counts[common.StepDone]; n > 0 {
+	if n := counts[state.StepDone]; n > 0 {
 		head += st.OK.Render(fmt.Sprintf(" · %d done", n))
 	}
-	if n := counts[common.StepSkipped]; n > 0 {
+	if n := counts[state.StepSkipped]; n > 0 {
 		head += st.Pending.Render(fmt.Sprintf(" · %d skipped", n))
 	}
 	switch {
@@ -308,7 +307,7 @@ func (m *Model) listView(width, height int) string {
 		i := m.visible[vi]
 		s := &m.plan.Steps[i]
 		selected := vi == m.sel.Index
-		status := m.status[s.ID]
+		status := m.run.Status(s.ID)
 		glyph := m.glyphStyle(status).Render(status.Glyph())
 		comp := s.Component
 		if comp == "" {
@@ -328,13 +327,13 @@ func (m *Model) listView(width, height int) string {
 	return strings.Join(lines, "\n")
 }
 
-func (m *Model) glyphStyle(s common.StepStatus) lipgloss.Style {
+func (m *Model) glyphStyle(s state.StepStatus) lipgloss.Style {
 	switch s {
-	case common.StepDone:
+	case state.StepDone:
 		return m.Styles.OK
-	case common.StepFailed:
+	case state.StepFailed:
 		return m.Styles.Failed
-	case common.StepPending:
+	case state.StepPending:
 		return m.Styles.Dim
 	}
 	return m.Styles.Pending
@@ -393,7 +392,7 @@ func (m *Model) detailView(s *plan.Step, width int) string {
 		}
 	}
 	b.WriteString("\n" + label("gate") + common.WrapIndent(g, width, 10))
-	b.WriteString("\n" + label("status") + m.status[s.ID].Word())
+	b.WriteString("\n" + label("status") + m.run.Status(s.ID).Word())
 
 	if hasDiff(s) {
 		b.WriteString("\n\n")
@@ -417,7 +416,7 @@ func (m *Model) detailView(s *plan.Step, width int) string {
 		case !m.canDiff:
 			b.WriteString("\n" + st.Dim.Render(common.Wrap(m.noDiff, width)))
 		default:
-			b.WriteString("\n" + st.Dim.Render("press d for a server-side dry run against the live cluster"))
+			b.WriteString("\n" + st.Dim.Render("press "+keymap.Name(m.Keys.Diff)+" for a server-side dry run against the live cluster"))
 		}
 	}
 	if s.Manifest != nil {
@@ -452,9 +451,6 @@ func (m *Model) FullHelp() [][]key.Binding {
 func remedyStep(s *plan.Step) bool {
 	return s.Change != nil || s.CSR != nil || s.Action == plan.ActionRevert
 }
-
-// Status returns a step's status.
-func (m *Model) Status(id string) common.StepStatus { return m.status[id] }
 
 // Diff returns a step's preview, nil when none was asked for.
 func (m *Model) Diff(id string) *Diff { return m.diffs[id] }

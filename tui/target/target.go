@@ -26,6 +26,7 @@ import (
 
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/keymap"
 )
 
 // AcceptRiskMsg asks the session to confirm, then re-plan accepting the risks of
@@ -425,7 +426,7 @@ func (m *Model) refusedRow(r *rows, rf *plan.RefusedRemedy, width int) {
 	case !promise(rf):
 		lines = append(lines, st.Dim.Render("      never taken by recover"))
 	case m.canReplan:
-		lines = append(lines, st.Dim.Render(common.WrapIndent("      allow it with --accept "+rf.Accept+": press a to accept the promise and re-plan", width, 6)))
+		lines = append(lines, st.Dim.Render(common.WrapIndent("      allow it with --accept "+rf.Accept+": press "+keymap.Name(m.Keys.AcceptRisk)+" to accept the promise and re-plan", width, 6)))
 	default:
 		lines = append(lines, st.Dim.Render(common.WrapIndent("      allow it with --accept "+rf.Accept+": this plan came from a file; re-plan with recover plan ... --accept "+rf.Accept, width, 6)))
 	}
@@ -463,7 +464,7 @@ func (m *Model) renderAlternatives(r *rows, width int) {
 				b.WriteString("\n" + rl)
 			}
 			if acceptable(&c) {
-				hint := "      press a to re-plan accepting " + riskNames(c.Risks)
+				hint := "      press " + keymap.Name(m.Keys.AcceptRisk) + " to re-plan accepting " + riskNames(c.Risks)
 				if !m.canReplan {
 					hint = "      this plan came from a file: re-plan with recover plan ... " + acceptFlags(c.Risks)
 				}

@@ -1,4 +1,4 @@
-package common
+package state
 
 // StepStatus is where a plan step is in the session's run, as the engine's events
 // (or the resumed journal) say.
