@@ -464,7 +464,7 @@ func assertChangeHonest(t *testing.T, ctx context.Context, c *applytest.Cluster,
 		return
 	}
 	for _, ch := range s.Changes {
-		if ch.Step == relax && ch.State == "outstanding" && strings.Contains(ch.Resume, "--resume") && strings.Contains(ch.Restore, "oc patch poddisruptionbudget.policy/web") {
+		if ch.Step == relax && ch.State == "outstanding" && strings.Contains(ch.Resume, "--resume") && strings.Contains(ch.Restore, "oc patch poddisruptionbudget/web") {
 			return
 		}
 	}

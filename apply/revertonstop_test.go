@@ -195,7 +195,7 @@ func TestLostLockLeavesTheChangeToTheResume(t *testing.T) {
 	if !relaxed(t, ctx, c, "web") {
 		t.Error("with the lock lost the engine must not touch the budget")
 	}
-	if count(events, apply.EventReverting) != 0 || len(res.NotReverted) != 1 || !strings.Contains(res.NotReverted[0].Error, "lock was lost") || !strings.Contains(res.NotReverted[0].Command, "oc patch poddisruptionbudget.policy/web") {
+	if count(events, apply.EventReverting) != 0 || len(res.NotReverted) != 1 || !strings.Contains(res.NotReverted[0].Error, "lock was lost") || !strings.Contains(res.NotReverted[0].Command, "oc patch poddisruptionbudget/web") {
 		t.Errorf("not reverted: %+v\n%s", res.NotReverted, dump(events))
 	}
 	if s := mustLoad(t, opts.JournalPath).State().Step(relax); !s.ChangeOutstanding {
@@ -252,7 +252,7 @@ func TestRevertNeverOverwritesSomeoneElsesEdit(t *testing.T) {
 	if got := pdbSpec(t, ctx, c, "web"); got.MaxUnavailable == nil || got.MaxUnavailable.String() != "50%" {
 		t.Errorf("the edit must survive: %+v", got)
 	}
-	want := `oc patch poddisruptionbudget.policy/web --namespace ` + remedyNS + ` --type=merge -p '{"spec":{"maxUnavailable":null,"minAvailable":2}}'`
+	want := `oc patch poddisruptionbudget/web -n ` + remedyNS + ` --type=merge -p '{"spec":{"maxUnavailable":null,"minAvailable":2}}'`
 	msg := res.Err.Error()
 	if !strings.Contains(msg, "spec.maxUnavailable is \"50%\"") || !strings.Contains(msg, "spec.minAvailable=2") || !strings.Contains(msg, want) || strings.Contains(msg, "\n") {
 		t.Errorf("one line naming the object, the pre-image and the restore command:\n%s", msg)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,7 +16,6 @@ import (
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/lock"
 	"github.com/openshift-recover/recover/apply/resource"
-	"github.com/openshift-recover/recover/internal/shell"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -638,7 +637,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 func (r *run) nextCommands(res *Result) []string {
 	var next []string
 	if res.Journal != "" && res.Outcome.Resumable() {
-		next = append(next, "recover apply --resume "+shell.Quote(res.Journal)+" --yes   # continue the plan where it stopped")
+		next = append(next, nextcmd.Resume(res.Journal)+"   # continue the plan where it stopped")
 	}
 	for _, ri := range res.NotReverted {
 		if ri.Command != "" {
@@ -646,8 +645,7 @@ func (r *run) nextCommands(res *Result) []string {
 		}
 	}
 	if res.CVODisabled {
-		next = append(next, fmt.Sprintf("oc scale --namespace %s deployment/%s --replicas=%d   # give control back to the CVO without finishing the plan",
-			openshift.CVONamespace, openshift.CVODeployment, max(ptrValue(r.cvoOriginal, 1), 1)))
+		next = append(next, nextcmd.ScaleCVO(max(ptrValue(r.cvoOriginal, 1), 1))+"   # give control back to the CVO without finishing the plan")
 	}
 	return next
 }

@@ -71,7 +71,7 @@ func TestGateThatNeverPassesStopsResumablyWithTheCVOLeftDisabled(t *testing.T) {
 	if msg := res.Err.Error(); !strings.Contains(msg, "left DISABLED") || !strings.Contains(msg, "next: recover apply --resume") || !strings.Contains(msg, "oc scale") {
 		t.Errorf("the run's error (the CLI's one-line message) must say the CVO is disabled and how to go on: %s", msg)
 	}
-	want := []string{"recover apply --resume " + opts.JournalPath + " --yes", "oc scale --namespace openshift-cluster-version deployment/cluster-version-operator --replicas=1"}
+	want := []string{"recover apply --resume " + opts.JournalPath + " --yes", "oc scale deployment/cluster-version-operator -n openshift-cluster-version --replicas=1"}
 	for i, w := range want {
 		if i >= len(res.Next) || !strings.HasPrefix(res.Next[i], w) {
 			t.Errorf("next command %d: want %q, got %q", i, w, res.Next)

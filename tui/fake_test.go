@@ -82,7 +82,7 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 				res.CVODisabled, res.CVOReplicas = true, &one
 				res.Message += "; the cluster-version operator is left DISABLED (scaled to 0; it ran 1 replica(s) before)"
 				res.Next = []string{"recover apply --resume " + opts.JournalPath + " --yes   # continue the plan where it stopped",
-					"oc scale --namespace openshift-cluster-version deployment/cluster-version-operator --replicas=1   # give control back to the CVO without finishing the plan"}
+					"oc scale deployment/cluster-version-operator -n openshift-cluster-version --replicas=1   # give control back to the CVO without finishing the plan"}
 			}
 			emit(apply.Event{Type: apply.EventDone, Message: res.Message, Result: res})
 		}
@@ -111,7 +111,7 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 					why := t.Object() + " was edited since step " + t.ID + " journaled its pre-image"
 					emit(apply.Event{Type: apply.EventReverted, Step: &ti, Error: why, Message: "could not revert the temporary change of step " + t.ID + ": " + why})
 					res.NotReverted = append(res.NotReverted, apply.RevertInfo{Step: t.ID, RevertedBy: t.RevertedBy, Object: t.Object(), PreImage: back.PreImage, Error: why,
-						Command: "oc patch poddisruptionbudget/deck -n ci --type merge -p '{\"spec\":{\"minAvailable\":2}}'"})
+						Command: "oc patch poddisruptionbudget/deck -n ci --type=merge -p '{\"spec\":{\"minAvailable\":2}}'"})
 					continue
 				}
 				done := *back

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/openshift-recover/recover/internal/shell"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 )
 
 // FieldKey writes a field path (["metadata","annotations","a.b/c"]) as the dotted
@@ -95,11 +95,7 @@ func RestorePatch(preImage map[string]json.RawMessage) ([]byte, error) {
 // ResourceArg names an object for oc: "<kind>.<group>/<name>" (the group left
 // out for the core group), as oc patch and oc get accept it.
 func ResourceArg(o ObjectRef) string {
-	kind := strings.ToLower(o.Kind)
-	if group, _, ok := strings.Cut(o.APIVersion, "/"); ok && group != "" {
-		kind += "." + group
-	}
-	return kind + "/" + o.Name
+	return nextcmd.Resource(o.APIVersion, o.Kind, o.Name)
 }
 
 // RestoreCommand is the oc command that writes a pre-image back by hand.
@@ -108,11 +104,7 @@ func RestoreCommand(o ObjectRef, preImage map[string]json.RawMessage) string {
 	if err != nil {
 		return fmt.Sprintf("# cannot build the restore patch of %s: %v", ResourceArg(o), err)
 	}
-	cmd := "oc patch " + ResourceArg(o)
-	if o.Namespace != "" {
-		cmd += " --namespace " + o.Namespace
-	}
-	return cmd + " --type=merge -p " + shell.Quote(string(patch))
+	return nextcmd.MergePatch(ResourceArg(o), o.Namespace, string(patch))
 }
 
 // Describe names an object for people: "PodDisruptionBudget ns/name".

@@ -28,7 +28,7 @@ func TestFieldKeysRoundTrip(t *testing.T) {
 	}
 	cmd := RestoreCommand(ObjectRef{APIVersion: "policy/v1", Kind: "PodDisruptionBudget", Namespace: "ns", Name: "web"},
 		map[string]json.RawMessage{"spec.minAvailable": json.RawMessage(`1`), "spec.maxUnavailable": Absent})
-	if want := `oc patch poddisruptionbudget.policy/web --namespace ns --type=merge -p '{"spec":{"maxUnavailable":null,"minAvailable":1}}'`; cmd != want {
+	if want := `oc patch poddisruptionbudget/web -n ns --type=merge -p '{"spec":{"maxUnavailable":null,"minAvailable":1}}'`; cmd != want {
 		t.Errorf("restore command\n got %s\nwant %s", cmd, want)
 	}
 }

@@ -92,7 +92,7 @@ func TestJournalSummarizesARun(t *testing.T) {
 		"001-disable-cvo  disable-cvo  done",
 		"002-wait-etcd    wait         failed",
 		"recover apply --resume " + path + " --yes",
-		"oc scale --namespace openshift-cluster-version deployment/cluster-version-operator --replicas=2",
+		"oc scale deployment/cluster-version-operator -n openshift-cluster-version --replicas=2",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
@@ -124,7 +124,7 @@ func TestJournalSaysWhatWasChangedAndRestoredAtEveryKillPoint(t *testing.T) {
 	pre := map[string]json.RawMessage{"spec.minAvailable": json.RawMessage(`2`), "spec.maxUnavailable": journal.Absent}
 	relax, revert := "002-relax-pdb-web", "003-revert-web"
 	intent := &journal.Intent{Operation: "patch", Object: pdb, LiveUID: "u", PreImage: pre, After: `{"spec.maxUnavailable":"100%","spec.minAvailable":null}`, Temporary: true}
-	restore := `oc patch poddisruptionbudget.policy/web --namespace shop --type=merge -p '{"spec":{"maxUnavailable":null,"minAvailable":2}}'`
+	restore := `oc patch poddisruptionbudget/web -n shop --type=merge -p '{"spec":{"maxUnavailable":null,"minAvailable":2}}'`
 	records := []journal.Record{
 		{Type: journal.TypeIntent, Step: relax, Action: "relax-pdb", Intent: intent},
 		{Type: journal.TypeOutcome, Step: relax, Action: "relax-pdb", Outcome: &journal.Outcome{Result: "patched"}},

@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"io"
 	"sort"
 	"strings"
@@ -138,7 +138,7 @@ func summarizeJournal(j *journal.Journal) *journalSummary {
 	default:
 		s.State = "interrupted (no stop record: the run died, or is still running)"
 	}
-	resume := "recover apply --resume " + j.Path + " --yes"
+	resume := nextcmd.Resume(j.Path)
 	if !st.Finished {
 		s.Next = append(s.Next, resume)
 	}
@@ -167,7 +167,7 @@ func summarizeJournal(j *journal.Journal) *journalSummary {
 		if st.CVO.OriginalReplicas != nil && *st.CVO.OriginalReplicas > 0 {
 			replicas = *st.CVO.OriginalReplicas
 		}
-		s.Next = append(s.Next, fmt.Sprintf("oc scale --namespace %s deployment/%s --replicas=%d", openshift.CVONamespace, openshift.CVODeployment, replicas))
+		s.Next = append(s.Next, nextcmd.ScaleCVO(replicas))
 	}
 	return s
 }

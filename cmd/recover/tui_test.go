@@ -266,7 +266,7 @@ func TestTUISavePlanIsWhatApplyLoads(t *testing.T) {
 func TestTUIRunSummaryNamesTheNextCommands(t *testing.T) {
 	var b bytes.Buffer
 	printRunSummary(&b, &apply.Result{Outcome: apply.OutcomeAborted, Message: "aborted by the user before step 004-x",
-		Next: []string{"recover apply --resume run.journal --yes", "oc scale --namespace openshift-cluster-version deployment/cluster-version-operator --replicas=1"}})
+		Next: []string{"recover apply --resume run.journal --yes", "oc scale deployment/cluster-version-operator -n openshift-cluster-version --replicas=1"}})
 	want := "recover tui: aborted: aborted by the user before step 004-x\nnext:\n  recover apply --resume run.journal --yes\n  oc scale"
 	if !strings.HasPrefix(b.String(), want) {
 		t.Fatalf("summary:\n%s", b.String())

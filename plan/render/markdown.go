@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -142,23 +143,23 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 	if len(paused) > 0 {
 		md("# 1. Unpause the pools recover paused -- ONLY once kube-apiserver, kube-controller-manager and kube-scheduler\n#    run %s on every master; before that, leave them paused (their kubelets would get ahead of the API server).\n", p.Target.Version)
 		for _, pool := range paused {
-			md("oc patch machineconfigpool/%s --type merge -p '{\"spec\":{\"paused\":false}}'\n", pool)
+			md("%s\n", nextcmd.PausePool(pool, false))
 		}
 	}
 	if du := p.Cluster.DesiredUpdate; du != nil {
 		md("# 2. Give the CVO a desired update: the target (recommended), or what the cluster had before:\n")
-		md("oc patch clusterversion version --type merge -p '%s'\n", desiredPatch(p.Target.Version, p.Target.Image, p.Target.Force))
+		md("%s\n", nextcmd.DesiredUpdate(p.Target.Version, p.Target.Image, p.Target.Force))
 		md("#    before recovery it was (a CVO restored with it resumes %s mode):\n", orDash(p.Cluster.CVOMode))
-		md("#    oc patch clusterversion version --type merge -p '%s'\n", desiredPatch(du.Version, du.Image, du.Force))
+		md("#    %s\n", nextcmd.DesiredUpdate(du.Version, du.Image, du.Force))
 	} else {
 		md("# 2. Give the CVO a desired update: the target\n")
-		md("oc patch clusterversion version --type merge -p '%s'\n", desiredPatch(p.Target.Version, p.Target.Image, p.Target.Force))
+		md("%s\n", nextcmd.DesiredUpdate(p.Target.Version, p.Target.Image, p.Target.Force))
 	}
 	replicas := int32(1)
 	if p.Cluster.CVOReplicas != nil && *p.Cluster.CVOReplicas > 0 {
 		replicas = *p.Cluster.CVOReplicas
 	}
-	md("# 3. Scale the CVO back to its replicas before recovery\noc scale --replicas %d -n openshift-cluster-version deployments/cluster-version-operator\n```\n", replicas)
+	md("# 3. Scale the CVO back to its replicas before recovery\n%s\n```\n", nextcmd.ScaleCVO(replicas))
 	return ew.err
 }
 
@@ -176,7 +177,7 @@ func markdownRemediationRollback(md func(string, ...any), p *plan.Plan) {
 	md("\n## Roll back\n\n")
 	md("If the run is abandoned part-way, `recover apply` restores every temporary change still in force from its journal and prints the commands to resume or to restore the CVO. By hand, in this order:\n\n```sh\n")
 	md("%s", temporaryRestores(p))
-	md("# Scale the CVO back to its replicas before recovery (the plan does not change its desired update)\noc scale --replicas %d -n openshift-cluster-version deployments/cluster-version-operator\n```\n", cvoReplicas(p))
+	md("# Scale the CVO back to its replicas before recovery (the plan does not change its desired update)\n%s\n```\n", nextcmd.ScaleCVO(cvoReplicas(p)))
 }
 
 // temporaryRestores are the commands that put back each temporary change, as
@@ -189,7 +190,7 @@ func temporaryRestores(p *plan.Plan) string {
 			continue
 		}
 		fmt.Fprintf(&b, "# Restore what step %s changed, if it ran and step %s did not\n", stepNumber(s.ID), stepNumber(s.RevertedBy))
-		fmt.Fprintf(&b, "oc patch%s %s --type merge -p '%s'\n", ocNamespace(s.Change.Object), ocResource(s.Change.Object), string(s.Change.Before))
+		fmt.Fprintf(&b, "%s\n", nextcmd.MergePatch(ocResource(s.Change.Object), s.Change.Object.Namespace, string(s.Change.Before)))
 	}
 	return b.String()
 }
@@ -197,10 +198,6 @@ func temporaryRestores(p *plan.Plan) string {
 // cell makes text safe for a Markdown table cell.
 func cell(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ")
-}
-
-func desiredPatch(version, image string, force bool) string {
-	return fmt.Sprintf(`{"spec":{"desiredUpdate":{"version":"%s","image":"%s","force":%t}}}`, version, image, force)
 }
 
 // gateCommand is an oc command that shows what a gate waits for.
@@ -242,11 +239,11 @@ func gateCommand(g *plan.Gate) string {
 func handCommand(p *plan.Plan, s *plan.Step) string {
 	switch s.Action {
 	case plan.ActionDisableCVO:
-		return "oc scale --replicas 0 -n openshift-cluster-version deployments/cluster-version-operator"
+		return nextcmd.ScaleCVO(0)
 	case plan.ActionPausePool:
-		return fmt.Sprintf(`oc patch machineconfigpool/%s --type merge -p '{"spec":{"paused":true}}'`, s.Pool)
+		return nextcmd.PausePool(s.Pool, true)
 	case plan.ActionUnpausePool:
-		return fmt.Sprintf(`oc patch machineconfigpool/%s --type merge -p '{"spec":{"paused":false}}'`, s.Pool)
+		return nextcmd.PausePool(s.Pool, false)
 	case plan.ActionDelete:
 		if m := s.Manifest; m != nil {
 			ns := ""
@@ -257,10 +254,10 @@ func handCommand(p *plan.Plan, s *plan.Step) string {
 		}
 	case plan.ActionSetDesiredUpdate:
 		if du := s.DesiredUpdate; du != nil {
-			return "oc patch clusterversion version --type merge -p '" + desiredPatch(du.Version, du.Image, du.Force) + "'"
+			return nextcmd.DesiredUpdate(du.Version, du.Image, du.Force)
 		}
 	case plan.ActionRestoreCVO:
-		return fmt.Sprintf("oc scale --replicas %d -n openshift-cluster-version deployments/cluster-version-operator", cvoReplicas(p))
+		return nextcmd.ScaleCVO(cvoReplicas(p))
 	}
 	return remedyHandCommand(s)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -238,17 +239,7 @@ func fieldList(fs [][]string) string {
 // ocResource is how oc names an object: "poddisruptionbudget/build",
 // "kubeapiserver.operator.openshift.io/cluster".
 func ocResource(o plan.ObjectRef) string {
-	group, _, ok := strings.Cut(o.APIVersion, "/")
-	if !ok {
-		group = ""
-	}
-	kind := strings.ToLower(o.Kind)
-	switch group {
-	case "", "policy", "apps", "config.openshift.io", "machineconfiguration.openshift.io", "certificates.k8s.io":
-	default:
-		kind += "." + group
-	}
-	return kind + "/" + o.Name
+	return nextcmd.Resource(o.APIVersion, o.Kind, o.Name)
 }
 
 // ocNamespace is " -n <ns>" or "".
@@ -265,9 +256,9 @@ func remedyHandCommand(s *plan.Step) string {
 	case s.Action == plan.ActionApproveCSR && s.CSR != nil:
 		return "oc adm certificate approve " + s.CSR.Name
 	case s.Action == plan.ActionRevert && s.Change != nil:
-		return fmt.Sprintf("oc patch%s %s --type merge -p '%s'", ocNamespace(s.Change.Object), ocResource(s.Change.Object), string(s.Change.Patch))
+		return nextcmd.MergePatch(ocResource(s.Change.Object), s.Change.Object.Namespace, string(s.Change.Patch))
 	case s.Change != nil:
-		return fmt.Sprintf("oc patch%s %s --type merge -p '%s'", ocNamespace(s.Change.Object), ocResource(s.Change.Object), string(s.Change.Patch))
+		return nextcmd.MergePatch(ocResource(s.Change.Object), s.Change.Object.Namespace, string(s.Change.Patch))
 	}
 	return ""
 }

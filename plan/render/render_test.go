@@ -128,8 +128,8 @@ func TestMarkdownRunbookContents(t *testing.T) {
 	for _, want := range []string{
 		"# Recovery plan: 4.3.19 + 4.4.3 to 4.4.4",
 		"- [ ] **001-disable-cvo** `disable-cvo`",
-		"By hand: `oc scale --replicas 0 -n openshift-cluster-version deployments/cluster-version-operator`",
-		"By hand: `oc patch machineconfigpool/master --type merge -p '{\"spec\":{\"paused\":true}}'`",
+		"By hand: `oc scale deployment/cluster-version-operator -n openshift-cluster-version --replicas=0`",
+		"By hand: `oc patch machineconfigpool/master --type=merge -p '{\"spec\":{\"paused\":true}}'`",
 		"Gate `static-pods`: master-0, master-1, master-2 (control-plane nodes) run kube-apiserver at the latest revision",
 		"Check: `oc get kubeapiservers/cluster",
 		"recover apply --plan plan.json --dry-run",
@@ -137,7 +137,7 @@ func TestMarkdownRunbookContents(t *testing.T) {
 		"## Roll back the CVO state",
 		// the desired update the cluster had, for rolling back
 		`"version":"4.4.3","image":"quay.io/openshift-release-dev/ocp-release@sha256:039a4ef7c128a049ccf916a1d68ce93e8f5494b44d5a75df60c85e9e7191dacc","force":true`,
-		"oc scale --replicas 1 -n openshift-cluster-version deployments/cluster-version-operator",
+		"oc scale deployment/cluster-version-operator -n openshift-cluster-version --replicas=1",
 		"| 4 | 4.4.3 | rejected | 6 (6 minor, 18 patch) | blocked-edge |",
 	} {
 		if !strings.Contains(md, want) {

@@ -278,7 +278,7 @@ func TestProgramConfirmSkipAbortResume(t *testing.T) {
 		t.Fatalf("after the abort the CVO runs %d replicas, want 0 (disabled)", got)
 	}
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		return strings.Contains(string(b), "NEXT") && strings.Contains(string(b), "oc scale --namespace openshift-cluster-version")
+		return strings.Contains(string(b), "NEXT") && strings.Contains(string(b), "oc scale deployment/cluster-version-operator -n openshift-cluster-version")
 	}, teatest.WithDuration(time.Minute))
 	tm.Send(key("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(time.Minute))

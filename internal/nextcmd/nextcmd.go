@@ -1,0 +1,70 @@
+package nextcmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/openshift-recover/recover/internal/openshift"
+	"github.com/openshift-recover/recover/internal/shell"
+)
+
+// Resume continues a stopped apply run from its journal.
+func Resume(journal string) string {
+	return "recover apply --resume " + shell.Quote(journal) + " --yes"
+}
+
+// ScaleCVO sets the cluster-version operator's replicas: 0 disables it, its
+// replicas before recovery give it control back.
+func ScaleCVO(replicas int32) string {
+	return fmt.Sprintf("oc scale deployment/%s -n %s --replicas=%d", openshift.CVODeployment, openshift.CVONamespace, replicas)
+}
+
+// Resource is how oc names an object: "machineconfigpool/worker",
+// "kubeapiserver.operator.openshift.io/cluster". The group is left out where
+// the kind alone is unambiguous on an OpenShift cluster (the core group and the
+// groups listed in shortGroups), as an admin would type it.
+func Resource(apiVersion, kind, name string) string {
+	k := strings.ToLower(kind)
+	if group, _, ok := strings.Cut(apiVersion, "/"); ok && !shortGroups[group] {
+		k += "." + group
+	}
+	return k + "/" + name
+}
+
+// shortGroups are the API groups whose kinds oc resolves without the group.
+var shortGroups = map[string]bool{
+	"": true, "policy": true, "apps": true, "batch": true, "config.openshift.io": true,
+	"machineconfiguration.openshift.io": true, "certificates.k8s.io": true,
+}
+
+// MergePatch writes patch (JSON) onto the object with a merge patch.
+func MergePatch(resource, namespace, patch string) string {
+	cmd := "oc patch " + resource
+	if namespace != "" {
+		cmd += " -n " + shell.Quote(namespace)
+	}
+	return cmd + " --type=merge -p " + shell.Quote(patch)
+}
+
+// PausePool pauses (or, with paused false, unpauses) a MachineConfigPool.
+func PausePool(pool string, paused bool) string {
+	return MergePatch("machineconfigpool/"+pool, "", fmt.Sprintf(`{"spec":{"paused":%t}}`, paused))
+}
+
+// DesiredUpdate points ClusterVersion at a release.
+func DesiredUpdate(version, image string, force bool) string {
+	type update struct {
+		Version string `json:"version"`
+		Image   string `json:"image"`
+		Force   bool   `json:"force"`
+	}
+	var patch struct {
+		Spec struct {
+			DesiredUpdate update `json:"desiredUpdate"`
+		} `json:"spec"`
+	}
+	patch.Spec.DesiredUpdate = update{version, image, force}
+	b, _ := json.Marshal(patch) // strings and a bool: cannot fail
+	return MergePatch("clusterversion/"+openshift.ClusterVersionName, "", string(b))
+}
