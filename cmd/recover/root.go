@@ -34,8 +34,15 @@ func registerCommand(f func(*globalOptions) *cobra.Command) {
 	commandFactories = append(commandFactories, f)
 }
 
-// newRootCmd builds the recover command tree.
+// newRootCmd builds the recover command tree, named as plain recover.
 func newRootCmd(streams genericiooptions.IOStreams) *cobra.Command {
+	return newRootCmdNamed(streams, defaultName)
+}
+
+// newRootCmdNamed builds the recover command tree whose help and usage lines show
+// name: "recover", or "kubectl recover" / "oc recover" when run as a plugin (see
+// invokedName).
+func newRootCmdNamed(streams genericiooptions.IOStreams, name string) *cobra.Command {
 	g := &globalOptions{kube: genericclioptions.NewConfigFlags(true), streams: streams}
 	root := &cobra.Command{
 		Use:   "recover",
@@ -46,9 +53,10 @@ nearest safe next-hop release with a manifest-by-manifest order, and applies tha
 with the cluster-version operator disabled: locked, journaled, verified and resumable.
 
 Data flows one way: inspect -> plan -> apply. Every step can stop at a file:
-  recover inspect -o json > snapshot.json
-  recover plan -o json > plan.json
-  recover apply --plan plan.json`,
+  ` + name + ` inspect -o json > snapshot.json
+  ` + name + ` plan -o json > plan.json
+  ` + name + ` apply --plan plan.json`,
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: name},
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -61,7 +69,7 @@ Data flows one way: inspect -> plan -> apply. Every step can stop at a file:
 	rest.SetDefaultWarningHandler(rest.NewWarningWriter(streams.ErrOut, rest.WarningWriterOptions{Deduplicate: true}))
 	registerKubeCompletions(root, g)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return usageError{msg: err.Error() + " (see 'recover --help')"}
+		return usageError{msg: err.Error() + " (see '" + name + " --help')"}
 	})
 	for _, f := range commandFactories {
 		root.AddCommand(f(g))
@@ -76,7 +84,7 @@ func markArgErrorsAsUsage(c *cobra.Command) {
 	if validate := c.Args; validate != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := validate(cmd, args); err != nil {
-				return usageError{msg: fmt.Sprintf("%v (see 'recover %s --help')", err, cmd.Name())}
+				return usageError{msg: fmt.Sprintf("%v (see '%s --help')", err, cmd.CommandPath())}
 			}
 			return nil
 		}
@@ -107,7 +115,12 @@ func registerKubeCompletions(root *cobra.Command, g *globalOptions) {
 // run executes recover with args and returns the process exit code. Errors are
 // printed as one line on stderr.
 func run(ctx context.Context, args []string, streams genericiooptions.IOStreams) int {
-	root := newRootCmd(streams)
+	return runNamed(ctx, defaultName, args, streams)
+}
+
+// runNamed is run with the name help and usage lines show (see invokedName).
+func runNamed(ctx context.Context, name string, args []string, streams genericiooptions.IOStreams) int {
+	root := newRootCmdNamed(streams, name)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
