@@ -363,7 +363,7 @@ func (a *analysis) mixedAgainst(version string) ([]Evidence, []string) {
 	staticStart := len(ev)
 	for _, op := range s.StaticPodOperators {
 		for _, t := range op.Truth() {
-			if t.Listed && t.Mirror != nil && t.Running != 0 && t.Claimed != 0 && t.Running != t.Claimed {
+			if t.RevisionMismatch() {
 				ev = append(ev, reality(fmt.Sprintf("%s on %s runs revision %d, claimed %d", op.Component, t.Node, t.Running, t.Claimed), "pod "+op.Namespace+"/"+t.Mirror.Name))
 			}
 		}
@@ -491,18 +491,18 @@ func (a *analysis) staticPods() {
 	s := a.s
 	for i := range s.StaticPodOperators {
 		op := &s.StaticPodOperators[i]
-		podsKnown := s.collectedIn(ResPods.Key(), op.Namespace)
+		podsKnown := s.MirrorPodsCollected(op)
 		crSubject := strings.ToLower(kindOf(op.Resource)) + "/cluster"
 		for _, t := range op.Truth() {
 			nodeSubject := "node/" + t.Node
 			details := map[string]string{"component": op.Component, "node": t.Node}
-			if t.Listed && podsKnown && t.Mirror == nil {
+			if t.MissingMirror(podsKnown) {
 				a.add(Finding{Code: CodeStaticPodMissing, Severity: SeverityWarning, Class: ClassBlocks, Subject: nodeSubject,
 					Message:  fmt.Sprintf("%s: %s lists node %s at revision %d, but no mirror pod %s-%s exists in %s.", op.Component, crSubject, t.Node, t.Claimed, StaticPodComponentFor(op.Resource).PodPrefix, t.Node, op.Namespace),
 					Evidence: []Evidence{claim(fmt.Sprintf("nodeStatuses %s currentRevision %d", t.Node, t.Claimed), crSubject+" status.nodeStatuses"), reality("no mirror pod on "+t.Node, "pods in "+op.Namespace)},
 					Details:  details})
 			}
-			if t.Listed && t.Mirror != nil && t.Running != 0 && t.Claimed != 0 && t.Running != t.Claimed {
+			if t.RevisionMismatch() {
 				d := copyMap(details)
 				d["claimed"], d["running"] = strconv.Itoa(int(t.Claimed)), strconv.Itoa(int(t.Running))
 				a.add(Finding{Code: CodeStaticPodRevisionMismatch, Severity: SeverityError, Class: ClassBlocks, Subject: nodeSubject,
@@ -713,6 +713,17 @@ func (a *analysis) cvo() {
 			Evidence: []Evidence{reality("spec.replicas 0", subject)},
 			Details:  map[string]string{"cvoMode": string(mode)}})
 	}
+}
+
+// KubeletSkew measures a kubelet version against the oldest running
+// kube-apiserver the summary records, as the kubelet-skew findings do; ok is
+// false when that API server is unknown or either version does not parse.
+func (sum *Summary) KubeletSkew(kubelet string) (v SkewVerdict, ok bool) {
+	if sum == nil || sum.OldestKubeAPIServer == nil || kubelet == "" {
+		return SkewVerdict{}, false
+	}
+	v, err := CheckKubeletSkew(kubelet, sum.OldestKubeAPIServer.Version, 0)
+	return v, err == nil
 }
 
 // isWedgeResource reports whether a resource record is one of the wedge facts

@@ -369,6 +369,27 @@ func (n NodeRevision) Verified() bool {
 	return n.Mirror != nil && n.Running != 0 && n.Running == n.Claimed
 }
 
+// RevisionMismatch reports whether the node's mirror pod runs a revision other
+// than the one the operator claims, both known: the static-pod contradiction
+// inspect reports (CodeStaticPodRevisionMismatch).
+func (n NodeRevision) RevisionMismatch() bool {
+	return n.Listed && n.Mirror != nil && n.Running != 0 && n.Claimed != 0 && n.Running != n.Claimed
+}
+
+// MissingMirror reports whether the operator lists the node but no mirror pod
+// runs there (CodeStaticPodMissing); podsKnown says whether the operand's pods
+// were collected at all (Snapshot.MirrorPodsCollected), without which a
+// missing mirror pod proves nothing.
+func (n NodeRevision) MissingMirror(podsKnown bool) bool {
+	return n.Listed && podsKnown && n.Mirror == nil
+}
+
+// MirrorPodsCollected reports whether the pods of a static-pod operator's
+// operand namespace were collected, so that a missing mirror pod is a fact.
+func (s *Snapshot) MirrorPodsCollected(op *StaticPodOperator) bool {
+	return s.collectedIn(ResPods.Key(), op.Namespace)
+}
+
 // Truth joins the operator's nodeStatuses with the mirror and installer pods, one
 // entry per node, sorted by node.
 func (op *StaticPodOperator) Truth() []NodeRevision {

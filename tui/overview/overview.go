@@ -6,9 +6,10 @@
 // severity with their class (BLOCKS the update, or informs) and evidence,
 // filterable with /.
 //
-// Everything shown comes from the inspect.Snapshot (its Summary, Wedges and
-// Findings);
-// the screen computes nothing a recovery depends on.
+// Everything shown comes from the inspect.Snapshot as inspect analyzed it (its
+// Summary, Wedges and Findings, and inspect's own static-pod and kubelet-skew
+// checks); the screen never changes the snapshot and computes nothing a
+// recovery depends on.
 package overview
 
 import (
@@ -52,12 +53,11 @@ func New(c *common.Common) *Model {
 	return m
 }
 
-// SetSnapshot shows a snapshot.
+// SetSnapshot shows a snapshot as inspect analyzed it (every source returns it
+// refreshed); the screen never changes it. One without a Summary is shown as
+// not analyzed.
 func (m *Model) SetSnapshot(s *inspect.Snapshot) {
 	m.snap = s
-	if s != nil && s.Summary == nil {
-		inspect.Refresh(s)
-	}
 	m.applyFilter()
 	m.refresh()
 }
@@ -143,9 +143,14 @@ func (m *Model) refresh() {
 	if m.Width <= 0 || m.Height <= 0 {
 		return
 	}
-	if m.snap == nil {
+	switch {
+	case m.snap == nil:
 		m.vp.Width, m.vp.Height = m.Width, m.Height
 		m.vp.SetContent("No snapshot.")
+		return
+	case m.snap.Summary == nil:
+		m.vp.Width, m.vp.Height = m.Width, m.Height
+		m.vp.SetContent("The snapshot was not analyzed: read it through 'recover inspect' (or --snapshot FILE), which summarizes it.")
 		return
 	}
 	if m.Width >= wideWidth {
@@ -171,7 +176,7 @@ func (m *Model) refresh() {
 
 // View renders the screen.
 func (m *Model) View() string {
-	if m.Width >= wideWidth && m.snap != nil {
+	if m.Width >= wideWidth && m.snap != nil && m.snap.Summary != nil {
 		left := m.Width / 2
 		state := common.Fit(m.stateView(left-1), left-1, m.Height)
 		sep := strings.TrimSuffix(strings.Repeat(m.Styles.Dim.Render("│")+"\n", m.Height), "\n")
@@ -238,18 +243,16 @@ func (m *Model) stateView(width int) string {
 	vw = versionWidth(sum.NodesByKubelet)
 	for _, g := range sum.NodesByKubelet {
 		label, style := "", st.Dim
-		if kas != "" && g.Version != "" {
-			if v, err := inspect.CheckKubeletSkew(g.Version, kas, 0); err == nil {
-				switch {
-				case v.Newer:
-					label, style = "newer than kube-apiserver "+kas, st.Far
-				case v.TooOldOpenShift || v.TooOldUpstream:
-					label, style = "too far behind kube-apiserver "+kas, st.Far
-				case v.Skew == 0:
-					label, style = "same minor as kube-apiserver", st.AtTarget
-				default:
-					label, style = fmt.Sprintf("%d minor behind kube-apiserver", -v.Skew), st.Near
-				}
+		if v, ok := sum.KubeletSkew(g.Version); ok {
+			switch {
+			case v.Newer:
+				label, style = "newer than kube-apiserver "+kas, st.Far
+			case v.TooOldOpenShift || v.TooOldUpstream:
+				label, style = "too far behind kube-apiserver "+kas, st.Far
+			case v.Skew == 0:
+				label, style = "same minor as kube-apiserver", st.AtTarget
+			default:
+				label, style = fmt.Sprintf("%d minor behind kube-apiserver", -v.Skew), st.Near
 			}
 		}
 		head := fmt.Sprintf("  %s (%d) ", common.Pad(common.OrDash(g.Version), vw), len(g.Names))
@@ -408,11 +411,14 @@ func (m *Model) realityLines() []string {
 	return lines
 }
 
-// staticPodsDiffer reports whether any node's mirror pod contradicts its claim.
+// staticPodsDiffer reports whether any node's mirror pod contradicts its claim,
+// by inspect's own checks.
 func (m *Model) staticPodsDiffer() bool {
-	for _, op := range m.snap.StaticPodOperators {
+	for i := range m.snap.StaticPodOperators {
+		op := &m.snap.StaticPodOperators[i]
+		known := m.snap.MirrorPodsCollected(op)
 		for _, t := range op.Truth() {
-			if t.Listed && (t.Mirror == nil || t.Running != t.Claimed) {
+			if t.MissingMirror(known) || t.RevisionMismatch() {
 				return true
 			}
 		}
@@ -425,17 +431,19 @@ func (m *Model) staticPodsDiffer() bool {
 func (m *Model) staticPodLines(width int) []string {
 	st := m.Styles
 	var lines []string
-	for _, op := range m.snap.StaticPodOperators {
+	for i := range m.snap.StaticPodOperators {
+		op := &m.snap.StaticPodOperators[i]
 		truth := op.Truth()
 		if len(truth) == 0 {
 			continue
 		}
+		known := m.snap.MirrorPodsCollected(op)
 		var differ []string
 		for _, t := range truth {
 			switch {
-			case t.Listed && t.Mirror == nil:
+			case t.MissingMirror(known):
 				differ = append(differ, fmt.Sprintf("%s claims r%d, no mirror pod", t.Node, t.Claimed))
-			case t.Listed && t.Running != t.Claimed:
+			case t.RevisionMismatch():
 				differ = append(differ, fmt.Sprintf("%s claims r%d, runs r%d", t.Node, t.Claimed, t.Running))
 			}
 		}
