@@ -170,7 +170,7 @@ func objectRef(apiVersion, kind, ns, name string) journal.ObjectRef {
 }
 
 func isCVODeployment(m *plan.Manifest) bool {
-	return m != nil && m.Kind == "Deployment" && m.Namespace == openshift.CVONamespace && m.Name == openshift.CVODeployment
+	return m != nil && openshift.IsCVODeployment(m.APIVersion, m.Kind, m.Namespace, m.Name)
 }
 
 // prepareManifest prepares an apply or delete with the CVO's semantics.

@@ -350,8 +350,8 @@ func (m *model) manifestStep(i int, st *Step) error {
 func (m *model) requiredGate(i int, st *Step) error {
 	mf, g := st.Manifest, st.Gate
 	want := GateKind("")
-	switch {
-	case mf.Kind == "ClusterOperator":
+	switch openshift.ManifestWaitFor(mf.APIVersion, mf.Kind, mf.Namespace, mf.Name) {
+	case openshift.WaitClusterOperator:
 		var obj struct {
 			Status struct {
 				Versions []OperandVersion `json:"versions"`
@@ -365,11 +365,9 @@ func (m *model) requiredGate(i int, st *Step) error {
 			return m.fail(i, InvariantGates, "clusteroperator/%s needs a %s gate on the versions its manifest declares", mf.Name, GateClusterOperator)
 		}
 		return nil
-	case mf.Kind == "CustomResourceDefinition":
+	case openshift.WaitCRDEstablished:
 		want = GateCRDEstablished
-	case mf.Kind == "Deployment" && mf.Namespace == openshift.CVONamespace && mf.Name == openshift.CVODeployment:
-		return nil
-	case mf.Kind == "Deployment" || mf.Kind == "DaemonSet" || (mf.Kind == "Job" && mf.APIVersion == "batch/v1"):
+	case openshift.WaitRollout, openshift.WaitJobComplete:
 		want = GateWorkloadRollout
 	default:
 		return nil

@@ -178,7 +178,7 @@ func (b *builder) analyzeComponents() {
 
 // isClusterOperator reports whether a manifest is a ClusterOperator.
 func isClusterOperator(m *payload.Manifest) bool {
-	return m.Kind == "ClusterOperator" && m.Group == "config.openshift.io"
+	return openshift.ManifestWaitFor(m.APIVersion, m.Kind, m.Namespace, m.Name) == openshift.WaitClusterOperator
 }
 
 // declaredVersions returns a ClusterOperator manifest's status.versions.
@@ -363,8 +363,8 @@ func (b *builder) manifestGate(m *payload.Manifest, ci *componentInfo) (*Gate, s
 	if m.CreateOnly {
 		verb = "Create if absent (release.openshift.io/create-only: never updated)"
 	}
-	switch {
-	case isClusterOperator(m):
+	switch wait := openshift.ManifestWaitFor(m.APIVersion, m.Kind, m.Namespace, m.Name); {
+	case wait == openshift.WaitClusterOperator:
 		declared := declaredVersions(m)
 		if len(declared) == 0 {
 			b.warnings = append(b.warnings, fmt.Sprintf("the %s manifest of clusteroperator/%s declares no versions: the CVO would fail it (ClusterOperatorNoVersions), and the plan cannot gate on it", b.target, m.Name))
@@ -382,15 +382,15 @@ func (b *builder) manifestGate(m *payload.Manifest, ci *componentInfo) (*Gate, s
 			reason += " machine-config reports its new version only once the master pool has rolled out."
 		}
 		return g, reason
-	case m.Kind == "CustomResourceDefinition" && m.Group == "apiextensions.k8s.io":
+	case wait == openshift.WaitCRDEstablished:
 		return &Gate{Kind: GateCRDEstablished, Object: ref, Description: "CustomResourceDefinition " + m.Name + " is Established"},
 			fmt.Sprintf("%s %s (%s); later manifests may create its objects.%s", verb, obj, where, comp)
-	case m.Kind == "Deployment" && m.Namespace == openshift.CVONamespace && m.Name == openshift.CVODeployment:
+	case openshift.IsCVODeployment(m.APIVersion, m.Kind, m.Namespace, m.Name):
 		return nil, fmt.Sprintf("%s the CVO's own Deployment of %s (%s): apply keeps its replicas at 0 while the CVO is disabled, so restore-cvo starts the %s CVO.", verb, b.target, where, b.target)
-	case (m.Kind == "Deployment" || m.Kind == "DaemonSet") && m.Group == "apps":
+	case wait == openshift.WaitRollout:
 		return &Gate{Kind: GateWorkloadRollout, Object: ref, Description: obj + " has rolled out (observed generation, updated and available replicas)"},
 			fmt.Sprintf("%s %s (%s) and wait for its rollout, as the CVO's resource builder does.%s", verb, obj, where, comp)
-	case m.IsJob():
+	case wait == openshift.WaitJobComplete:
 		return &Gate{Kind: GateWorkloadRollout, Object: ref, Description: obj + " has completed"},
 			fmt.Sprintf("%s %s (%s): a Job is a barrier in the CVO's order and must succeed before anything after it.%s", verb, obj, where, comp)
 	}
