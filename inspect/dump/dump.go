@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/internal/bounded"
 	"github.com/openshift-recover/recover/inspect/internal/decode"
+	"github.com/openshift-recover/recover/internal/bounded"
 )
 
 // maxFileBytes caps one dumped file, as the archive reader caps one entry.

@@ -27,9 +27,9 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/internal/bounded"
 	"github.com/openshift-recover/recover/inspect/internal/archive"
 	"github.com/openshift-recover/recover/inspect/internal/decode"
+	"github.com/openshift-recover/recover/internal/bounded"
 )
 
 // Source reads a must-gather directory or archive.
