@@ -128,7 +128,7 @@ wait_for "recover apply --resume"
 keys q
 wait_for "EXIT=10" 60
 wait_for "recover tui: aborted"
-wait_for "oc scale --namespace openshift-cluster-version"
+wait_for "oc scale deployment/cluster-version-operator -n openshift-cluster-version"
 [ -s "$work/run.journal" ] || fail "no journal was written"
 [ -s "$work/plan.json" ] || fail "the computed plan was not saved before the run"
 
