@@ -385,10 +385,10 @@ func (a *analysis) mixedAgainst(version string) ([]Evidence, []string) {
 		parts = append(parts, fmt.Sprintf("%d static-pod instance(s) differ from their claims or operator image", n))
 	}
 	for _, p := range s.MachineConfigPools {
-		if !p.RequiredForUpgrade && p.Name != "master" {
+		if !p.GatesUpdate() {
 			continue
 		}
-		if p.UpdatedMachineCount < p.MachineCount || (p.StatusConfiguration != "" && p.StatusConfiguration != p.Configuration) {
+		if p.Rolling() {
 			ev = append(ev, reality(fmt.Sprintf("machineconfigpool/%s: %d of %d machines on %s", p.Name, p.UpdatedMachineCount, p.MachineCount, p.Configuration), "machineconfigpool/"+p.Name+" status"))
 			parts = append(parts, fmt.Sprintf("pool %s has %d of %d machines updated", p.Name, p.UpdatedMachineCount, p.MachineCount))
 		}
@@ -678,8 +678,7 @@ func (a *analysis) pools() {
 			a.add(a.pausedPool(p))
 		}
 		updating := poolCondition(p, mcfgv1.MachineConfigPoolUpdating)
-		if p.UpdatedMachineCount < p.MachineCount || (p.StatusConfiguration != "" && p.StatusConfiguration != p.Configuration) ||
-			(updating != nil && updating.Status == corev1.ConditionTrue) {
+		if p.Rolling() || (updating != nil && updating.Status == corev1.ConditionTrue) {
 			a.add(Finding{Code: CodePoolUpdating, Severity: SeverityInfo, Class: ClassInforms, Subject: subject,
 				Message:  fmt.Sprintf("Pool %s is rolling out %s: %d of %d machines updated, %d unavailable.", p.Name, p.Configuration, p.UpdatedMachineCount, p.MachineCount, p.UnavailableMachineCount),
 				Evidence: []Evidence{claim(fmt.Sprintf("spec.configuration %s, status.configuration %s, updated %d/%d", p.Configuration, p.StatusConfiguration, p.UpdatedMachineCount, p.MachineCount), src)},

@@ -9,11 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// poolBehind reports whether a pool has machines not yet on its configuration.
-func poolBehind(p MachineConfigPool) bool {
-	return p.UpdatedMachineCount < p.MachineCount || (p.StatusConfiguration != "" && p.StatusConfiguration != p.Configuration)
-}
-
 // pausedPool is the PoolPaused finding of a paused pool. It blocks (details
 // blocks "true") when the pause holds the update: a pool the machine-config
 // operator must finish before it reports its version (master, or one labelled
@@ -22,8 +17,8 @@ func poolBehind(p MachineConfigPool) bool {
 func (a *analysis) pausedPool(p MachineConfigPool) Finding {
 	s := a.s
 	subject := "machineconfigpool/" + p.Name
-	required := p.RequiredForUpgrade || p.Name == "master"
-	behind := poolBehind(p)
+	required := p.GatesUpdate()
+	behind := p.Rolling()
 	updating := false
 	if cv := s.ClusterVersion; cv != nil && len(cv.Status.History) > 0 {
 		updating = cv.Status.History[0].State == configv1.PartialUpdate
@@ -70,11 +65,11 @@ func (a *analysis) poolsBehind() {
 	}
 	h := cv.Status.History[0]
 	for _, p := range s.MachineConfigPools {
-		if p.RequiredForUpgrade || p.Name == "master" {
+		if p.GatesUpdate() {
 			continue
 		}
 		rolled := PoolRolledOut(p)
-		pausedBehind := p.Paused && poolBehind(p)
+		pausedBehind := p.Paused && p.Rolling()
 		if rolled.OK && !pausedBehind {
 			continue
 		}

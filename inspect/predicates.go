@@ -82,9 +82,29 @@ func coConditionStatus(c *configv1.ClusterOperatorStatusCondition) string {
 	return s
 }
 
+// GatesUpdate reports whether the machine-config operator waits for this pool
+// before it reports its new version, so that an update cannot complete while the
+// pool lags: the master pool and any pool labelled
+// operator.machineconfiguration.openshift.io/required-for-upgrade
+// (machine-config-operator pkg/operator/sync.go syncRequiredMachineConfigPools).
+// Other pools do not hold ClusterVersion's Completed.
+func (p MachineConfigPool) GatesUpdate() bool {
+	return p.RequiredForUpgrade || p.Name == openshift.PoolMaster
+}
+
+// Rolling reports whether the pool has machines not yet on its
+// spec.configuration: fewer updated machines than machines, or a
+// status.configuration that is not the spec's yet. A pool that is not Rolling
+// may still be unhealthy (degraded machines, an unobserved spec); PoolRolledOut
+// answers whether it is done, and is never OK for a Rolling pool.
+func (p MachineConfigPool) Rolling() bool {
+	return p.UpdatedMachineCount < p.MachineCount || (p.StatusConfiguration != "" && p.StatusConfiguration != p.Configuration)
+}
+
 // PoolRolledOut reports whether a MachineConfigPool has rolled out its
-// configuration: status observed the spec, every machine updated, none degraded,
-// and Updated (when reported) True.
+// configuration: status observed the spec, every machine updated and on the
+// spec's configuration (not Rolling), none degraded, and Updated (when reported)
+// True.
 func PoolRolledOut(p MachineConfigPool) Verdict {
 	var pending []string
 	if p.ObservedGeneration < p.Generation {
@@ -92,6 +112,9 @@ func PoolRolledOut(p MachineConfigPool) Verdict {
 	}
 	if p.UpdatedMachineCount != p.MachineCount {
 		pending = append(pending, fmt.Sprintf("%d of %d machines updated", p.UpdatedMachineCount, p.MachineCount))
+	}
+	if p.StatusConfiguration != "" && p.StatusConfiguration != p.Configuration {
+		pending = append(pending, fmt.Sprintf("status.configuration %s, not yet %s", p.StatusConfiguration, p.Configuration))
 	}
 	if p.DegradedMachineCount > 0 {
 		pending = append(pending, fmt.Sprintf("%d machines degraded", p.DegradedMachineCount))

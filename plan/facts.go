@@ -132,8 +132,8 @@ func newFacts(s *inspect.Snapshot) *facts {
 	}
 	poolOf := map[string]*poolFact{}
 	for _, p := range s.MachineConfigPools {
-		pf := poolFact{Name: p.Name, Paused: p.Paused, Required: p.RequiredForUpgrade || p.Name == "master", Config: p.Configuration,
-			Rolling: p.UpdatedMachineCount < p.MachineCount || (p.StatusConfiguration != "" && p.StatusConfiguration != p.Configuration)}
+		pf := poolFact{Name: p.Name, Paused: p.Paused, Required: p.GatesUpdate(), Config: p.Configuration,
+			Rolling: p.Rolling()}
 		pf.Release = configRelease(s, p.Configuration)
 		pf.Kube = kubeForRelease(pf.Release)
 		f.pools = append(f.pools, pf)

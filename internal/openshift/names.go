@@ -22,6 +22,11 @@ const (
 // new version only once the required pools (master) rolled out.
 const MachineConfigOperator = "machine-config"
 
+// PoolMaster is the control-plane MachineConfigPool. The MCO always waits for it
+// (machine-config-operator pkg/operator/sync.go syncRequiredMachineConfigPools);
+// it carries LabelRequiredForUpgradePool, but snapshots of old releases may not.
+const PoolMaster = "master"
+
 // Release manifest annotations (cluster-version-operator lib/resourcebuilder,
 // pkg/payload; enhancements dev-guide/cluster-version-operator/dev/operators.md).
 const (
