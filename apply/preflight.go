@@ -63,7 +63,7 @@ func (a access) String() string {
 func (r *run) readClusterVersion(ctx context.Context) (*configv1.ClusterVersion, error) {
 	var u *unstructured.Unstructured
 	err := retry.Do(ctx, func() (err error) {
-		u, err = r.e.dyn.Resource(clusterVersionsGVR).Get(ctx, "version", metav1.GetOptions{})
+		u, err = r.e.dyn.Resource(clusterVersionsGVR).Get(ctx, openshift.ClusterVersionName, metav1.GetOptions{})
 		return err
 	})
 	if err != nil {

@@ -338,7 +338,7 @@ func (r *run) preparePaused(ctx context.Context, pool string, paused bool) (*mut
 // digest, replacing the whole field (so no stale architecture or version is kept).
 func (r *run) prepareDesiredUpdate(ctx context.Context, du *plan.DesiredUpdate) (*mutation, error) {
 	client := r.e.dyn.Resource(clusterVersionsGVR)
-	cv, err := client.Get(ctx, "version", metav1.GetOptions{})
+	cv, err := client.Get(ctx, openshift.ClusterVersionName, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("reading ClusterVersion version: %w", err)
 	}
@@ -352,14 +352,14 @@ func (r *run) prepareDesiredUpdate(ctx context.Context, du *plan.DesiredUpdate) 
 	same := cur != nil && cur["version"] == du.Version && cur["image"] == du.Image && (cur["force"] == true) == du.Force && len(cur) == len(want)
 	m := &mutation{op: "update", object: "ClusterVersion version", noop: same,
 		diff:   fmt.Sprintf("spec.desiredUpdate: %s -> %s", orDash(string(before)), after),
-		intent: journal.Intent{Operation: "update", Object: objectRef("config.openshift.io/v1", "ClusterVersion", "", "version"), Before: string(before), After: string(after), LiveUID: string(cv.GetUID()), LiveResourceVersion: cv.GetResourceVersion()},
+		intent: journal.Intent{Operation: "update", Object: objectRef("config.openshift.io/v1", "ClusterVersion", "", openshift.ClusterVersionName), Before: string(before), After: string(after), LiveUID: string(cv.GetUID()), LiveResourceVersion: cv.GetResourceVersion()},
 	}
 	if same {
 		m.op, m.diff = "unchanged", ""
 	}
 	update := func(ctx context.Context, dry bool) (*unstructured.Unstructured, error) {
 		for attempt := 0; ; attempt++ {
-			obj, err := client.Get(ctx, "version", metav1.GetOptions{})
+			obj, err := client.Get(ctx, openshift.ClusterVersionName, metav1.GetOptions{})
 			if err != nil {
 				return nil, err
 			}

@@ -9,6 +9,7 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/openshift"
 )
 
@@ -112,7 +113,7 @@ func (a *analysis) upgradeable() {
 		uc := ClassifyUpgradeable(c.Reason)
 		remedy := upgradeableRemedy[uc]
 		if cfg := operatorConfig[co.Name]; uc == UpgradeClassUnsupportedConfig && cfg != "" {
-			remedy += fmt.Sprintf(": `oc patch %s cluster --type=merge -p '{\"spec\":{\"unsupportedConfigOverrides\":null}}'`", cfg)
+			remedy += ": `" + nextcmd.MergePatch(cfg+"/"+openshift.SingletonName, "", `{"spec":{"unsupportedConfigOverrides":null}}`) + "`"
 		}
 		a.add(Finding{Code: CodeUpgradeableFalse, Severity: sev, Class: class, Subject: subject,
 			Message: fmt.Sprintf("%s says Upgradeable=False (%s): %s. %s To resolve: %s.", co.Name, firstNonEmpty(c.Reason, "no reason"), truncate(oneLine(c.Message), 240), effect, remedy),

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/openshift"
 )
 
@@ -639,7 +640,7 @@ func (w *wedger) next(ms []Finding) string {
 		}
 		return "oc -n " + openshift.CVONamespace + " logs deployment/" + openshift.CVODeployment
 	case CodeCVODisabled:
-		return "oc -n " + openshift.CVONamespace + " scale deployment/" + openshift.CVODeployment + " --replicas=1"
+		return nextcmd.ScaleCVO(1)
 	case CodeClusterVersionFailing, CodeUpdateInProgress, CodePreviousUpdateIncomplete, CodeForcedUpdate, CodeUnverifiedUpdate:
 		return "oc adm upgrade status"
 	case CodeUpdateClaimedCompleteButMixed, CodeKubeletNewerThanAPIServer, CodeKubeletSkewTooLarge, CodeOperatorVersionUnverified, CodeMixedOperatorVersions:
@@ -660,7 +661,7 @@ func (w *wedger) next(ms []Finding) string {
 		return "oc describe csr " + strings.ReplaceAll(d["csrs"], ",", " ")
 	case CodeCertificateExpiry:
 		if p := w.pausedPool(); name == openshift.KubeletSigner && p != "" {
-			return "oc patch machineconfigpool/" + p + ` --type=merge -p '{"spec":{"paused":false}}'`
+			return nextcmd.PausePool(p, false)
 		}
 		ns := strings.Split(c.Subject, "/")[1]
 		return fmt.Sprintf("oc -n %s describe secret %s", ns, name)
@@ -702,7 +703,7 @@ func (w *wedger) next(ms []Finding) string {
 		case UpgradeClassUnsupportedConfig:
 			for _, m := range ms {
 				if cfg := operatorConfig[strings.TrimPrefix(m.Subject, "clusteroperator/")]; cfg != "" {
-					return "oc patch " + cfg + ` cluster --type=merge -p '{"spec":{"unsupportedConfigOverrides":null}}'`
+					return nextcmd.MergePatch(cfg+"/"+openshift.SingletonName, "", `{"spec":{"unsupportedConfigOverrides":null}}`)
 				}
 			}
 		case UpgradeClassKubeletSkew:

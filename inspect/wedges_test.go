@@ -170,7 +170,7 @@ func TestWedgesFoldTheirExplanations(t *testing.T) {
 			setCVCondition(f.cv, "Upgradeable", "False", "ClusterOperatorsNotUpgradeable", upgradeable47)
 			setCOCondition(f.co("etcd"), "Upgradeable", "False", "UnsupportedConfigOverrides_UnsupportedConfigOverridesSet", "UnsupportedConfigOverridesUpgradeable: setting: [useUnsupportedUnsafeNonHANonProductionUnstableEtcd]")
 		}, code: CodeUpgradeableFalse, subjects: []string{"clusteroperator/etcd", cvSubject},
-			next: `oc patch etcd.operator.openshift.io cluster --type=merge -p '{"spec":{"unsupportedConfigOverrides":null}}'`, wedgeSize: 1},
+			next: `oc patch etcd.operator.openshift.io/cluster --type=merge -p '{"spec":{"unsupportedConfigOverrides":null}}'`, wedgeSize: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := stuckSnapshot(tc.mutate, tc.edit)

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/openshift"
 	"regexp"
 	"slices"
@@ -256,7 +257,7 @@ func (b *builder) decidePauses() {
 		if p.Paused {
 			msg := fmt.Sprintf("MachineConfigPool %s was paused before recovery (spec.paused=true): recover leaves it paused and never unpauses a pool it did not pause, so its nodes keep their kubelets", p.Name)
 			if p.Required && b.comps["machine-config-operator"] != nil && !b.comps["machine-config-operator"].skip {
-				msg += fmt.Sprintf("; machine-config reports %s only once this pool has rolled out, so its gate waits until you unpause the pool (oc patch machineconfigpool/%s --type merge -p '{\"spec\":{\"paused\":false}}') after kube-apiserver, kube-controller-manager and kube-scheduler are verified at %s", b.target, p.Name, b.target)
+				msg += fmt.Sprintf("; machine-config reports %s only once this pool has rolled out, so its gate waits until you unpause the pool (%s) after kube-apiserver, kube-controller-manager and kube-scheduler are verified at %s", b.target, nextcmd.PausePool(p.Name, false), b.target)
 			}
 			b.warnings = append(b.warnings, msg)
 			continue

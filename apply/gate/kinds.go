@@ -3,7 +3,6 @@ package gate
 import (
 	"context"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"slices"
 	"sort"
 	"strings"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -169,7 +169,7 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 		return &spec{
 			sources: []source{
 				{gvr: deployments, namespace: openshift.CVONamespace, name: openshift.CVODeployment},
-				{gvr: clusterVersions, name: "version"},
+				{gvr: clusterVersions, name: openshift.ClusterVersionName},
 			},
 			eval: func(o [][]*unstructured.Unstructured) Progress {
 				return evalCVORunning(first(o[0]), first(o[1]), g.RefusalExpected != "")

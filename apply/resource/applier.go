@@ -411,7 +411,7 @@ func (a *Applier) ensureOwner(u *unstructured.Unstructured, createOnly bool) {
 
 // Owner returns the owner reference for ClusterVersion/version with the given UID.
 func Owner(uid types.UID) *metav1.OwnerReference {
-	return &metav1.OwnerReference{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: "version", UID: uid}
+	return &metav1.OwnerReference{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: openshift.ClusterVersionName, UID: uid}
 }
 
 func mergeMaps(live, manifest map[string]string) map[string]string {
