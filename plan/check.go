@@ -152,7 +152,7 @@ func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy) *model {
 		m.cos[o.Name] = o.Version
 	}
 	for _, st := range p.Steps {
-		if st.Manifest != nil && st.Manifest.Kind == "ClusterOperator" {
+		if st.Manifest != nil && openshift.IsClusterOperator(st.Manifest.APIVersion, st.Manifest.Kind) {
 			m.compCO[st.Component] = st.Manifest.Name
 			if sp := inspect.StaticPodComponentFor(st.Manifest.Name); sp != nil && sp.ClusterOperator == st.Manifest.Name {
 				m.compOperand[st.Component] = sp.Component
@@ -331,11 +331,11 @@ func (m *model) manifestStep(i int, st *Step) error {
 			sp.hi = max(sp.hi, m.targetKube)
 			m.dirty = true
 		}
-		if mf.Kind == "ClusterOperator" {
+		if openshift.IsClusterOperator(mf.APIVersion, mf.Kind) {
 			m.pendingStatic[op] = st.Component
 		}
 	}
-	if m.compCO[st.Component] == openshift.MachineConfigOperator && st.Action == ActionApply && mf.Kind == "Deployment" {
+	if m.compCO[st.Component] == openshift.MachineConfigOperator && st.Action == ActionApply && openshift.IsDeployment(mf.APIVersion, mf.Kind) {
 		for _, pm := range m.pools {
 			pm.roll = max(pm.roll, m.targetKube)
 			if !pm.paused {

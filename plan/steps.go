@@ -457,7 +457,7 @@ func (b *builder) withUnpauses(out, ms []Step) []Step {
 				lastCP = i
 			}
 		}
-		if st.Manifest != nil && st.Manifest.Kind == "ClusterOperator" && st.Manifest.Name == openshift.MachineConfigOperator && mcoCO < 0 {
+		if st.Manifest != nil && openshift.IsClusterOperator(st.Manifest.APIVersion, st.Manifest.Kind) && st.Manifest.Name == openshift.MachineConfigOperator && mcoCO < 0 {
 			mcoCO = i
 		}
 	}

@@ -40,7 +40,7 @@ func Group(apiVersion string) string {
 func ManifestWaitFor(apiVersion, kind, namespace, name string) ManifestWait {
 	group := Group(apiVersion)
 	switch {
-	case kind == "ClusterOperator" && group == "config.openshift.io":
+	case IsClusterOperator(apiVersion, kind):
 		return WaitClusterOperator
 	case kind == "CustomResourceDefinition" && group == "apiextensions.k8s.io":
 		return WaitCRDEstablished
@@ -56,5 +56,16 @@ func ManifestWaitFor(apiVersion, kind, namespace, name string) ManifestWait {
 
 // IsCVODeployment reports whether the object is the CVO's own Deployment.
 func IsCVODeployment(apiVersion, kind, namespace, name string) bool {
-	return kind == "Deployment" && Group(apiVersion) == "apps" && namespace == CVONamespace && name == CVODeployment
+	return IsDeployment(apiVersion, kind) && namespace == CVONamespace && name == CVODeployment
+}
+
+// IsClusterOperator reports whether the object is a config.openshift.io
+// ClusterOperator (a kind name alone could be any group's).
+func IsClusterOperator(apiVersion, kind string) bool {
+	return kind == "ClusterOperator" && Group(apiVersion) == "config.openshift.io"
+}
+
+// IsDeployment reports whether the object is an apps Deployment.
+func IsDeployment(apiVersion, kind string) bool {
+	return kind == "Deployment" && Group(apiVersion) == "apps"
 }
