@@ -98,7 +98,12 @@ func (p MachineConfigPool) GatesUpdate() bool {
 // may still be unhealthy (degraded machines, an unobserved spec); PoolRolledOut
 // answers whether it is done, and is never OK for a Rolling pool.
 func (p MachineConfigPool) Rolling() bool {
-	return p.UpdatedMachineCount < p.MachineCount || (p.StatusConfiguration != "" && p.StatusConfiguration != p.Configuration)
+	return p.UpdatedMachineCount < p.MachineCount || p.statusBehindSpec()
+}
+
+// statusBehindSpec: status.configuration is reported and is not yet the spec's.
+func (p MachineConfigPool) statusBehindSpec() bool {
+	return p.StatusConfiguration != "" && p.StatusConfiguration != p.Configuration
 }
 
 // PoolRolledOut reports whether a MachineConfigPool has rolled out its
@@ -113,7 +118,7 @@ func PoolRolledOut(p MachineConfigPool) Verdict {
 	if p.UpdatedMachineCount != p.MachineCount {
 		pending = append(pending, fmt.Sprintf("%d of %d machines updated", p.UpdatedMachineCount, p.MachineCount))
 	}
-	if p.StatusConfiguration != "" && p.StatusConfiguration != p.Configuration {
+	if p.statusBehindSpec() {
 		pending = append(pending, fmt.Sprintf("status.configuration %s, not yet %s", p.StatusConfiguration, p.Configuration))
 	}
 	if p.DegradedMachineCount > 0 {

@@ -68,7 +68,7 @@ func (rs *remedyStage) forceRedeployment(component string, fds []inspect.Finding
 			strings.Join(what, "; "), sp.Resource.Resource, value, quoteOrNone(op.ForceRedeploymentReason), minRev, accept, restarts, minRev),
 		Gate: &Gate{Kind: GateStaticPods,
 			Description: fmt.Sprintf("%s run %s at revision %d or newer (the latest available), Ready, and nodeStatuses agree", orWord(capList(masters, 5), "every control-plane node"), component, minRev),
-			StaticPods:  &StaticPodsGate{Resource: sp.Resource.Resource, Namespace: sp.Namespace, PodPrefix: sp.PodPrefix, MinRevision: minRev}}}
+			StaticPods:  StaticPodsGateFor(sp, minRev)}}
 	g := &remedyGroup{phase: phaseStaticPods, component: component, steps: []Step{st}}
 	for _, f := range fds {
 		r := remediation(RemedyForceRedeployment, f, fmt.Sprintf("Roll %s to revision %d on every control-plane node (forceRedeploymentReason %s).", component, minRev, value))

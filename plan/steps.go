@@ -424,7 +424,14 @@ func (b *builder) staticPodsWait(m *payload.Manifest, sp *inspect.StaticPodCompo
 	}
 	return Step{Action: ActionWait, RunLevel: m.RunLevel, Component: m.Component, Group: stage, Reason: reason,
 		Gate: &Gate{Kind: GateStaticPods, Description: desc,
-			StaticPods: &StaticPodsGate{Resource: sp.Resource.Resource, Namespace: sp.Namespace, PodPrefix: sp.PodPrefix}}}
+			StaticPods: StaticPodsGateFor(sp, 0)}}
+}
+
+// StaticPodsGateFor is the static-pods gate of a static-pod component: its
+// operator resource and where its mirror pods are, with minRevision (0: none)
+// the revision a forced rollout must reach.
+func StaticPodsGateFor(sp *inspect.StaticPodComponent, minRevision int32) *StaticPodsGate {
+	return &StaticPodsGate{Resource: sp.Resource.Resource, Namespace: sp.Namespace, PodPrefix: sp.PodPrefix, MinRevision: minRevision}
 }
 
 func pluralNodes(n int) string {

@@ -259,7 +259,7 @@ func (c agreeCase) gates(t *testing.T) (bool, string) {
 		}
 		pods = append(pods, toUnstructured(t, pod))
 	}
-	sp := &plan.StaticPodsGate{Resource: c.static.Resource.Resource, Namespace: c.static.Namespace, PodPrefix: c.static.PodPrefix}
+	sp := plan.StaticPodsGateFor(c.static, 0)
 	if p := evalStaticPods(sp, nil, cr, pods, nodes); !p.Met {
 		return false, "static-pods gate: " + p.Message
 	}

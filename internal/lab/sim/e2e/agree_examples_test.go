@@ -48,8 +48,7 @@ func TestExamplesPlannerSkipAgreesWithGates(t *testing.T) {
 				skip, why := plan.OperatorAtTarget(snap, co.Name, declared)
 				gates := []*plan.Gate{{Kind: plan.GateClusterOperator, ClusterOperator: co.Name, Versions: declared}}
 				if sp := inspect.StaticPodComponentFor(co.Name); sp != nil && sp.ClusterOperator == co.Name {
-					gates = append(gates, &plan.Gate{Kind: plan.GateStaticPods, StaticPods: &plan.StaticPodsGate{
-						Resource: sp.Resource.Resource, Namespace: sp.Namespace, PodPrefix: sp.PodPrefix}})
+					gates = append(gates, &plan.Gate{Kind: plan.GateStaticPods, StaticPods: plan.StaticPodsGateFor(sp, 0)})
 				}
 				ok, pending := true, ""
 				for _, g := range gates {
