@@ -44,6 +44,20 @@ func drainTimeoutReason(node string) string {
 //
 // It returns when the node runs target, or when ctx ends.
 func (p *pools) daemon(ctx context.Context, pool, node, target string) {
+	// The node controller chose this node from its lister, which can lag the
+	// daemon that just finished it: a real daemon acts on its own node's live
+	// annotations, so a node that already runs target is left alone (starting
+	// again cordoned and drained a node that was done).
+	n, err := p.s.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		if ctx.Err() == nil {
+			p.s.rec.record("machine-config", "Error", "Node "+node, err.Error(), nil)
+		}
+		return
+	}
+	if n.Annotations[currentConfigAnnotation] == target {
+		return
+	}
 	if err := p.setWorking(ctx, node); err != nil {
 		p.s.rec.record("machine-config", "Error", "Node "+node, err.Error(), nil)
 		return

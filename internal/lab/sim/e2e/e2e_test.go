@@ -85,15 +85,27 @@ func load(t *testing.T, example string) *cluster {
 // settled is `recover inspect` once the cluster holds still: the operators' pods
 // have started on the simulated kubelets and the pools' status is recomputed, so
 // two snapshots in a row have the same fingerprint (what apply's staleness check
-// compares).
+// compares), and the simulator has recorded nothing for quietFor. Equal
+// fingerprints alone are not enough on a loaded machine: a controller that has
+// not reacted yet (the node controller choosing the next node of a pool) changes
+// the cluster after both snapshots, and apply's preflight then refuses the plan
+// as stale.
 func (c *cluster) settled() *inspect.Snapshot {
 	c.t.Helper()
+	const quietFor = 2 * time.Second
 	var last *inspect.Snapshot
+	lastSeq := -1
 	c.eventually("the cluster holds still", func() (bool, string, error) {
 		snap := c.snapshot()
-		same := last != nil && last.Fingerprint() == snap.Fingerprint()
-		last = snap
-		return same, snap.Fingerprint(), nil
+		events := c.sim.Events()
+		seq, quiet := 0, true
+		if len(events) > 0 {
+			e := events[len(events)-1]
+			seq, quiet = e.Seq, time.Since(e.Time) >= quietFor
+		}
+		same := last != nil && last.Fingerprint() == snap.Fingerprint() && seq == lastSeq
+		last, lastSeq = snap, seq
+		return same && quiet, fmt.Sprintf("%s after simulator event %d", snap.Fingerprint(), seq), nil
 	})
 	return last
 }
