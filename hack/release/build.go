@@ -24,6 +24,9 @@ func build(ctx context.Context, cfg config) error {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
+	if err := safeToReplace(cfg.Out, cfg.Repo); err != nil {
+		return err
+	}
 	if err := os.RemoveAll(cfg.Out); err != nil {
 		return err
 	}
@@ -101,6 +104,28 @@ func build(ctx context.Context, cfg config) error {
 		return err
 	}
 	logf("wrote %d archives, %s and %s into %s", len(sums), sumsFile, manifestFile, cfg.Out)
+	return nil
+}
+
+// safeToReplace refuses an output directory whose removal would take source with
+// it: the checkout, a directory above it, or one holding a go.mod or .git.
+func safeToReplace(out, repo string) error {
+	o, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	r, err := filepath.Abs(repo)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(o, r); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
+		return fmt.Errorf("output directory %s holds the checkout %s; name a directory of its own", out, repo)
+	}
+	for _, marker := range []string{"go.mod", ".git"} {
+		if _, err := os.Stat(filepath.Join(o, marker)); err == nil {
+			return fmt.Errorf("output directory %s has a %s; name a directory of its own", out, marker)
+		}
+	}
 	return nil
 }
 

@@ -243,3 +243,22 @@ func TestTarGzDeterministic(t *testing.T) {
 		t.Error("a duplicate entry was written")
 	}
 }
+
+func TestSafeToReplace(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	if err := os.Mkdir(filepath.Join(other, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{repo, filepath.Dir(repo), other} {
+		if err := safeToReplace(bad, repo); err == nil {
+			t.Errorf("safeToReplace(%s) allowed removing it", bad)
+		}
+	}
+	if err := safeToReplace(filepath.Join(repo, "dist"), repo); err != nil {
+		t.Errorf("dist/ under the checkout: %v", err)
+	}
+}
