@@ -38,6 +38,12 @@ test-short: ## unit tests only, no control plane
 bench: kube-binaries ## benchmarks (figures for the notes)
 	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test -run '^$$' -bench . -benchmem ./...
 
+.PHONY: release release-check
+release: ## reproducible release archives (linux, darwin; amd64, arm64), SHA256SUMS and the krew manifest plugins/recover.yaml into dist/
+	$(GO) run ./hack/release -out dist
+release-check: ## build the release twice into temporary directories and fail unless they are byte-identical
+	$(GO) run ./hack/release -verify
+
 .PHONY: lab
 SCENARIO ?= examples/reconciled-4.3-to-4.4
 LAB_FLAGS ?=
