@@ -55,6 +55,12 @@ type applyOptions struct {
 }
 
 func newApplyCmd(g *globalOptions) *cobra.Command {
+	cmd, _ := newApplyCommand(g)
+	return cmd
+}
+
+// newApplyCommand builds the command and returns the options its flags fill.
+func newApplyCommand(g *globalOptions) (*cobra.Command, *applyOptions) {
 	o := &applyOptions{g: g, events: eventsPlain, leaseDuration: 60 * time.Second}
 	cmd := &cobra.Command{
 		Use:   "apply --plan FILE | --resume JOURNAL",
@@ -119,7 +125,7 @@ Without --yes it asks before every change (a terminal is required).`,
 	_ = cmd.RegisterFlagCompletionFunc("events", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{eventsPlain, eventsJSON}, cobra.ShellCompDirectiveNoFileComp
 	})
-	return cmd
+	return cmd, o
 }
 
 // Complete parses the gate timeouts, loads the plan (from --plan, or the path the

@@ -29,6 +29,12 @@ type graphOptions struct {
 }
 
 func newGraphCmd(g *globalOptions) *cobra.Command {
+	cmd, _ := newGraphCommand(g)
+	return cmd
+}
+
+// newGraphCommand builds the command and returns the options its flags fill.
+func newGraphCommand(g *globalOptions) (*cobra.Command, *graphOptions) {
 	o := &graphOptions{streams: g.streams}
 	cmd := &cobra.Command{
 		Use:   "graph --graph FILE|URL [--graph-data DIR] [--channel C] [--from V] [--to V]",
@@ -62,7 +68,7 @@ Conditional edges count for a path only when every risk is named in --accept.`,
 	cmd.Flags().StringVar(&o.to, "to", "", "Show the edges into this version (and, with --from, the path).")
 	stringSliceVar(cmd.Flags(), &o.accept, "accept", "Conditional-update risk names to accept when finding a path (comma-separated).")
 	o.out = addOutputFlag(cmd, outputTable, outputJSON, outputYAML)
-	return cmd
+	return cmd, o
 }
 
 // Complete normalises the flags.

@@ -19,11 +19,15 @@ type inspectOptions struct {
 	g      *globalOptions
 	source *sourceFlags
 	output *outputFlag
-
-	src inspect.Source
 }
 
 func newInspectCmd(g *globalOptions) *cobra.Command {
+	cmd, _ := newInspectCommand(g)
+	return cmd
+}
+
+// newInspectCommand builds the command and returns the options its flags fill.
+func newInspectCommand(g *globalOptions) (*cobra.Command, *inspectOptions) {
 	o := &inspectOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "inspect",
@@ -65,31 +69,27 @@ It exits 0 whenever it could inspect, whatever it found.`,
 	}
 	o.source = addSourceFlags(cmd)
 	o.output = addOutputFlag(cmd, outputTable, outputJSON, outputYAML, outputMarkdown)
-	return cmd
+	return cmd, o
 }
 
-// Complete validates the flags and builds the source.
-func (o *inspectOptions) Complete() error {
+// Complete has nothing to fill: the flags are the options.
+func (o *inspectOptions) Complete() error { return nil }
+
+// Validate checks the output format and the source flags, before anything is read.
+func (o *inspectOptions) Validate() error {
 	if err := o.output.Validate(); err != nil {
 		return err
 	}
-	if err := o.source.Validate(); err != nil {
-		return err
-	}
+	return o.source.Validate()
+}
+
+// Run opens the source, collects the snapshot and prints it.
+func (o *inspectOptions) Run(ctx context.Context, out io.Writer) error {
 	src, err := o.source.Source(o.g)
 	if err != nil {
 		return err
 	}
-	o.src = src
-	return nil
-}
-
-// Validate has nothing left to check once Complete built the source.
-func (o *inspectOptions) Validate() error { return nil }
-
-// Run collects the snapshot and prints it.
-func (o *inspectOptions) Run(ctx context.Context, out io.Writer) error {
-	snap, err := o.src.Collect(ctx)
+	snap, err := src.Collect(ctx)
 	if err != nil {
 		return fmt.Errorf("inspect: %w", err)
 	}

@@ -82,6 +82,12 @@ type journalOptions struct {
 }
 
 func newJournalCmd(g *globalOptions) *cobra.Command {
+	cmd, _ := newJournalCommand(g)
+	return cmd
+}
+
+// newJournalCommand builds the command and returns the options its flags fill.
+func newJournalCommand(g *globalOptions) (*cobra.Command, *journalOptions) {
 	o := &journalOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "journal JOURNAL",
@@ -102,7 +108,7 @@ to resume the run or restore the CVO.`,
 		},
 	}
 	o.out = addOutputFlag(cmd, outputTable, outputJSON, outputYAML)
-	return cmd
+	return cmd, o
 }
 
 // Run loads the journal and prints its summary.

@@ -38,6 +38,12 @@ type payloadOptions struct {
 }
 
 func newPayloadCmd(g *globalOptions) *cobra.Command {
+	cmd, _ := newPayloadCommand(g)
+	return cmd
+}
+
+// newPayloadCommand builds the command and returns the options its flags fill.
+func newPayloadCommand(g *globalOptions) (*cobra.Command, *payloadOptions) {
 	o := &payloadOptions{streams: g.streams}
 	cmd := &cobra.Command{
 		Use:   "payload --payload DIR|PULLSPEC",
@@ -78,7 +84,7 @@ them from the cluster snapshot instead.`,
 	fs.StringVar(&o.rules, "rules", "", "Inclusion rules: library-go or pre-profiles (default: pre-profiles for payloads without include.release.openshift.io annotations).")
 	fs.BoolVar(&o.includedOnly, "included-only", false, "List only the manifests the cluster applies.")
 	o.out = addOutputFlag(cmd, outputTable, outputJSON, outputYAML)
-	return cmd
+	return cmd, o
 }
 
 // Complete normalises the flags and builds the inclusion inputs.
@@ -90,6 +96,9 @@ func (o *payloadOptions) Complete(cmd *cobra.Command) error {
 		ExcludeID: strings.TrimSpace(o.excludeID), Profile: strings.TrimSpace(o.profile),
 		FeatureSet: strings.TrimSpace(o.featureSet), EnabledFeatureGates: o.featureGates,
 		Rules: payload.RuleSet(strings.TrimSpace(o.rules)),
+	}
+	if o.inclusion.FeatureSet == "Default" {
+		o.inclusion.FeatureSet = "" // the Default feature set is spelled empty in the manifests' annotations
 	}
 	if o.capsGiven || o.knownCapsGiven {
 		known := o.knownCaps
@@ -110,9 +119,6 @@ func (o *payloadOptions) Validate() error {
 	case payload.RulesAuto, payload.RulesLibraryGo, payload.RulesPreProfiles:
 	default:
 		return usageError{msg: fmt.Sprintf("unknown --rules %q: use library-go or pre-profiles", o.inclusion.Rules)}
-	}
-	if o.inclusion.FeatureSet == "Default" {
-		o.inclusion.FeatureSet = ""
 	}
 	return o.inputs.validatePayload()
 }

@@ -34,11 +34,15 @@ type planOptions struct {
 	output      *outputFlag
 	// args are the flags as given, to print the follow-up commands.
 	args []string
-
-	src inspect.Source
 }
 
 func newPlanCmd(g *globalOptions) *cobra.Command {
+	cmd, _ := newPlanCommand(g)
+	return cmd
+}
+
+// newPlanCommand builds the command and returns the options its flags fill.
+func newPlanCommand(g *globalOptions) (*cobra.Command, *planOptions) {
 	o := &planOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "plan [--must-gather DIR | --snapshot FILE | ...] [--graph FILE|URL] [--payload DIR|PULLSPEC] [--accept NAME,...]",
@@ -126,10 +130,11 @@ first (-o json: a versioned report).`,
 	o.policy = addPolicyFlag(cmd)
 	o.signatures = addSignatureFlags(cmd)
 	o.output = addOutputFlag(cmd, outputTable, outputJSON, outputYAML, outputMarkdown)
-	return cmd
+	return cmd, o
 }
 
-// Complete normalises the flags, reads the policy and builds the source.
+// Complete normalises the flags and records them for the commands the plan
+// names (the runbook's re-plan line).
 func (o *planOptions) Complete(cmd *cobra.Command) error {
 	o.inputs.trim()
 	o.forceReason = strings.TrimSpace(o.forceReason)
@@ -145,25 +150,18 @@ func (o *planOptions) Complete(cmd *cobra.Command) error {
 		}
 		o.args = append(o.args, "--"+f.Name, shell.Quote(f.Value.String()))
 	})
+	return nil
+}
+
+// Validate checks the output format, the source flags and the flag
+// combinations, before anything is read.
+func (o *planOptions) Validate() error {
 	if err := o.output.Validate(); err != nil {
 		return err
 	}
 	if err := o.source.Validate(); err != nil {
 		return err
 	}
-	if err := o.policy.load(); err != nil {
-		return err
-	}
-	src, err := o.source.Source(o.g)
-	if err != nil {
-		return err
-	}
-	o.src = src
-	return nil
-}
-
-// Validate checks flag combinations.
-func (o *planOptions) Validate() error {
 	if o.inputs.GraphData != "" && o.inputs.Graph == "" {
 		return usageError{msg: "--graph-data needs --graph: the graph-builder graph to apply it to"}
 	}
@@ -181,11 +179,18 @@ func (o *planOptions) Validate() error {
 	return nil
 }
 
-// Run collects the snapshot, loads the graph (unless the plan is remediation
+// Run reads the policy, collects the snapshot, loads the graph (unless the plan is remediation
 // only), makes the plan and prints it.
 func (o *planOptions) Run(ctx context.Context) error {
 	out := o.g.streams.Out
-	snap, err := o.src.Collect(ctx)
+	if err := o.policy.load(); err != nil {
+		return err
+	}
+	src, err := o.source.Source(o.g)
+	if err != nil {
+		return err
+	}
+	snap, err := src.Collect(ctx)
 	if err != nil {
 		return fmt.Errorf("reading the cluster: %w", err)
 	}

@@ -111,7 +111,7 @@ restore the CVO. Keys and screens: docs/tui.md.`,
   recover tui --resume recover-apply-20200524T160251Z.journal`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Complete(cmd.Context()); err != nil {
+			if err := o.Complete(); err != nil {
 				return err
 			}
 			if err := o.Validate(); err != nil {
@@ -151,31 +151,27 @@ var tuiTerminal = func(g *globalOptions) bool { return isTerminal(g.streams.In) 
 // errNoTerminal is the one line a non-interactive caller gets.
 var errNoTerminal = usageError{msg: "recover tui needs a terminal (stdin and stdout): in scripts run 'recover apply --plan FILE --yes' (plan with 'recover plan -o json', look with 'recover inspect')"}
 
-// Complete checks for a terminal first (before reading anything), then reads the
-// snapshot and the plan and builds the session.
-func (o *tuiOptions) Complete(ctx context.Context) error {
+// Complete normalises the flags and parses the gate timeouts.
+func (o *tuiOptions) Complete() error {
+	o.inputs.trim()
+	timeouts, err := o.gateTimeouts.parse()
+	if err != nil {
+		return err
+	}
+	o.timeouts = timeouts
+	return nil
+}
+
+// Validate checks for a terminal first, then the source flags and the flags
+// against each other, so that a bad value is refused before any cluster or
+// archive is read. It changes nothing.
+func (o *tuiOptions) Validate() error {
 	if !o.terminal() {
 		return errNoTerminal
 	}
 	if err := o.source.Validate(); err != nil {
 		return err
 	}
-	if err := o.validateFlags(); err != nil {
-		return err
-	}
-	s, err := o.buildSession(ctx)
-	if err != nil {
-		return err
-	}
-	o.session = s
-	return nil
-}
-
-// validateFlags checks the flags against each other, then parses the gate
-// timeouts and reads the policy, so that a bad value is refused before any
-// cluster or archive is read.
-func (o *tuiOptions) validateFlags() error {
-	o.inputs.trim()
 	computing := o.inputs.Graph != "" || o.inputs.Payload != ""
 	switch {
 	case o.source.snapshot == "-":
@@ -207,22 +203,24 @@ func (o *tuiOptions) validateFlags() error {
 			}
 		}
 	}
-	timeouts, err := o.gateTimeouts.parse()
-	if err != nil {
-		return err
-	}
-	o.timeouts = timeouts
-	if err := o.policy.load(); err != nil {
-		return err
-	}
 	if o.inputs.GraphData != "" && o.inputs.Graph == "" {
 		return usageError{msg: "--graph-data needs --graph: the graph-builder graph to apply it to"}
 	}
 	return nil
 }
 
-// Validate has nothing left to check once Complete built the session.
-func (o *tuiOptions) Validate() error { return nil }
+// open reads the policy and builds the session Run shows.
+func (o *tuiOptions) open(ctx context.Context) error {
+	if err := o.policy.load(); err != nil {
+		return err
+	}
+	s, err := o.buildSession(ctx)
+	if err != nil {
+		return err
+	}
+	o.session = s
+	return nil
+}
 
 // buildSession reads what the session shows: the snapshot (from the chosen
 // source), the plan (saved, resumed or computed), and on a live cluster the engine.
@@ -371,6 +369,9 @@ func (o *tuiOptions) savePlan(p *plan.Plan) (string, string, error) {
 // (its journal stays resumable), prints how the last run ended with the engine's
 // next commands, and exits with apply's code for that outcome.
 func (o *tuiOptions) Run(ctx context.Context) error {
+	if err := o.open(ctx); err != nil {
+		return err
+	}
 	// klog (client-go's logger) writes to stderr; under the TUI that would scroll
 	// the screen and the renderer would paint over the wrong lines.
 	klog.LogToStderr(false)

@@ -96,7 +96,13 @@ func sessionOn(t *testing.T, kube *genericclioptions.ConfigFlags, args ...string
 		t.Fatal(err)
 	}
 	got.terminal = func() bool { return true }
-	if err := got.Complete(context.Background()); err != nil {
+	if err := got.Complete(); err != nil {
+		return nil, err
+	}
+	if err := got.Validate(); err != nil {
+		return nil, err
+	}
+	if err := got.open(context.Background()); err != nil {
 		return nil, err
 	}
 	return got.session, nil
