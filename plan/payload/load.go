@@ -34,6 +34,10 @@ type Options struct {
 	// version, and image-references becomes optional. When release-metadata exists
 	// it must agree.
 	Version string
+	// CacheDir, when set, is the decoded-payload cache (see cache.go): a payload
+	// whose manifest files, image-references, ReleaseImage and profile were seen
+	// before is read from there instead of being decoded. "" disables it.
+	CacheDir string
 }
 
 // IsPullSpec reports whether source names a release image rather than a directory:
@@ -104,11 +108,26 @@ func loadDir(dir string, o Options, workers int) (*Payload, error) {
 	for _, r := range p.Images {
 		render.Images[r.Name] = r.From
 	}
-	ms, err := readManifests(dir, render, workers)
-	if err != nil {
-		return nil, err
+	files := listManifestFiles(dir)
+	var raws [][]byte
+	var key [32]byte
+	cached := false
+	if o.CacheDir != "" {
+		var ok bool
+		if key, raws, ok = cacheKey(dir, files, render, p.Images); ok {
+			p.Manifests, cached = readCache(o.CacheDir, key, workers)
+		}
 	}
-	p.Manifests = ms
+	if !cached {
+		ms, err := readManifests(dir, files, raws, render, workers)
+		if err != nil {
+			return nil, err
+		}
+		p.Manifests = ms
+		if raws != nil {
+			writeCache(o.CacheDir, key, ms)
+		}
+	}
 	if o.ReleaseImage == "" && anyRendered(p.Manifests) {
 		p.Warnings = append(p.Warnings, "the CVO's own manifests were rendered without a release image ({{.ReleaseImage}} is empty); pass the release pull spec to apply them")
 	}
@@ -192,8 +211,8 @@ func listManifestFiles(root string) []manifestFile {
 // that order, so neither the result nor the error (the first bad file's, in
 // payload order) depends on which worker finished first; once a file has failed,
 // files after it are not started.
-func readManifests(root string, data renderData, workers int) ([]*Manifest, error) {
-	files := listManifestFiles(root)
+// raws, when not nil, holds the files' contents already read.
+func readManifests(root string, files []manifestFile, raws [][]byte, data renderData, workers int) ([]*Manifest, error) {
 	type result struct {
 		ms  []*Manifest
 		err error
@@ -211,7 +230,11 @@ func readManifests(root string, data renderData, workers int) ([]*Manifest, erro
 			f := files[i]
 			err := f.err
 			if err == nil {
-				results[i].ms, err = readManifestFile(root, f.sub, f.name, data)
+				var raw []byte
+				if raws != nil {
+					raw = raws[i]
+				}
+				results[i].ms, err = readManifestFile(root, f.sub, f.name, raw, data)
 			}
 			if err != nil {
 				results[i].err = err
@@ -242,11 +265,14 @@ func readManifests(root string, data renderData, workers int) ([]*Manifest, erro
 }
 
 // readManifestFile reads one manifest file, rendering manifests/ as templates.
-func readManifestFile(root, sub, name string, data renderData) ([]*Manifest, error) {
+// raw, when not nil, is its content already read.
+func readManifestFile(root, sub, name string, raw []byte, data renderData) ([]*Manifest, error) {
 	path := filepath.Join(root, sub, name)
-	raw, err := bounded.ReadFile(path, maxManifestFileBytes)
-	if err != nil {
-		return nil, &InputError{Path: path, Msg: pathErrText(err), Err: err}
+	var err error
+	if raw == nil {
+		if raw, err = bounded.ReadFile(path, maxManifestFileBytes); err != nil {
+			return nil, &InputError{Path: path, Msg: pathErrText(err), Err: err}
+		}
 	}
 	if sub == ManifestDir {
 		raw, err = renderTemplate(path, raw, data)
