@@ -41,6 +41,72 @@ func BenchmarkRealPlanEndToEnd(b *testing.B) {
 	}
 }
 
+// BenchmarkRealPlanEndToEndCacheCold is BenchmarkRealPlanEndToEnd with the
+// decoded-payload cache on and empty each time (the first plan of a payload).
+func BenchmarkRealPlanEndToEndCacheCold(b *testing.B) {
+	benchRealPlanCached(b, false)
+}
+
+// BenchmarkRealPlanEndToEndCacheWarm is BenchmarkRealPlanEndToEnd with the
+// decoded-payload cache on and holding the payload (every later plan, tui start
+// or payload command).
+func BenchmarkRealPlanEndToEndCacheWarm(b *testing.B) {
+	benchRealPlanCached(b, true)
+}
+
+func benchRealPlanCached(b *testing.B, warm bool) {
+	dir := realData(b, realCapture)
+	pdir := realData(b, realPayload)
+	pl, err := payload.LoadDir(pdir, payload.Options{Version: "4.4.4"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := realWedge(b, pl)
+	cache := b.TempDir()
+	plan := func() {
+		g, err := graph.Load(context.Background(), graph.Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: "stable-4.4"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: pdir, Version: "4.4.4", CacheDir: cache}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if warm {
+		plan()
+	}
+	for b.Loop() {
+		if !warm {
+			b.StopTimer()
+			cache = b.TempDir()
+			b.StartTimer()
+		}
+		plan()
+	}
+}
+
+// BenchmarkRealGraphLoad is the graph's share of BenchmarkRealPlanEndToEnd: the
+// real graph-builder graph with its graph-data, stable-4.4.
+func BenchmarkRealGraphLoad(b *testing.B) {
+	dir := realData(b, realCapture)
+	for b.Loop() {
+		if _, err := graph.Load(context.Background(), graph.Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: "stable-4.4"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRealPayloadDigest is DigestDir of the real payload, which every plan
+// from a --payload directory records as the payload's input digest.
+func BenchmarkRealPayloadDigest(b *testing.B) {
+	pdir := realData(b, realPayload)
+	for b.Loop() {
+		if _, err := DigestDir(pdir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkRealPlanner is the planner's own share of the above: the graph and the
 // payload are loaded once; each iteration chooses the target, orders, checks.
 func BenchmarkRealPlanner(b *testing.B) {

@@ -42,13 +42,24 @@ func TestRealPlanGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-	p, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: pdir, Version: "4.4.4"}, Now: now, Generator: "recover-golden"})
-	if err != nil {
-		t.Fatal(err)
+	makeJSON := func(cacheDir string) []byte {
+		p, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: pdir, Version: "4.4.4", CacheDir: cacheDir}, Now: now, Generator: "recover-golden"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
 	}
-	got, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		t.Fatal(err)
+	got := makeJSON("")
+	// The decoded-payload cache, cold and then warm, makes the same bytes.
+	cache := t.TempDir()
+	for _, run := range []string{"cold", "warm"} {
+		if !bytes.Equal(makeJSON(cache), got) {
+			t.Fatalf("the plan made with a %s decoded-payload cache differs from the one made without", run)
+		}
 	}
 	root := filepath.Dir(pdir)
 	got = bytes.ReplaceAll(got, []byte(root), []byte("$REALDATA"))

@@ -59,11 +59,13 @@ type PayloadSource interface {
 type PayloadDir struct {
 	Dir     string
 	Version string
+	// CacheDir is the decoded-payload cache (payload.Options.CacheDir); "" disables it.
+	CacheDir string
 }
 
 // LoadPayload loads the directory.
 func (d PayloadDir) LoadPayload(_ context.Context, t Target, in payload.Inclusion) (*payload.Payload, InputRef, error) {
-	pl, err := payload.LoadDir(d.Dir, payload.Options{Inclusion: in, ReleaseImage: t.Image, Version: d.Version})
+	pl, err := payload.LoadDir(d.Dir, payload.Options{Inclusion: in, ReleaseImage: t.Image, Version: d.Version, CacheDir: d.CacheDir})
 	if err != nil {
 		return nil, InputRef{}, err
 	}
@@ -79,6 +81,8 @@ func (d PayloadDir) LoadPayload(_ context.Context, t Target, in payload.Inclusio
 type PayloadImage struct {
 	PullSpec string
 	Pull     payload.PullOptions
+	// CacheDir is the decoded-payload cache (payload.Options.CacheDir); "" disables it.
+	CacheDir string
 }
 
 // LoadPayload pulls (or finds in the cache) and loads the image.
@@ -87,7 +91,7 @@ func (p PayloadImage) LoadPayload(ctx context.Context, t Target, in payload.Incl
 	if spec == "" {
 		spec = t.Image
 	}
-	pl, err := payload.Load(ctx, spec, payload.Options{Inclusion: in, ReleaseImage: t.Image}, p.Pull)
+	pl, err := payload.Load(ctx, spec, payload.Options{Inclusion: in, ReleaseImage: t.Image, CacheDir: p.CacheDir}, p.Pull)
 	if err != nil {
 		return nil, InputRef{}, err
 	}

@@ -28,6 +28,8 @@ type planInputFlags struct {
 	RegistryConfig string
 	PayloadVersion string
 	CacheDir       string
+	// DecodedCache keeps decoded payloads in the cache directory's decoded/.
+	DecodedCache bool
 }
 
 // addGraphFlags registers --graph, --graph-data, --channel and --arch.
@@ -49,6 +51,7 @@ func (f *planInputFlags) addPayloadFlags(cmd *cobra.Command) {
 	fs.StringVar(&f.RegistryConfig, "registry-config", f.RegistryConfig, "Registry credentials (docker config.json or pull secret) for pulling --payload.")
 	fs.StringVar(&f.PayloadVersion, "payload-version", f.PayloadVersion, "Release version of a bare manifest tree without release-metadata.")
 	fs.StringVar(&f.CacheDir, "payload-cache-dir", f.CacheDir, "Directory for extracted release images, by digest (default: the user cache directory).")
+	fs.BoolVar(&f.DecodedCache, "decoded-payload-cache", true, "Keep decoded payloads in the payload cache directory's decoded/, so a payload seen before is not decoded again; =false disables it.")
 	_ = cmd.MarkFlagDirname("payload")
 	_ = cmd.MarkFlagFilename("registry-config", "json")
 	_ = cmd.MarkFlagDirname("payload-cache-dir")
@@ -99,7 +102,15 @@ func (f *planInputFlags) pullOptions() payload.PullOptions {
 // releaseImage renders the CVO's own manifests ({{.ReleaseImage}}); for a pull spec
 // it defaults to the pull spec.
 func (f *planInputFlags) loadPayload(ctx context.Context, in payload.Inclusion, releaseImage string) (*payload.Payload, error) {
-	return payload.Load(ctx, f.Payload, payload.Options{Inclusion: in, ReleaseImage: releaseImage, Version: f.PayloadVersion}, f.pullOptions())
+	return payload.Load(ctx, f.Payload, payload.Options{Inclusion: in, ReleaseImage: releaseImage, Version: f.PayloadVersion, CacheDir: f.decodedCacheDir()}, f.pullOptions())
+}
+
+// decodedCacheDir is the decoded-payload cache directory, "" when disabled.
+func (f *planInputFlags) decodedCacheDir() string {
+	if !f.DecodedCache {
+		return ""
+	}
+	return payload.DecodedCacheDir(f.CacheDir)
 }
 
 // stringSliceVar registers a comma-separated list flag.
@@ -114,9 +125,9 @@ func (f *planInputFlags) payloadSource() plan.PayloadSource {
 	pull := f.pullOptions()
 	switch {
 	case f.Payload == "":
-		return plan.PayloadImage{Pull: pull}
+		return plan.PayloadImage{Pull: pull, CacheDir: f.decodedCacheDir()}
 	case payload.IsPullSpec(f.Payload):
-		return plan.PayloadImage{PullSpec: f.Payload, Pull: pull}
+		return plan.PayloadImage{PullSpec: f.Payload, Pull: pull, CacheDir: f.decodedCacheDir()}
 	}
-	return plan.PayloadDir{Dir: f.Payload, Version: f.PayloadVersion}
+	return plan.PayloadDir{Dir: f.Payload, Version: f.PayloadVersion, CacheDir: f.decodedCacheDir()}
 }

@@ -72,3 +72,55 @@ func BenchmarkLoadExamplePayload(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadRealPayloadOneWorker is BenchmarkLoadRealPayload decoded by one
+// goroutine, as before parallel decoding.
+func BenchmarkLoadRealPayloadOneWorker(b *testing.B) {
+	dir := realPayload(b, "payload-release-4.4")
+	for b.Loop() {
+		if _, err := loadDir(dir, Options{Version: "4.4.0"}, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadRealPayloadCacheCold loads with an empty decoded-payload cache each
+// time: hashing the files, decoding, and writing the entry (fsync included).
+func BenchmarkLoadRealPayloadCacheCold(b *testing.B) {
+	dir := realPayload(b, "payload-release-4.4")
+	for b.Loop() {
+		b.StopTimer()
+		cache := b.TempDir()
+		b.StartTimer()
+		if _, err := LoadDir(dir, Options{Version: "4.4.0", CacheDir: cache}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadRealPayloadCacheWarm loads from a warm decoded-payload cache:
+// hashing the files, reading and checking the entry, JSON to objects.
+func BenchmarkLoadRealPayloadCacheWarm(b *testing.B) {
+	dir := realPayload(b, "payload-release-4.4")
+	o := Options{Version: "4.4.0", CacheDir: b.TempDir()}
+	if _, err := LoadDir(dir, o); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := LoadDir(dir, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRealPayloadCacheKey is the cost of the key alone (reading and hashing
+// every manifest file), which a warm load pays and a decode does not.
+func BenchmarkRealPayloadCacheKey(b *testing.B) {
+	dir := realPayload(b, "payload-release-4.4")
+	files := listManifestFiles(dir)
+	for b.Loop() {
+		if _, _, ok := cacheKey(dir, files, renderData{}, nil); !ok {
+			b.Fatal("unreadable file")
+		}
+	}
+}

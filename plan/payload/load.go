@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/template"
 	"text/template/parse"
 
@@ -31,6 +34,10 @@ type Options struct {
 	// version, and image-references becomes optional. When release-metadata exists
 	// it must agree.
 	Version string
+	// CacheDir, when set, is the decoded-payload cache (see cache.go): a payload
+	// whose manifest files, image-references, ReleaseImage and profile were seen
+	// before is read from there instead of being decoded. "" disables it.
+	CacheDir string
 }
 
 // IsPullSpec reports whether source names a release image rather than a directory:
@@ -65,8 +72,14 @@ func Load(ctx context.Context, source string, o Options, po PullOptions) (*Paylo
 	return p, nil
 }
 
-// LoadDir loads an extracted payload directory.
+// LoadDir loads an extracted payload directory. Its manifest files are decoded in
+// parallel (GOMAXPROCS workers); the result, and the error of a bad payload, are
+// those of reading the files one by one in payload order.
 func LoadDir(dir string, o Options) (*Payload, error) {
+	return loadDir(dir, o, runtime.GOMAXPROCS(0))
+}
+
+func loadDir(dir string, o Options, workers int) (*Payload, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, &InputError{Path: dir, Msg: "cannot read payload: " + pathErrText(err), Hint: "pass an `oc adm release extract --to DIR` directory or a release image pull spec", Err: err}
@@ -95,12 +108,25 @@ func LoadDir(dir string, o Options) (*Payload, error) {
 	for _, r := range p.Images {
 		render.Images[r.Name] = r.From
 	}
-	for _, sub := range []string{ManifestDir, ReleaseManifestDir} {
-		ms, err := readManifestDir(dir, sub, render)
+	files := listManifestFiles(dir)
+	var raws [][]byte
+	var key [32]byte
+	cached := false
+	if o.CacheDir != "" {
+		var ok bool
+		if key, raws, ok = cacheKey(dir, files, render, p.Images); ok {
+			p.Manifests, cached = readCache(o.CacheDir, key, workers)
+		}
+	}
+	if !cached {
+		ms, err := readManifests(dir, files, raws, render, workers)
 		if err != nil {
 			return nil, err
 		}
-		p.Manifests = append(p.Manifests, ms...)
+		p.Manifests = ms
+		if raws != nil {
+			writeCache(o.CacheDir, key, ms)
+		}
 	}
 	if o.ReleaseImage == "" && anyRendered(p.Manifests) {
 		p.Warnings = append(p.Warnings, "the CVO's own manifests were rendered without a release image ({{.ReleaseImage}} is empty); pass the release pull spec to apply them")
@@ -148,47 +174,124 @@ type renderData struct {
 	Images         map[string]string
 }
 
-// readManifestDir reads one payload directory's manifest files in os.ReadDir
-// (file name) order, rendering manifests/ as templates.
-func readManifestDir(root, sub string, data renderData) ([]*Manifest, error) {
-	entries, err := os.ReadDir(filepath.Join(root, sub))
-	if err != nil {
-		return nil, &InputError{Path: filepath.Join(root, sub), Msg: pathErrText(err), Err: err}
+// manifestFile is one manifest file to read, at its place in payload order.
+type manifestFile struct {
+	sub, name string
+	// err, when set, is the directory listing's error, reported at this place.
+	err error
+}
+
+// listManifestFiles lists the manifest files of manifests/ then release-manifests/,
+// each in os.ReadDir (file name) order: the payload order. A directory that cannot
+// be listed ends the list with its error, so that a bad file before it is still
+// reported first.
+func listManifestFiles(root string) []manifestFile {
+	var files []manifestFile
+	for _, sub := range []string{ManifestDir, ReleaseManifestDir} {
+		entries, err := os.ReadDir(filepath.Join(root, sub))
+		if err != nil {
+			return append(files, manifestFile{sub: sub, err: &InputError{Path: filepath.Join(root, sub), Msg: pathErrText(err), Err: err}})
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !hasManifestExtension(name) {
+				continue
+			}
+			if sub == ReleaseManifestDir && (name == ReleaseMetadataFile || name == ImageReferencesFile) {
+				continue
+			}
+			files = append(files, manifestFile{sub: sub, name: name})
+		}
 	}
-	var out []*Manifest
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !hasManifestExtension(name) {
-			continue
-		}
-		if sub == ReleaseManifestDir && (name == ReleaseMetadataFile || name == ImageReferencesFile) {
-			continue
-		}
-		path := filepath.Join(root, sub, name)
-		raw, err := bounded.ReadFile(path, maxManifestFileBytes)
-		if err != nil {
-			return nil, &InputError{Path: path, Msg: pathErrText(err), Err: err}
-		}
-		if sub == ManifestDir {
-			raw, err = renderTemplate(path, raw, data)
+	return files
+}
+
+// readManifests reads, renders and decodes every manifest file with up to workers
+// goroutines. Files are claimed in payload order and their manifests joined in
+// that order, so neither the result nor the error (the first bad file's, in
+// payload order) depends on which worker finished first; once a file has failed,
+// files after it are not started.
+// raws, when not nil, holds the files' contents already read.
+func readManifests(root string, files []manifestFile, raws [][]byte, data renderData, workers int) ([]*Manifest, error) {
+	type result struct {
+		ms  []*Manifest
+		err error
+	}
+	results := make([]result, len(files))
+	var next atomic.Int64
+	var firstBad atomic.Int64 // the lowest index known to fail
+	firstBad.Store(int64(len(files)))
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(files) || int64(i) > firstBad.Load() {
+				return
+			}
+			f := files[i]
+			err := f.err
+			if err == nil {
+				var raw []byte
+				if raws != nil {
+					raw = raws[i]
+				}
+				results[i].ms, err = readManifestFile(root, f.sub, f.name, raw, data)
+			}
 			if err != nil {
-				return nil, err
+				results[i].err = err
+				for {
+					cur := firstBad.Load()
+					if int64(i) >= cur || firstBad.CompareAndSwap(cur, int64(i)) {
+						break
+					}
+				}
 			}
 		}
-		ms, err := decodeFile(sub, name, raw)
-		if err != nil {
-			if ie, ok := err.(*InputError); ok {
-				ie.Path = filepath.Join(root, ie.Path)
-			}
-			return nil, err
+	}
+	workers = max(1, min(workers, len(files)))
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	var out []*Manifest
+	for _, r := range results {
+		if r.err != nil {
+			return nil, r.err
 		}
-		level, component, _ := ParseFileName(name)
-		for _, m := range ms {
-			m.RunLevel, m.Component, m.Rendered = level, component, sub == ManifestDir
-		}
-		out = append(out, ms...)
+		out = append(out, r.ms...)
 	}
 	return out, nil
+}
+
+// readManifestFile reads one manifest file, rendering manifests/ as templates.
+// raw, when not nil, is its content already read.
+func readManifestFile(root, sub, name string, raw []byte, data renderData) ([]*Manifest, error) {
+	path := filepath.Join(root, sub, name)
+	var err error
+	if raw == nil {
+		if raw, err = bounded.ReadFile(path, maxManifestFileBytes); err != nil {
+			return nil, &InputError{Path: path, Msg: pathErrText(err), Err: err}
+		}
+	}
+	if sub == ManifestDir {
+		raw, err = renderTemplate(path, raw, data)
+		if err != nil {
+			return nil, err
+		}
+	}
+	ms, err := decodeFile(sub, name, raw)
+	if err != nil {
+		if ie, ok := err.(*InputError); ok {
+			ie.Path = filepath.Join(root, ie.Path)
+		}
+		return nil, err
+	}
+	level, component, _ := ParseFileName(name)
+	for _, m := range ms {
+		m.RunLevel, m.Component, m.Rendered = level, component, sub == ManifestDir
+	}
+	return ms, nil
 }
 
 // renderTemplate renders one of the CVO's own manifests. A missing key is an error

@@ -150,31 +150,43 @@ func decodeFile(dir, file string, data []byte) ([]*Manifest, error) {
 				return nil, &InputError{Path: path, Line: d.line, Msg: "a manifest must be an object: " + err.Error(), Err: err}
 			}
 		}
-		u := &unstructured.Unstructured{Object: obj}
-		gvk := u.GroupVersionKind()
-		m := &Manifest{
-			Dir: dir, File: file, Index: len(out), Line: d.line,
-			APIVersion: u.GetAPIVersion(), Group: gvk.Group, Kind: u.GetKind(),
-			Namespace: u.GetNamespace(), Name: u.GetName(), Annotations: u.GetAnnotations(),
-			Object: u, JSON: json.RawMessage(j),
-		}
-		if m.Kind == "" || m.Name == "" {
-			return nil, &InputError{Path: path, Line: m.Line, Msg: fmt.Sprintf("document %d has no kind or metadata.name", m.Index), Hint: "every payload manifest needs kind and metadata.name"}
-		}
-		if _, err := schema.ParseGroupVersion(m.APIVersion); err != nil || m.APIVersion == "" {
-			return nil, &InputError{Path: path, Line: m.Line, Field: "apiVersion", Msg: fmt.Sprintf("invalid apiVersion %q", m.APIVersion)}
+		m, err := newManifest(dir, file, len(out), d.line, j, obj)
+		if err != nil {
+			return nil, err
 		}
 		id := m.Group + "|" + m.Kind + "|" + m.Namespace + "|" + m.Name
 		if j, dup := seen[id]; dup {
 			return nil, &InputError{Path: path, Line: m.Line, Msg: fmt.Sprintf("duplicate resource %s (also document %d)", m.Ref(), j), Hint: "library-go refuses a file that declares one object twice"}
 		}
 		seen[id] = m.Index
-		if err := m.readApplyAnnotations(path); err != nil {
-			return nil, err
-		}
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// newManifest makes the manifest of one decoded document (obj decoded from j) and
+// checks what every manifest needs: kind, name, a valid apiVersion and valid apply
+// annotations. The decoded-payload cache rebuilds manifests with it too.
+func newManifest(dir, file string, index, line int, j []byte, obj map[string]any) (*Manifest, error) {
+	path := dir + "/" + file
+	u := &unstructured.Unstructured{Object: obj}
+	gvk := u.GroupVersionKind()
+	m := &Manifest{
+		Dir: dir, File: file, Index: index, Line: line,
+		APIVersion: u.GetAPIVersion(), Group: gvk.Group, Kind: u.GetKind(),
+		Namespace: u.GetNamespace(), Name: u.GetName(), Annotations: u.GetAnnotations(),
+		Object: u, JSON: json.RawMessage(j),
+	}
+	if m.Kind == "" || m.Name == "" {
+		return nil, &InputError{Path: path, Line: m.Line, Msg: fmt.Sprintf("document %d has no kind or metadata.name", m.Index), Hint: "every payload manifest needs kind and metadata.name"}
+	}
+	if _, err := schema.ParseGroupVersion(m.APIVersion); err != nil || m.APIVersion == "" {
+		return nil, &InputError{Path: path, Line: m.Line, Field: "apiVersion", Msg: fmt.Sprintf("invalid apiVersion %q", m.APIVersion)}
+	}
+	if err := m.readApplyAnnotations(path); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // readApplyAnnotations reads create-only, delete and capability annotations.

@@ -56,6 +56,16 @@ func DefaultCacheDir() string {
 	return filepath.Join(base, "recover", "payloads")
 }
 
+// DecodedCacheDir returns the decoded-payload cache directory (Options.CacheDir)
+// that goes with a pulled-image cache directory ("" is DefaultCacheDir): its
+// decoded/ subdirectory, beside the sha256-<hex> image directories.
+func DecodedCacheDir(cacheDir string) string {
+	if cacheDir == "" {
+		cacheDir = DefaultCacheDir()
+	}
+	return filepath.Join(cacheDir, "decoded")
+}
+
 // Pull makes the release image named by a by-digest pull spec available as an
 // extracted payload directory and returns it with the image digest. A cache entry
 // for the digest is reused without contacting the registry; otherwise the image is

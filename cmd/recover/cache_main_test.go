@@ -1,0 +1,28 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/openshift-recover/recover/internal/testing/kubetest"
+)
+
+// TestMain points the user cache directory (os.UserCacheDir) at a temporary
+// directory, so that commands run by tests with the default payload cache (the
+// decoded-payload cache is on by default) never write into the user's cache. The
+// kube binaries, which live in the user cache, are located first.
+func TestMain(m *testing.M) {
+	if os.Getenv(kubetest.BinDirEnv) == "" {
+		if b, err := kubetest.FindBinaries(); err == nil {
+			os.Setenv(kubetest.BinDirEnv, b.Dir)
+		}
+	}
+	dir, err := os.MkdirTemp("", "recover-cmd-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
