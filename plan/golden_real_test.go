@@ -5,19 +5,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // realPlanGolden holds the sha256 and length of the plan JSON of the modeled real
 // wedge (about 4 MB, too large to keep whole), captured before the payload decoder,
@@ -65,22 +62,13 @@ func TestRealPlanGolden(t *testing.T) {
 	got = bytes.ReplaceAll(got, []byte(root), []byte("$REALDATA"))
 	sum := sha256.Sum256(got)
 	line := fmt.Sprintf("%x %d\n", sum, len(got))
-	if *updateGolden {
-		if err := os.MkdirAll(filepath.Dir(realPlanGolden), 0o755); err != nil {
-			t.Fatal(err)
+	if !golden.Update() {
+		if want, err := os.ReadFile(realPlanGolden); err == nil && string(want) != line {
+			// Keep the plan for a diff against one made on the commit that wrote the golden.
+			out := filepath.Join(os.TempDir(), "recover-real-plan.got.json")
+			_ = os.WriteFile(out, got, 0o644)
+			t.Logf("the plan is in %s", out)
 		}
-		if err := os.WriteFile(realPlanGolden, []byte(line), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
-	want, err := os.ReadFile(realPlanGolden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if line != string(want) {
-		// Keep the plan for a diff against one made on the commit that wrote the golden.
-		out := filepath.Join(os.TempDir(), "recover-real-plan.got.json")
-		_ = os.WriteFile(out, got, 0o644)
-		t.Fatalf("plan JSON is %q, golden %s says %q; the plan is in %s", strings.TrimSpace(line), realPlanGolden, strings.TrimSpace(string(want)), out)
-	}
+	golden.Assert(t, realPlanGolden, []byte(line))
 }

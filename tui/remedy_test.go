@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/exp/golden"
-
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/dialog"
@@ -53,7 +52,7 @@ func TestWedgeViews(t *testing.T) {
 					press(m, tc.keys...)
 					v := m.View()
 					checkFrame(t, v, sz[0], sz[1])
-					golden.RequireEqual(t, v)
+					golden.Assert(t, golden.Path(t), []byte(v))
 				})
 			}
 		})

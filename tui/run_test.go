@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/exp/golden"
-
 	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/state"
 )
@@ -32,7 +31,7 @@ func goldenAt(t *testing.T, m *Model, name string) {
 			send(m, teaSize(sz[0], sz[1]))
 			v := m.View()
 			checkFrame(t, v, sz[0], sz[1])
-			golden.RequireEqual(t, v)
+			golden.Assert(t, golden.Path(t), []byte(v))
 		})
 	}
 	send(m, teaSize(80, 24))

@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/openshift-recover/recover/internal/testing/golden"
 )
 
 // sizes are the terminal sizes every golden is rendered at: the smallest the TUI
@@ -60,7 +61,7 @@ func TestViews(t *testing.T) {
 					tc.setup(t, m)
 					v := m.View()
 					checkFrame(t, v, sz[0], sz[1])
-					golden.RequireEqual(t, v)
+					golden.Assert(t, golden.Path(t), []byte(v))
 				})
 			}
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/openshift"
+	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
 )
@@ -70,16 +71,16 @@ func renderAll(t *testing.T, name string, p *plan.Plan) {
 	if err := enc.Encode(p); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, name+".plan.json.golden", js.Bytes())
+	golden.Assert(t, "testdata/"+name+".plan.json.golden", js.Bytes())
 	var md, tb bytes.Buffer
 	if err := Markdown(&md, p); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, name+".plan.md.golden", md.Bytes())
+	golden.Assert(t, "testdata/"+name+".plan.md.golden", md.Bytes())
 	if err := Table(&tb, p); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, name+".table.golden", tb.Bytes())
+	golden.Assert(t, "testdata/"+name+".table.golden", tb.Bytes())
 }
 
 // TestGoldenRemediationPlan: no graph, no payload: the remedies and the CVO
@@ -130,7 +131,7 @@ func TestGoldenRefusalReport(t *testing.T) {
 	if err := Refusals(&b, re.Refused, re.All); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "refusal.report.golden", b.Bytes())
+	golden.Assert(t, "testdata/"+"refusal.report.golden", b.Bytes())
 }
 
 // TestGoldenUpdatePlanWithRemedies: the same wedges with the example graph and
@@ -151,9 +152,9 @@ func TestGoldenUpdatePlanWithRemedies(t *testing.T) {
 	if err := Markdown(&md, p); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "update-remedies.plan.md.golden", md.Bytes())
+	golden.Assert(t, "testdata/"+"update-remedies.plan.md.golden", md.Bytes())
 	if err := Table(&tb, p); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "update-remedies.table.golden", tb.Bytes())
+	golden.Assert(t, "testdata/"+"update-remedies.table.golden", tb.Bytes())
 }

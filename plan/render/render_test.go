@@ -5,22 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/openshift-recover/recover/inspect/mustgather"
+	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/policy"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 const example = "../../examples/reconciled-4.3-to-4.4"
 
@@ -43,28 +37,6 @@ func examplePlan(t *testing.T, mustGather string, pol *policy.Policy) (*plan.Pla
 	})
 }
 
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./plan/... -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Fatalf("%s differs (-want +got; go test ./plan/... -update refreshes it):\n%s", path, diff)
-	}
-}
-
 func TestGoldenPlans(t *testing.T) {
 	for _, tc := range []struct {
 		name, mustGather string
@@ -83,17 +55,17 @@ func TestGoldenPlans(t *testing.T) {
 			if err := enc.Encode(p); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name+".plan.json.golden", js.Bytes())
+			golden.Assert(t, "testdata/"+tc.name+".plan.json.golden", js.Bytes())
 			var md bytes.Buffer
 			if err := Markdown(&md, p); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name+".plan.md.golden", md.Bytes())
+			golden.Assert(t, "testdata/"+tc.name+".plan.md.golden", md.Bytes())
 			var tb bytes.Buffer
 			if err := Table(&tb, p); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name+".table.golden", tb.Bytes())
+			golden.Assert(t, "testdata/"+tc.name+".table.golden", tb.Bytes())
 		})
 	}
 }
@@ -112,7 +84,7 @@ func TestGoldenNoTarget(t *testing.T) {
 	if err := Candidates(&b, nte.Selection.Candidates); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "no-target.candidates.golden", b.Bytes())
+	golden.Assert(t, "testdata/"+"no-target.candidates.golden", b.Bytes())
 }
 
 func TestMarkdownRunbookContents(t *testing.T) {

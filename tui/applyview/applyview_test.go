@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/keymap"
@@ -69,7 +69,7 @@ func TestViewFollowsTheRunState(t *testing.T) {
 					t.Errorf("unexpected %q in\n%s", w, v)
 				}
 			}
-			golden.RequireEqual(t, []byte(v))
+			golden.Assert(t, golden.Path(t), []byte(v))
 		})
 	}
 }

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/exp/golden"
 	operatorv1 "github.com/openshift/api/operator/v1"
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/mustgather"
+	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/keymap"
 	"github.com/openshift-recover/recover/tui/styles"
@@ -45,7 +45,7 @@ func TestViewIncident(t *testing.T) {
 			t.Errorf("missing %q", want)
 		}
 	}
-	golden.RequireEqual(t, []byte(v))
+	golden.Assert(t, golden.Path(t), []byte(v))
 }
 
 // TestSetSnapshotChangesNothing: the screen shows what inspect analyzed and

@@ -2,25 +2,25 @@ package releasegen
 
 import (
 	"bytes"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the checked-in example payloads")
+	"github.com/openshift-recover/recover/internal/testing/golden"
+)
 
 // exampleDir is where the example payloads live, relative to this package.
 const exampleDir = "../../../examples/reconciled-4.3-to-4.4/releases"
 
 // TestCheckedIn proves the checked-in payload trees are exactly what the generator
-// writes, so 4.4.3 and 4.4.4 stay consistent; -update rewrites them.
+// writes, so 4.4.3 and 4.4.4 stay consistent; -update rewrites them (Write, which
+// also drops files the generator no longer writes).
 func TestCheckedIn(t *testing.T) {
 	for _, v := range []string{"4.4.3", "4.4.4"} {
 		dir := filepath.Join(exampleDir, v)
-		if *update {
+		if golden.Update() {
 			if err := Write(dir, Releases[v]); err != nil {
 				t.Fatal(err)
 			}
@@ -40,12 +40,16 @@ func TestCheckedIn(t *testing.T) {
 			return err
 		})
 		if err != nil {
-			t.Fatalf("%s: %v (run go test ./internal/testing/releasegen -update)", dir, err)
+			t.Fatalf("%s: %v (%s rewrites the payloads)", dir, err, golden.RerunHint(t))
 		}
 		for _, name := range sortedKeys(want) {
-			if !bytes.Equal(got[name], want[name]) {
-				t.Errorf("%s/%s differs from the generator's output; run go test ./internal/testing/releasegen -update", dir, name)
+			if _, ok := got[name]; !ok {
+				t.Errorf("%s/%s is missing; %s writes it", dir, name, golden.RerunHint(t))
+				continue
 			}
+			t.Run(v+"/"+name, func(t *testing.T) {
+				golden.Assert(t, filepath.Join(dir, name), want[name])
+			})
 		}
 		var extra []string
 		for name := range got {
@@ -55,7 +59,7 @@ func TestCheckedIn(t *testing.T) {
 		}
 		sort.Strings(extra)
 		for _, name := range extra {
-			t.Errorf("%s/%s is not generated; remove it or run -update", dir, name)
+			t.Errorf("%s/%s is not generated; remove it or run %s", dir, name, golden.RerunHint(t))
 		}
 	}
 }
