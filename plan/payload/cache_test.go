@@ -29,18 +29,7 @@ func cacheEntries(t *testing.T, dir string) []string {
 }
 
 func TestDecodedCacheWarmEqualsCold(t *testing.T) {
-	dirs, _ := filepath.Glob(filepath.Join("..", "..", "examples", "*", "releases", "*"))
-	type tc struct {
-		dir string
-		o   Options
-	}
-	var cases []tc
-	for _, d := range dirs {
-		cases = append(cases, tc{d, Options{ReleaseImage: "quay.io/x/release@sha256:" + strings.Repeat("a", 64)}})
-	}
-	for _, r := range []struct{ name, version string }{{"payload-release-4.3", "4.3.0"}, {"payload-release-4.4", "4.4.0"}} {
-		t.Run(r.name, func(t *testing.T) { cases = append(cases, tc{realPayload(t, r.name), Options{Version: r.version}}) })
-	}
+	cases := payloadCases(t)
 	for _, c := range cases {
 		want, err := LoadDir(c.dir, c.o)
 		if err != nil {

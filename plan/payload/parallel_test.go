@@ -12,23 +12,7 @@ import (
 // with one worker and with several, and requires the same payload: the same
 // manifests in the same order (objects and JSON included), decisions and order.
 func TestParallelLoadMatchesSequential(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "..", "examples", "*", "releases", "*"))
-	if err != nil || len(dirs) < 5 {
-		t.Fatalf("example releases: %v %v", dirs, err)
-	}
-	type tc struct {
-		dir string
-		o   Options
-	}
-	var cases []tc
-	for _, d := range dirs {
-		cases = append(cases, tc{d, Options{ReleaseImage: "quay.io/x/release@sha256:" + strings.Repeat("a", 64)}})
-	}
-	for _, r := range []struct{ name, version string }{{"payload-release-4.3", "4.3.0"}, {"payload-release-4.4", "4.4.0"}} {
-		t.Run(r.name, func(t *testing.T) {
-			cases = append(cases, tc{realPayload(t, r.name), Options{Version: r.version}})
-		})
-	}
+	cases := payloadCases(t)
 	for _, c := range cases {
 		want, err := loadDir(c.dir, c.o, 1)
 		if err != nil {
@@ -87,4 +71,31 @@ func TestParallelLoadReportsFirstBadFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// payloadCase is a payload directory and the options it loads with.
+type payloadCase struct {
+	dir string
+	o   Options
+}
+
+// payloadCases are every example release (rendered for a digest pull spec) and,
+// when RECOVER_REALDATA holds them, the real 4.3 and 4.4 payloads (a subtest
+// that skips, saying why, when they are absent).
+func payloadCases(t *testing.T) []payloadCase {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join("..", "..", "examples", "*", "releases", "*"))
+	if err != nil || len(dirs) < 5 {
+		t.Fatalf("example releases: %v %v", dirs, err)
+	}
+	var cases []payloadCase
+	for _, d := range dirs {
+		cases = append(cases, payloadCase{d, Options{ReleaseImage: "quay.io/x/release@sha256:" + strings.Repeat("a", 64)}})
+	}
+	for _, r := range []struct{ name, version string }{{"payload-release-4.3", "4.3.0"}, {"payload-release-4.4", "4.4.0"}} {
+		t.Run(r.name, func(t *testing.T) {
+			cases = append(cases, payloadCase{realPayload(t, r.name), Options{Version: r.version}})
+		})
+	}
+	return cases
 }

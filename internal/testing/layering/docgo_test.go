@@ -1,14 +1,12 @@
 package layering
 
 import (
-	"encoding/json"
 	"errors"
 	"go/parser"
 	"go/token"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,17 +16,7 @@ import (
 // package: every package of the module with non-test Go files has a doc.go whose
 // package clause carries a package comment.
 func TestEveryPackageHasDocGo(t *testing.T) {
-	cmd := exec.Command("go", "list", "-json=ImportPath,Dir,GoFiles", module+"...")
-	cmd.Dir = "../../.."
-	out, err := cmd.Output()
-	if err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			t.Fatalf("go list: %v\n%s", err, exit.Stderr)
-		}
-		t.Fatalf("go list: %v", err)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
+	dec := goList(t, "ImportPath,Dir,GoFiles")
 	checked := 0
 	for {
 		var p struct {

@@ -1,6 +1,7 @@
 package layering
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -49,17 +50,7 @@ func layerOf(path string) string {
 }
 
 func TestImportsFollowTheDataFlow(t *testing.T) {
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports", module+"...")
-	cmd.Dir = "../../.."
-	out, err := cmd.Output()
-	if err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			t.Fatalf("go list: %v\n%s", err, exit.Stderr)
-		}
-		t.Fatalf("go list: %v", err)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
+	dec := goList(t, "ImportPath,Imports")
 	checked := 0
 	for {
 		var p pkg
@@ -107,4 +98,21 @@ func TestLayerOf(t *testing.T) {
 			t.Errorf("layerOf(%s) = %s, want %s", path, got, want)
 		}
 	}
+}
+
+// goList runs `go list -json=<fields>` over the module from its root and returns
+// a decoder over the packages it prints.
+func goList(t *testing.T, fields string) *json.Decoder {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json="+fields, module+"...")
+	cmd.Dir = "../../.."
+	out, err := cmd.Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			t.Fatalf("go list: %v\n%s", err, exit.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	return json.NewDecoder(bytes.NewReader(out))
 }
