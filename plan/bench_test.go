@@ -23,38 +23,34 @@ import (
 // its graph-data (stable-4.4), load the real 383-file 4.4 payload, choose the target,
 // order the steps and check the plan.
 func BenchmarkRealPlanEndToEnd(b *testing.B) {
-	dir := realData(b, realCapture)
-	pdir := realData(b, realPayload)
-	pl, err := payload.LoadDir(pdir, payload.Options{Version: "4.4.4"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := realWedge(b, pl)
-	for b.Loop() {
-		g, err := graph.Load(context.Background(), graph.Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: "stable-4.4"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: pdir, Version: "4.4.4"}}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchRealPlan(b, cacheOff)
 }
 
 // BenchmarkRealPlanEndToEndCacheCold is BenchmarkRealPlanEndToEnd with the
 // decoded-payload cache on and empty each time (the first plan of a payload).
 func BenchmarkRealPlanEndToEndCacheCold(b *testing.B) {
-	benchRealPlanCached(b, false)
+	benchRealPlan(b, cacheCold)
 }
 
 // BenchmarkRealPlanEndToEndCacheWarm is BenchmarkRealPlanEndToEnd with the
 // decoded-payload cache on and holding the payload (every later plan, tui start
 // or payload command).
 func BenchmarkRealPlanEndToEndCacheWarm(b *testing.B) {
-	benchRealPlanCached(b, true)
+	benchRealPlan(b, cacheWarm)
 }
 
-func benchRealPlanCached(b *testing.B, warm bool) {
+// cacheMode is how an end-to-end benchmark uses the decoded-payload cache.
+type cacheMode int
+
+const (
+	cacheOff  cacheMode = iota // no cache
+	cacheCold                  // an empty cache for every plan
+	cacheWarm                  // a cache that holds the payload
+)
+
+// benchRealPlan plans the real wedge from files, as recover plan does after
+// reading the cluster, with the decoded-payload cache used as mode says.
+func benchRealPlan(b *testing.B, mode cacheMode) {
 	dir := realData(b, realCapture)
 	pdir := realData(b, realPayload)
 	pl, err := payload.LoadDir(pdir, payload.Options{Version: "4.4.4"})
@@ -62,7 +58,10 @@ func benchRealPlanCached(b *testing.B, warm bool) {
 		b.Fatal(err)
 	}
 	s := realWedge(b, pl)
-	cache := b.TempDir()
+	cache := ""
+	if mode != cacheOff {
+		cache = b.TempDir()
+	}
 	plan := func() {
 		g, err := graph.Load(context.Background(), graph.Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: "stable-4.4"})
 		if err != nil {
@@ -72,11 +71,11 @@ func benchRealPlanCached(b *testing.B, warm bool) {
 			b.Fatal(err)
 		}
 	}
-	if warm {
+	if mode == cacheWarm {
 		plan()
 	}
 	for b.Loop() {
-		if !warm {
+		if mode == cacheCold {
 			b.StopTimer()
 			cache = b.TempDir()
 			b.StartTimer()

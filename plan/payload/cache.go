@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 
 	"github.com/openshift-recover/recover/internal/bounded"
@@ -109,35 +108,26 @@ func readCache(dir string, key [sha256.Size]byte, workers int) ([]*Manifest, boo
 		return nil, false
 	}
 	out := make([]*Manifest, len(cms))
-	var next atomic.Int64
 	var bad atomic.Bool
-	work := func() {
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= len(cms) || bad.Load() {
-				return
-			}
-			c := cms[i]
-			var obj map[string]any
-			if err := json.Unmarshal(c.JSON, &obj); err != nil || obj == nil {
-				bad.Store(true)
-				return
-			}
-			m, err := newManifest(c.Dir, c.File, c.Index, c.Line, c.JSON, obj)
-			if err != nil {
-				bad.Store(true)
-				return
-			}
-			m.RunLevel, m.Component, m.Rendered = c.RunLevel, c.Component, c.Rendered
-			out[i] = m
+	inOrder(len(cms), workers, func(i int) bool {
+		if bad.Load() {
+			return false
 		}
-	}
-	var wg sync.WaitGroup
-	for range max(1, min(workers, len(cms))) - 1 {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
+		c := cms[i]
+		var obj map[string]any
+		if err := json.Unmarshal(c.JSON, &obj); err != nil || obj == nil {
+			bad.Store(true)
+			return false
+		}
+		m, err := newManifest(c.Dir, c.File, c.Index, c.Line, c.JSON, obj)
+		if err != nil {
+			bad.Store(true)
+			return false
+		}
+		m.RunLevel, m.Component, m.Rendered = c.RunLevel, c.Component, c.Rendered
+		out[i] = m
+		return true
+	})
 	if bad.Load() {
 		return nil, false
 	}

@@ -218,42 +218,32 @@ func readManifests(root string, files []manifestFile, raws [][]byte, data render
 		err error
 	}
 	results := make([]result, len(files))
-	var next atomic.Int64
 	var firstBad atomic.Int64 // the lowest index known to fail
 	firstBad.Store(int64(len(files)))
-	work := func() {
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= len(files) || int64(i) > firstBad.Load() {
-				return
+	inOrder(len(files), workers, func(i int) bool {
+		if int64(i) > firstBad.Load() {
+			return false
+		}
+		f := files[i]
+		err := f.err
+		if err == nil {
+			var raw []byte
+			if raws != nil {
+				raw = raws[i]
 			}
-			f := files[i]
-			err := f.err
-			if err == nil {
-				var raw []byte
-				if raws != nil {
-					raw = raws[i]
-				}
-				results[i].ms, err = readManifestFile(root, f.sub, f.name, raw, data)
-			}
-			if err != nil {
-				results[i].err = err
-				for {
-					cur := firstBad.Load()
-					if int64(i) >= cur || firstBad.CompareAndSwap(cur, int64(i)) {
-						break
-					}
+			results[i].ms, err = readManifestFile(root, f.sub, f.name, raw, data)
+		}
+		if err != nil {
+			results[i].err = err
+			for {
+				cur := firstBad.Load()
+				if int64(i) >= cur || firstBad.CompareAndSwap(cur, int64(i)) {
+					break
 				}
 			}
 		}
-	}
-	workers = max(1, min(workers, len(files)))
-	var wg sync.WaitGroup
-	for range workers - 1 {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
+		return true
+	})
 	var out []*Manifest
 	for _, r := range results {
 		if r.err != nil {
@@ -262,6 +252,28 @@ func readManifests(root string, files []manifestFile, raws [][]byte, data render
 		out = append(out, r.ms...)
 	}
 	return out, nil
+}
+
+// inOrder calls do(i) for every i in [0, n) on up to workers goroutines (the
+// caller's among them). Indices are claimed once each, in increasing order, so a
+// worker that sees do return false stops claiming: with do's own check of what has
+// failed, nothing after a failure in claim order is started.
+func inOrder(n, workers int, do func(i int) bool) {
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n || !do(i) {
+				return
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range max(1, min(workers, n)) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
 }
 
 // readManifestFile reads one manifest file, rendering manifests/ as templates.
