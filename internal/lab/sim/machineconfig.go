@@ -25,17 +25,18 @@ import (
 )
 
 // The machine-config daemon's node annotations and states, and the MCO's
-// MachineConfig annotations (machine-config-operator pkg/daemon/constants).
+// MachineConfig annotations (machine-config-operator pkg/daemon/constants); the
+// annotation names are internal/openshift's, the one place recover spells them.
 const (
-	currentConfigAnnotation = "machineconfiguration.openshift.io/currentConfig"
-	desiredConfigAnnotation = "machineconfiguration.openshift.io/desiredConfig"
-	stateAnnotation         = "machineconfiguration.openshift.io/state"
-	reasonAnnotation        = "machineconfiguration.openshift.io/reason"
+	currentConfigAnnotation = openshift.AnnotationCurrentConfig
+	desiredConfigAnnotation = openshift.AnnotationDesiredConfig
+	stateAnnotation         = openshift.AnnotationMCDState
+	reasonAnnotation        = openshift.AnnotationMCDReason
 	stateDone               = "Done"
 	stateWorking            = "Working"
 	stateDegraded           = "Degraded"
-	releaseImageAnnotation  = "machineconfiguration.openshift.io/release-image-version"
-	generatedByAnnotation   = "machineconfiguration.openshift.io/generated-by-controller-version"
+	releaseImageAnnotation  = openshift.AnnotationReleaseImageVersion
+	generatedByAnnotation   = openshift.AnnotationControllerVersion
 	requiredForUpgradeLabel = "operator.machineconfiguration.openshift.io/required-for-upgrade"
 )
 
