@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
@@ -52,20 +51,6 @@ func TestReadOnlyStripsEveryDangerousKey(t *testing.T) {
 	press(m2, "4", "?")
 	if !strings.Contains(m2.View(), "start apply") {
 		t.Errorf("a live session's help lacks start apply:\n%s", m2.View())
-	}
-}
-
-// TestKeymapClearDangerIsSticky: Enable cannot turn a dangerous key back on.
-func TestKeymapClearDangerIsSticky(t *testing.T) {
-	m := newTestModel(t, incidentSession(t), 80, 24)
-	k := m.c.Keys
-	k.Enable(&k.Confirm, true)
-	k.Enable(&k.Help, true)
-	if k.Confirm.Enabled() || !k.Help.Enabled() {
-		t.Fatalf("after ClearDanger: confirm %v (want false), help %v (want true)", k.Confirm.Enabled(), k.Help.Enabled())
-	}
-	if !key.Matches(keyMsg("?"), k.Help) || key.Matches(keyMsg("y"), k.Confirm) {
-		t.Fatal("disabled bindings must not match")
 	}
 }
 

@@ -14,6 +14,11 @@ func Resume(journal string) string {
 	return "recover apply --resume " + shell.Quote(journal) + " --yes"
 }
 
+// ApplyPlan runs a saved plan without prompts, as a script would.
+func ApplyPlan(plan string) string {
+	return "recover apply --plan " + shell.Quote(plan) + " --yes"
+}
+
 // ScaleCVO sets the cluster-version operator's replicas: 0 disables it, its
 // replicas before recovery give it control back.
 func ScaleCVO(replicas int32) string {

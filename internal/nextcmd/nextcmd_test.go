@@ -13,6 +13,8 @@ func TestCommands(t *testing.T) {
 	}{
 		{"resume", Resume("recover-apply-20200524T160251Z.journal"), "recover apply --resume recover-apply-20200524T160251Z.journal --yes"},
 		{"resume quotes a path with a space", Resume("/tmp/my runs/a.journal"), "recover apply --resume '/tmp/my runs/a.journal' --yes"},
+		{"apply a plan", ApplyPlan("plan.json"), "recover apply --plan plan.json --yes"},
+		{"apply quotes a path with a space", ApplyPlan("my plans/p.json"), "recover apply --plan 'my plans/p.json' --yes"},
 		{"scale the CVO", ScaleCVO(1), "oc scale deployment/cluster-version-operator -n openshift-cluster-version --replicas=1"},
 		{"disable the CVO", ScaleCVO(0), "oc scale deployment/cluster-version-operator -n openshift-cluster-version --replicas=0"},
 		{"core resource", Resource("v1", "ConfigMap", "admin-acks"), "configmap/admin-acks"},

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/keymap"
 	"github.com/openshift-recover/recover/tui/state"
@@ -425,7 +426,7 @@ func (m *Model) readyView() string {
 	case m.Info.ReadOnly != "":
 		b.WriteString(common.Wrap("Read-only session ("+m.Info.ReadOnly+"): nothing can be applied from here. "+
 			"To apply, save the plan (recover plan -o json > plan.json) and run 'recover tui --plan plan.json' against the live cluster, "+
-			"or 'recover apply --plan plan.json --yes' in a script.", m.Width))
+			"or '"+nextcmd.ApplyPlan("plan.json")+"' in a script.", m.Width))
 		return b.String()
 	}
 	if m.Info.Resume {
