@@ -99,7 +99,7 @@ func TestJournalSummarizesARun(t *testing.T) {
 		}
 	}
 	code, out, _ = runRecover(t, "journal", path, "-o", "json")
-	var s journalSummary
+	var s journal.Summary
 	if code != ExitOK || json.Unmarshal([]byte(out), &s) != nil || !s.CVO.Disabled || s.Done != 1 || len(s.Next) != 2 {
 		t.Fatalf("json summary: exit %d %+v", code, s)
 	}
@@ -167,7 +167,7 @@ func TestJournalSaysWhatWasChangedAndRestoredAtEveryKillPoint(t *testing.T) {
 			}
 			w.Close()
 			code, out, errOut := runRecover(t, "journal", path, "-o", "json")
-			var s journalSummary
+			var s journal.Summary
 			if code != ExitOK || json.Unmarshal([]byte(out), &s) != nil || len(s.Changes) != 1 {
 				t.Fatalf("%s, %d records: exit %d %s %s", tc.name, i+1, code, errOut, out)
 			}
@@ -219,7 +219,7 @@ func TestJournalListsACSRApprovalAsALastingChange(t *testing.T) {
 		}
 		w.Close()
 		code, out, errOut := runRecover(t, "journal", path, "-o", "json")
-		var s journalSummary
+		var s journal.Summary
 		if code != ExitOK || json.Unmarshal([]byte(out), &s) != nil || len(s.Changes) != 1 {
 			t.Fatalf("after %d records: exit %d %s %s", i+1, code, errOut, out)
 		}

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -14,9 +10,6 @@ import (
 )
 
 func init() { registerCommand(newGraphCmd) }
-
-// graphReportFormat is the version of recover graph's JSON output.
-const graphReportFormat = "1.0"
 
 // graphOptions are recover graph's options.
 type graphOptions struct {
@@ -86,174 +79,15 @@ func (o *graphOptions) Validate() error {
 	return o.inputs.validateGraph()
 }
 
-// GraphReport is recover graph's output.
-type GraphReport struct {
-	FormatVersion string                  `json:"formatVersion"`
-	Source        string                  `json:"source"`
-	Digest        string                  `json:"digest"`
-	GraphData     string                  `json:"graphData,omitempty"`
-	Channel       string                  `json:"channel,omitempty"`
-	Arch          string                  `json:"arch,omitempty"`
-	Releases      int                     `json:"releases"`
-	Edges         map[graph.EdgeState]int `json:"edges"`
-	// Versions lists the releases when neither --from nor --to was given.
-	Versions []string `json:"versions,omitempty"`
-	From     string   `json:"from,omitempty"`
-	To       string   `json:"to,omitempty"`
-	// EdgesFrom and EdgesTo are the edges out of From and into To (when only one
-	// of them was given).
-	EdgesFrom []graph.Edge `json:"edgesFrom,omitempty"`
-	EdgesTo   []graph.Edge `json:"edgesTo,omitempty"`
-	// Edge is the direct edge From -> To, when the graph has one in any state.
-	Edge *graph.Edge `json:"edge,omitempty"`
-	// Path is the shortest usable path From -> To; NoPath says why there is none.
-	Path     *graph.Path `json:"path,omitempty"`
-	NoPath   string      `json:"noPath,omitempty"`
-	Accepted []string    `json:"accepted,omitempty"`
-	Warnings []string    `json:"warnings,omitempty"`
-}
-
 // Run loads the graph and prints the report.
 func (o *graphOptions) Run(cmd *cobra.Command) error {
 	res, err := o.inputs.loadGraph(cmd.Context())
 	if err != nil {
 		return err
 	}
-	r := GraphReport{
-		FormatVersion: graphReportFormat, Source: res.Source, Digest: res.Digest, GraphData: res.GraphData,
-		Channel: res.Channel, Arch: res.Arch, Releases: res.Len(), Edges: res.CountEdges(),
-		Accepted: o.accept, Warnings: res.Warnings,
+	r, err := graph.NewReport(res, graph.Query{From: o.from, To: o.to, Accept: o.accept})
+	if err != nil {
+		return err
 	}
-	if o.from != "" {
-		if r.From, err = res.Resolve(o.from); err != nil {
-			return err
-		}
-	}
-	if o.to != "" {
-		if r.To, err = res.Resolve(o.to); err != nil {
-			return err
-		}
-	}
-	switch {
-	case r.From != "" && r.To != "":
-		if e, ok, _ := res.Edge(r.From, r.To); ok {
-			r.Edge = &e
-		}
-		p, err := res.ShortestPath(r.From, r.To, o.accept...)
-		switch {
-		case err == nil:
-			r.Path = &p
-		case errors.Is(err, graph.ErrNoPath):
-			r.NoPath = err.Error()
-		default:
-			return err
-		}
-	case r.From != "":
-		r.EdgesFrom, _ = res.EdgesFrom(r.From)
-	case r.To != "":
-		r.EdgesTo, _ = res.EdgesTo(r.To)
-	default:
-		r.Versions = res.Versions("")
-	}
-	return o.out.Print(o.streams.Out, r, printers{table: r.writeTable})
-}
-
-// writeTable renders the report for people.
-func (r GraphReport) writeTable(w io.Writer) error {
-	scope := []string{}
-	if r.GraphData != "" {
-		scope = append(scope, "graph-data "+r.GraphData)
-	}
-	if r.Channel != "" {
-		scope = append(scope, "channel "+r.Channel)
-	}
-	if r.Arch != "" {
-		scope = append(scope, "arch "+r.Arch)
-	}
-	head := "graph " + r.Source
-	if len(scope) > 0 {
-		head += " (" + strings.Join(scope, ", ") + ")"
-	}
-	fmt.Fprintf(w, "%s: %d releases; edges: %d supported, %d conditional, %d blocked\n",
-		head, r.Releases, r.Edges[graph.EdgeSupported], r.Edges[graph.EdgeConditional], r.Edges[graph.EdgeBlocked])
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	edgeTable := func(title, col string, edges []graph.Edge, other func(graph.Edge) string) {
-		fmt.Fprintf(w, "\n%s\n", title)
-		if len(edges) == 0 {
-			fmt.Fprintln(w, "  (none)")
-			return
-		}
-		fmt.Fprintf(tw, "%s\tSTATE\tWHY\n", col)
-		for _, e := range edges {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", other(e), e.State, edgeWhy(e))
-		}
-		tw.Flush()
-	}
-	switch {
-	case r.Versions != nil:
-		fmt.Fprintf(w, "\nRELEASES\n%s\n", wrapList(r.Versions, 100))
-	case r.EdgesFrom != nil || (r.From != "" && r.To == ""):
-		edgeTable("EDGES FROM "+r.From, "TO", r.EdgesFrom, func(e graph.Edge) string { return e.To })
-	case r.EdgesTo != nil || (r.To != "" && r.From == ""):
-		edgeTable("EDGES INTO "+r.To, "FROM", r.EdgesTo, func(e graph.Edge) string { return e.From })
-	default:
-		if r.Edge != nil {
-			fmt.Fprintf(w, "\nEDGE %s -> %s: %s", r.From, r.To, r.Edge.State)
-			if why := edgeWhy(*r.Edge); why != "" {
-				fmt.Fprintf(w, ": %s", why)
-			}
-			fmt.Fprintln(w)
-		} else {
-			fmt.Fprintf(w, "\nEDGE %s -> %s: none in the graph\n", r.From, r.To)
-		}
-		if r.Path != nil {
-			fmt.Fprintf(w, "PATH %s (%d hops)\n", strings.Join(r.Path.Versions(), " -> "), len(r.Path.Hops))
-			for _, risk := range r.Path.Risks {
-				fmt.Fprintf(w, "  accepted risk %s: %s\n", risk.Name, risk.Message)
-			}
-		} else {
-			fmt.Fprintf(w, "PATH none: %s\n", r.NoPath)
-		}
-	}
-	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
-	return nil
-}
-
-// edgeWhy explains an edge's state in one line.
-func edgeWhy(e graph.Edge) string {
-	var parts []string
-	for _, risk := range e.Risks {
-		parts = append(parts, fmt.Sprintf("risk %s: %s", risk.Name, risk.Message))
-	}
-	if e.State == graph.EdgeBlocked {
-		for _, b := range e.BlockedBy {
-			parts = append(parts, b.File+": "+b.Reason())
-		}
-		parts = append(parts, e.RemovedBy...)
-	}
-	return strings.Join(parts, "; ")
-}
-
-// wrapList joins words into lines of at most width characters, indented.
-func wrapList(words []string, width int) string {
-	var b strings.Builder
-	line := 0
-	for _, w := range words {
-		if line > 0 && line+1+len(w) > width {
-			b.WriteString("\n")
-			line = 0
-		}
-		if line > 0 {
-			b.WriteString(" ")
-			line++
-		} else {
-			b.WriteString("  ")
-			line += 2
-		}
-		b.WriteString(w)
-		line += len(w)
-	}
-	return b.String()
+	return o.out.Print(o.streams.Out, r, printers{table: r.WriteTable})
 }

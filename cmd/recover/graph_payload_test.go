@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/payload"
 )
 
 const (
@@ -28,7 +29,7 @@ func TestGraphCommand(t *testing.T) {
 		}
 	}
 	code, out, _ = runRecover(t, append(args, "--from", "4.3.19", "--to", "4.4.4", "-o", "json")...)
-	var r GraphReport
+	var r graph.Report
 	if code != ExitOK || json.Unmarshal([]byte(out), &r) != nil {
 		t.Fatalf("json: exit %d %s", code, out)
 	}
@@ -36,7 +37,7 @@ func TestGraphCommand(t *testing.T) {
 		t.Fatalf("report: %+v", r)
 	}
 	code, out, _ = runRecover(t, append(args, "--from", "4.3.19", "--to", "4.4.3", "-o", "json")...)
-	r = GraphReport{}
+	r = graph.Report{}
 	if code != ExitOK || json.Unmarshal([]byte(out), &r) != nil || r.Path != nil || r.Edge.State != graph.EdgeBlocked || r.Edge.BlockedBy[0].Name != "EtcdInstallerPodFailed" || !strings.Contains(r.NoPath, "no supported update path") {
 		t.Fatalf("blocked: exit %d %+v", code, r)
 	}
@@ -62,11 +63,11 @@ func TestPayloadCommand(t *testing.T) {
 		}
 	}
 	code, out, _ = runRecover(t, "payload", "--payload", dir, "--exclude-manifests", "internal-openshift-hosted", "--capabilities", "Console", "--known-capabilities", "Console,openshift-samples", "-o", "json")
-	var r PayloadReport
+	var r payload.Report
 	if code != ExitOK || json.Unmarshal([]byte(out), &r) != nil {
 		t.Fatalf("json: exit %d %s", code, out)
 	}
-	byName := map[string]PayloadRow{}
+	byName := map[string]payload.Row{}
 	for _, m := range r.Manifests {
 		byName[m.Kind+"/"+m.Name] = m
 	}
@@ -80,7 +81,7 @@ func TestPayloadCommand(t *testing.T) {
 		t.Fatalf("openshift-apiserver: %+v", m)
 	}
 	code, out, _ = runRecover(t, "payload", "--payload", dir, "--included-only", "-o", "json")
-	r = PayloadReport{}
+	r = payload.Report{}
 	if code != ExitOK || json.Unmarshal([]byte(out), &r) != nil || len(r.Manifests) != r.Included || r.Excluded != 1 {
 		t.Fatalf("included-only: %d rows, %d included", len(r.Manifests), r.Included)
 	}

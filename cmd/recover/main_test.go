@@ -95,10 +95,7 @@ func TestExitCodeFor(t *testing.T) {
 	}
 }
 
-func TestOneLineFoldsMessages(t *testing.T) {
-	if got := oneLine("a\n  b\n\nc"); got != "a; b; ; c" {
-		t.Fatalf("oneLine: %q", got)
-	}
+func TestWriteYAML(t *testing.T) {
 	var buf bytes.Buffer
 	if err := writeYAML(&buf, map[string]int{"a": 1}); err != nil || buf.String() != "a: 1\n" {
 		t.Fatalf("writeYAML: %q %v", buf.String(), err)

@@ -272,31 +272,9 @@ func (o *planOptions) graph(ctx context.Context, snap *inspect.Snapshot) (*graph
 	return g, nil
 }
 
-// NoTargetReport is what -o json|yaml prints when no target qualifies.
-type NoTargetReport struct {
-	FormatVersion string           `json:"formatVersion"`
-	Error         string           `json:"error"`
-	ExitCode      int              `json:"exitCode"`
-	Risks         []string         `json:"risks,omitempty"`
-	Candidates    []plan.Candidate `json:"candidates"`
-}
-
-// RemedyRefusedReport is what -o json|yaml prints when what holds the cluster
-// has only refused remedies.
-type RemedyRefusedReport struct {
-	FormatVersion string `json:"formatVersion"`
-	Error         string `json:"error"`
-	ExitCode      int    `json:"exitCode"`
-	// Accept are the --accept names that would allow the refused promises.
-	Accept []string `json:"accept,omitempty"`
-	// Refused are the refusals of the blocking findings; All every refusal.
-	Refused []plan.RefusedRemedy `json:"refused"`
-	All     []plan.RefusedRemedy `json:"all,omitempty"`
-}
-
 func (o *planOptions) printRefusals(w io.Writer, e *plan.RemedyRefusedError) error {
 	if o.output.Machine() {
-		return o.output.Print(w, RemedyRefusedReport{FormatVersion: plan.FormatVersion, Error: e.Error(), ExitCode: e.ExitCode(), Accept: e.Accept(), Refused: e.Refused, All: e.All}, printers{})
+		return o.output.Print(w, e.Report(), printers{})
 	}
 	if err := render.Refusals(w, e.Refused, e.All); err != nil {
 		return err
@@ -330,7 +308,7 @@ func (o *planOptions) acceptArgs() []string {
 func (o *planOptions) printCandidates(w io.Writer, nte *plan.NoTargetError) error {
 	cands := nte.Selection.Candidates
 	if o.output.Machine() {
-		return o.output.Print(w, NoTargetReport{FormatVersion: plan.FormatVersion, Error: nte.Error(), ExitCode: nte.ExitCode(), Risks: nte.Risks, Candidates: cands}, printers{})
+		return o.output.Print(w, nte.Report(), printers{})
 	}
 	if err := render.Candidates(w, cands); err != nil {
 		return err

@@ -45,7 +45,7 @@ func TestPlanRemediationOnlyFromMustGather(t *testing.T) {
 		t.Fatalf("stderr %q", errOut)
 	}
 	code, out, _ = runRecover(t, append(args, "-o", "json")...)
-	var r RemedyRefusedReport
+	var r plan.RemedyRefusedReport
 	if code != ExitRisksNotAccepted || json.Unmarshal([]byte(out), &r) != nil || r.ExitCode != 3 || r.FormatVersion != plan.FormatVersion ||
 		len(r.Accept) != 1 || r.Accept[0] != "force-redeployment:kube-apiserver" || len(r.Refused) == 0 {
 		t.Fatalf("json: exit %d %s", code, out)
@@ -160,7 +160,7 @@ func TestPlanUnsafeRemedyExit12(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	code, out, _ = runRecover(t, "plan", "--snapshot", snap, "--accept", "force-redeployment:kube-apiserver", "-o", "json")
-	var r RemedyRefusedReport
+	var r plan.RemedyRefusedReport
 	if code != ExitRemedyRefused || json.Unmarshal([]byte(out), &r) != nil || r.ExitCode != ExitRemedyRefused {
 		t.Fatalf("json: exit %d %s", code, out)
 	}

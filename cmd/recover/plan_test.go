@@ -111,7 +111,7 @@ func TestPlanUnacceptedRisksExit3(t *testing.T) {
 		t.Fatalf("stderr %q", errOut)
 	}
 	code, out, _ = runRecover(t, append(args, "-o", "json")...)
-	var r NoTargetReport
+	var r plan.NoTargetReport
 	if code != ExitRisksNotAccepted || json.Unmarshal([]byte(out), &r) != nil || r.ExitCode != 3 || len(r.Candidates) != 3 || r.Risks[0] != "EtcdSlow" {
 		t.Fatalf("json: exit %d %s", code, out)
 	}

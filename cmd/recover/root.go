@@ -8,13 +8,14 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/openshift-recover/recover/internal/termtext"
 )
 
 // globalOptions are shared by every command: the kubectl-style connection flags and
@@ -131,23 +132,10 @@ func runNamed(ctx context.Context, name string, args []string, streams genericio
 	}
 	code := exitCodeFor(err)
 	if !errors.Is(err, errSilent) {
-		fmt.Fprintln(streams.ErrOut, "error: "+oneLine(err.Error()))
+		fmt.Fprintln(streams.ErrOut, "error: "+termtext.OneLine(err.Error()))
 	}
 	return code
 }
 
 // errSilent marks an error whose message the command has already printed.
 var errSilent = errors.New("already reported")
-
-// oneLine folds a multi-line error message onto one line, and escapes control
-// characters: messages quote file names and contents, and an escape sequence in a
-// hostile must-gather must not reach the terminal.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return '?'
-		}
-		return r
-	}, s)
-}

@@ -1,0 +1,125 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/openshift-recover/recover/internal/nextcmd"
+)
+
+// summaryJournal is a remediation run: the CVO (2 replicas) scaled down, a PDB
+// relaxed (temporary), a CSR approved, then whatever tail adds.
+func summaryJournal(tail ...Record) *Journal {
+	pdb := ObjectRef{APIVersion: "policy/v1", Kind: "PodDisruptionBudget", Namespace: "shop", Name: "web"}
+	csr := ObjectRef{APIVersion: "certificates.k8s.io/v1", Kind: "CertificateSigningRequest", Name: "csr-1"}
+	pre := map[string]json.RawMessage{"spec.minAvailable": json.RawMessage(`2`)}
+	recs := []Record{
+		{Type: TypeHeader, Header: &Header{FormatVersion: FormatVersion, RunID: "r1", Plan: PlanRef{Path: "plan.json", Steps: 6}}},
+		{Type: TypeIntent, Step: "001-disable-cvo", Action: "disable-cvo", Intent: &Intent{Operation: "scale-down", CVOReplicas: ptr(int32(2))}},
+		{Type: TypeOutcome, Step: "001-disable-cvo", Action: "disable-cvo", Outcome: &Outcome{Result: "scaled"}},
+		{Type: TypeStep, Step: "001-disable-cvo", Action: "disable-cvo", Status: StepDone},
+		{Type: TypeIntent, Step: "002-relax", Action: "relax-pdb", Intent: &Intent{Operation: "patch", Object: pdb, PreImage: pre, After: `{"spec.minAvailable":0}`, Temporary: true}},
+		{Type: TypeOutcome, Step: "002-relax", Action: "relax-pdb", Outcome: &Outcome{Result: "patched"}},
+		{Type: TypeStep, Step: "002-relax", Action: "relax-pdb", Status: StepDone},
+		{Type: TypeIntent, Step: "003-approve", Action: "approve-csr", Intent: &Intent{Operation: "approve", Object: csr, Before: "Pending", After: "Approved"}},
+		{Type: TypeOutcome, Step: "003-approve", Action: "approve-csr", Outcome: &Outcome{Result: "approved"}},
+		{Type: TypeStep, Step: "003-approve", Action: "approve-csr", Status: StepDone},
+	}
+	for i := range recs {
+		recs[i].Seq = i + 1
+	}
+	for i, r := range tail {
+		r.Seq = len(recs) + i + 1
+		recs = append(recs, r)
+	}
+	return &Journal{Path: "/runs/my run.journal", Header: *recs[0].Header, Records: recs}
+}
+
+func TestSummarize(t *testing.T) {
+	restore := `oc patch poddisruptionbudget/web -n shop --type=merge -p '{"spec":{"minAvailable":2}}'`
+	resume := nextcmd.Resume("/runs/my run.journal")
+	for _, tc := range []struct {
+		name      string
+		tail      []Record
+		state     string
+		relax     string // the relax-pdb change's state
+		next      []string
+		tableHas  []string
+		tableNots []string
+	}{
+		{
+			name:  "stopped with the PDB relaxed and the CVO disabled",
+			tail:  []Record{{Type: TypeStop, Stop: &Stop{Reason: "gate-failed", Message: "nodes did not settle", CVODisabled: true}}},
+			state: "stopped: gate-failed", relax: ChangeOutstanding,
+			next:     []string{resume, restore, nextcmd.ScaleCVO(2)},
+			tableHas: []string{"DISABLED (scaled to 0); it ran 2 replica(s) before", "OUTSTANDING (not restored yet)", "Stopped because:", "nodes did not settle", restore},
+		},
+		{
+			name:  "died without a stop record",
+			tail:  []Record{{Type: TypeIntent, Step: "004-wait", Action: "wait"}},
+			state: "interrupted (no stop record: the run died, or is still running)", relax: ChangeOutstanding,
+			next:     []string{resume, restore, nextcmd.ScaleCVO(2)},
+			tableHas: []string{"In flight:", "004-wait"},
+		},
+		{
+			name: "finished: the plan's revert restored the PDB and the CVO is back",
+			tail: []Record{
+				{Type: TypeIntent, Step: "005-revert", Action: "revert", Intent: &Intent{Operation: OperationRevert, RevertOf: "002-relax"}},
+				{Type: TypeOutcome, Step: "005-revert", Action: "revert", Outcome: &Outcome{Result: ResultReverted}},
+				{Type: TypeStep, Step: "005-revert", Action: "revert", Status: StepDone},
+				{Type: TypeIntent, Step: "006-restore-cvo", Action: "restore-cvo", Intent: &Intent{Operation: "scale-up"}},
+				{Type: TypeOutcome, Step: "006-restore-cvo", Action: "restore-cvo", Outcome: &Outcome{Result: "scaled"}},
+				{Type: TypeStep, Step: "006-restore-cvo", Action: "restore-cvo", Status: StepDone},
+				{Type: TypeFinish},
+			},
+			state: "finished", relax: ChangeReverted,
+			tableHas:  []string{"restored to 2 replica(s)", "restored by 005-revert"},
+			tableNots: []string{"OUTSTANDING", "Next:"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Summarize(summaryJournal(tc.tail...))
+			if s.State != tc.state {
+				t.Errorf("state %q, want %q", s.State, tc.state)
+			}
+			if !slices.Equal(s.Next, tc.next) {
+				t.Errorf("next\n got %q\nwant %q", s.Next, tc.next)
+			}
+			byStep := map[string]Change{}
+			for _, c := range s.Changes {
+				byStep[c.Step] = c
+			}
+			relax := byStep["002-relax"]
+			if relax.State != tc.relax || !relax.Temporary {
+				t.Errorf("relax change %+v, want state %s", relax, tc.relax)
+			}
+			if (relax.State == ChangeOutstanding) != (relax.Restore == restore && relax.Resume == resume) {
+				t.Errorf("an outstanding change carries its resume and restore commands, only then: %+v", relax)
+			}
+			csr := byStep["003-approve"]
+			if csr.State != ChangeMade || csr.Temporary || string(csr.PreImage["state"]) != `"Pending"` || string(csr.After["state"]) != `"Approved"` {
+				t.Errorf("CSR approval %+v: a lasting change from Pending to Approved", csr)
+			}
+			if s.Done != 3+strings.Count(tc.name, "finished")*2 {
+				t.Errorf("%d steps done", s.Done)
+			}
+			var buf bytes.Buffer
+			if err := s.WriteTable(&buf); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.tableHas {
+				if !strings.Contains(buf.String(), want) {
+					t.Errorf("table lacks %q:\n%s", want, buf.String())
+				}
+			}
+			for _, not := range tc.tableNots {
+				if strings.Contains(buf.String(), not) {
+					t.Errorf("table has %q:\n%s", not, buf.String())
+				}
+			}
+		})
+	}
+}
