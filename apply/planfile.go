@@ -1,11 +1,12 @@
 package apply
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/openshift-recover/recover/apply/gate"
 	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/internal/bounded"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -37,6 +39,40 @@ func LoadPlan(path string) (*plan.Plan, string, error) {
 		return nil, "", &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("plan %s: %w", path, err)}
 	}
 	return &p, "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// SavePlan writes p to path as LoadPlan reads it (indented JSON, byte for byte
+// what recover plan -o json prints), refusing an invalid plan and an existing
+// file, syncs it to disk, and loads it back through LoadPlan for the digest the
+// journal records. A plan that could not be written whole is removed, so no
+// half-written plan is left for apply to find.
+func SavePlan(path string, p *plan.Plan) (digest string, err error) {
+	if err := ValidatePlan(p); err != nil {
+		return "", &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("not saving the plan: %w", err)}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(p); err != nil {
+		return "", fmt.Errorf("encoding plan: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("saving plan: %w", err)
+	}
+	_, err = f.Write(buf.Bytes())
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return "", fmt.Errorf("saving plan %s: %w", path, err)
+	}
+	_, digest, err = LoadPlan(path)
+	return digest, err
 }
 
 var digestImage = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)

@@ -160,3 +160,39 @@ func TestLoadPlanErrorsAreBadInput(t *testing.T) {
 		t.Fatalf("round trip through an indented file: %v", err)
 	}
 }
+
+// TestSavePlan: a saved plan loads back with the digest of its bytes; an
+// existing file is never overwritten, and an invalid plan is never written.
+func TestSavePlan(t *testing.T) {
+	dir := t.TempDir()
+	b, _ := applytest.FullPlan("save")
+	path := filepath.Join(dir, "plan.json")
+	digest, err := apply.SavePlan(path, b.Plan())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, want, err := apply.LoadPlan(path)
+	if err != nil || digest != want || len(p.Steps) != len(b.Plan().Steps) {
+		t.Fatalf("LoadPlan after SavePlan: digest %s, want %s, %v", digest, want, err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v %v", fi.Mode().Perm(), err)
+	}
+	before, _ := os.ReadFile(path)
+	if _, err := apply.SavePlan(path, b.Plan()); !errors.Is(err, os.ErrExist) {
+		t.Errorf("saving over an existing plan: %v", err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("the existing plan was changed")
+	}
+	invalid := b.Plan()
+	invalid.Steps = nil
+	bad := filepath.Join(dir, "invalid.json")
+	var e *apply.Error
+	if _, err := apply.SavePlan(bad, invalid); !errors.As(err, &e) || !e.BadInput() {
+		t.Errorf("an invalid plan: %v", err)
+	}
+	if _, err := os.Stat(bad); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an invalid plan was written: %v", err)
+	}
+}

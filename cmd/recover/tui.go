@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"strings"
 	"sync"
 	"time"
@@ -331,34 +330,17 @@ func (o *tuiOptions) describeSource() string {
 	return "the live cluster"
 }
 
-// savePlan writes a plan computed in the session (indented JSON, as recover plan
-// -o json does) and loads it back through apply.LoadPlan, which validates it and
-// gives the digest the journal records.
+// savePlan writes a plan computed in the session to --plan-out, or to a new
+// recover-plan-<time>.json, through apply.SavePlan.
 func (o *tuiOptions) savePlan(p *plan.Plan) (string, string, error) {
 	path := o.planOut
 	if path == "" {
 		path = fmt.Sprintf("recover-plan-%s.json", time.Now().UTC().Format("20060102T150405Z"))
 	}
-	data, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		return "", "", err
+	digest, err := apply.SavePlan(path, p)
+	if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrPermission) {
+		err = fmt.Errorf("%w (pass --plan-out FILE)", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return "", "", fmt.Errorf("%w (pass --plan-out FILE)", err)
-	}
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		f.Close()
-		return "", "", err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return "", "", err
-	}
-	if err := f.Close(); err != nil {
-		return "", "", err
-	}
-	_, digest, err := apply.LoadPlan(path)
 	if err != nil {
 		return "", "", err
 	}
