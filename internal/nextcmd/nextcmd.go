@@ -19,6 +19,24 @@ func ApplyPlan(plan string) string {
 	return "recover apply --plan " + shell.Quote(plan) + " --yes"
 }
 
+// ApplyDryRun sends every change of a saved plan to the API server as a
+// server-side dry run and shows the diffs; nothing changes.
+func ApplyDryRun(plan string) string {
+	return "recover apply --plan " + shell.Quote(plan) + " --dry-run"
+}
+
+// ApplyConfirming runs a saved plan step by step, asking before each change,
+// with the record of the etcd backup taken before.
+func ApplyConfirming(plan, backupRecord string) string {
+	return "recover apply --plan " + shell.Quote(plan) + " --backup-record " + shell.Quote(backupRecord)
+}
+
+// ApplyScripted runs a saved plan without prompts and prints JSON events, as
+// a runbook script would.
+func ApplyScripted(plan, backupRecord string) string {
+	return ApplyConfirming(plan, backupRecord) + " --yes --events json"
+}
+
 // ScaleCVO sets the cluster-version operator's replicas: 0 disables it, its
 // replicas before recovery give it control back.
 func ScaleCVO(replicas int32) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/openshift-recover/recover/internal/nextcmd"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -104,11 +105,11 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 	md("\n## Before you start\n\n")
 	md("- Take an etcd backup and record it: `recover apply` wants `--backup-record FILE` (or `--i-have-a-backup`).\n")
 	md("- Review this runbook together with the plan file it was made from; the plan embeds every manifest (digests checked by apply).\n")
-	md("- See every change as a server-side dry run first:\n\n```sh\nrecover apply --plan plan.json --dry-run\n```\n")
+	md("- See every change as a server-side dry run first:\n\n```sh\n%s\n```\n", nextcmd.ApplyDryRun(runbookPlan))
 
-	md("\n## Run\n\n```sh\n# step by step, confirming each change\nrecover apply --plan plan.json --backup-record backup.yaml\n\n")
-	md("# scripted: no prompts, JSON events\nrecover apply --plan plan.json --backup-record backup.yaml --yes --events json\n\n")
-	md("# after an interruption (Ctrl-C, a failed gate, a crash): resume from the journal\nrecover apply --resume recover-apply-<time>.journal --yes\n```\n")
+	md("\n## Run\n\n```sh\n# step by step, confirming each change\n%s\n\n", nextcmd.ApplyConfirming(runbookPlan, runbookBackup))
+	md("# scripted: no prompts, JSON events\n%s\n\n", nextcmd.ApplyScripted(runbookPlan, runbookBackup))
+	md("# after an interruption (Ctrl-C, a failed gate, a crash): resume from the journal\n%s\n```\n", nextcmd.Resume(runbookJournal))
 	md("\nTo run a stretch of the plan, add `--from-step ID` and `--until-step ID`; the journal records the rest as skipped.\n")
 
 	md("\n## Steps\n\n")
@@ -162,6 +163,16 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 	md("# 3. Scale the CVO back to its replicas before recovery\n%s\n```\n", nextcmd.ScaleCVO(replicas))
 	return ew.err
 }
+
+// The files the runbook's commands name: the plan it was rendered from, saved
+// as plan.json; the backup record the admin writes; the journal apply names
+// after its start time (the placeholder is quoted: unquoted, <time> would be a
+// shell redirection).
+const (
+	runbookPlan    = "plan.json"
+	runbookBackup  = "backup.yaml"
+	runbookJournal = "recover-apply-<time>.journal"
+)
 
 // cvoReplicas is what restore-cvo scales the CVO back to.
 func cvoReplicas(p *plan.Plan) int32 {
@@ -223,9 +234,9 @@ func gateCommand(g *plan.Gate) string {
 	case plan.GatePoolUpdated:
 		return "oc get machineconfigpool " + g.Pool
 	case plan.GateCVOScaledDown:
-		return "oc get pods -n openshift-cluster-version"
+		return "oc get pods -n " + openshift.CVONamespace
 	case plan.GateCVORunning:
-		return "oc get clusterversion version && oc get pods -n openshift-cluster-version"
+		return "oc get clusterversion " + openshift.ClusterVersionName + " && oc get pods -n " + openshift.CVONamespace
 	case plan.GateDeleted:
 		if g.Object != nil {
 			return fmt.Sprintf("oc get -n %s %s/%s", g.Object.Namespace, strings.ToLower(g.Object.Kind), g.Object.Name)

@@ -105,7 +105,7 @@ func TestMarkdownRunbookContents(t *testing.T) {
 		"Gate `static-pods`: master-0, master-1, master-2 (control-plane nodes) run kube-apiserver at the latest revision",
 		"Check: `oc get kubeapiservers/cluster",
 		"recover apply --plan plan.json --dry-run",
-		"recover apply --resume recover-apply-<time>.journal --yes",
+		"recover apply --resume 'recover-apply-<time>.journal' --yes",
 		"## Roll back the CVO state",
 		// the desired update the cluster had, for rolling back
 		`"version":"4.4.3","image":"quay.io/openshift-release-dev/ocp-release@sha256:039a4ef7c128a049ccf916a1d68ce93e8f5494b44d5a75df60c85e9e7191dacc","force":true`,
