@@ -226,7 +226,7 @@ func (r *run) openJournal() error {
 	}
 	w, err := journal.Create(r.opts.JournalPath, h)
 	if err != nil {
-		return fail(OutcomeBadInput, "%v; to continue a stopped run use 'recover apply --resume %s'", err, r.opts.JournalPath)
+		return fail(OutcomeBadInput, "%v; to continue a stopped run use '%s'", err, nextcmd.Resume(r.opts.JournalPath))
 	}
 	r.j = w
 	return r.record(journal.Record{Type: journal.TypeBackup, Backup: r.backup})

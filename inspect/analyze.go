@@ -2,11 +2,12 @@ package inspect
 
 import (
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
@@ -462,7 +463,7 @@ func (a *analysis) operators() {
 		}
 		if c := co.Condition(configv1.OperatorProgressing); c != nil && c.Status == configv1.ConditionTrue && !now.IsZero() && !c.LastTransitionTime.IsZero() {
 			limit := 20 * time.Minute
-			if co.Name == "machine-config" {
+			if co.Name == openshift.MachineConfigOperator {
 				limit = 90 * time.Minute
 			}
 			if since := now.Sub(c.LastTransitionTime.Time); since > limit {

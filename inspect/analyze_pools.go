@@ -7,6 +7,8 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // pausedPool is the PoolPaused finding of a paused pool. It blocks (details
@@ -28,7 +30,7 @@ func (a *analysis) pausedPool(p MachineConfigPool) Finding {
 		ev = append(ev, reality(fmt.Sprintf("%d of %d machines on %s (status.configuration %s)", p.UpdatedMachineCount, p.MachineCount, p.Configuration, orNone(p.StatusConfiguration)), subject+" status"))
 	}
 	var skew *configv1.ClusterOperatorStatusCondition
-	if co := s.ClusterOperator("kube-apiserver"); co != nil {
+	if co := s.ClusterOperator(openshift.KubeAPIServer); co != nil {
 		if c := co.Condition(configv1.OperatorUpgradeable); c != nil && c.Status == configv1.ConditionFalse && ClassifyUpgradeable(c.Reason) == UpgradeClassKubeletSkew {
 			skew = c
 			ev = append(ev, claim(fmt.Sprintf("Upgradeable=False reason %s: %s", c.Reason, oneLine(c.Message)), "clusteroperator/kube-apiserver status.conditions"))

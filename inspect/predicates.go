@@ -214,7 +214,7 @@ const (
 // completed: desiredDrain asks for a drain ("drain-...") that lastAppliedDrain
 // does not record yet.
 func (n *Node) Draining() bool {
-	return strings.HasPrefix(n.DesiredDrain, "drain-") && n.DesiredDrain != n.LastAppliedDrain
+	return strings.HasPrefix(n.DesiredDrain, openshift.DrainPrefix) && n.DesiredDrain != n.LastAppliedDrain
 }
 
 // DrainTrouble reports whether a drain may be held on the node: it is draining,
@@ -280,7 +280,7 @@ func PDBAtLimit(p PodDisruptionBudget) bool {
 // absent condition is cleared.
 func ConditionCleared(conds []configv1.ClusterOperatorStatusCondition, condType, reason string) Verdict {
 	blocking := configv1.ConditionFalse
-	if condType == string(configv1.OperatorDegraded) || condType == "Failing" {
+	if condType == string(configv1.OperatorDegraded) || condType == openshift.ConditionFailing {
 		blocking = configv1.ConditionTrue
 	}
 	for _, c := range conds {

@@ -2,11 +2,14 @@ package inspect
 
 import (
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // ReportOptions tune WriteReport and WriteMarkdown.
@@ -80,7 +83,7 @@ func WriteReport(w io.Writer, s *Snapshot, o ReportOptions) error {
 			p.f("  %-13s %-9s %-12s %s (%s)\n", label, h.State, h.Version, h.StartedTime.UTC().Format(time.RFC3339), verified)
 		}
 		for _, c := range cv.Status.Conditions {
-			if c.Type == "Available" || c.Type == "Progressing" || c.Type == "Failing" || c.Type == "Upgradeable" {
+			if c.Type == configv1.OperatorAvailable || c.Type == configv1.OperatorProgressing || c.Type == openshift.ConditionFailing || c.Type == configv1.OperatorUpgradeable {
 				p.f("  %-13s %s=%s %s\n", "", c.Type, c.Status, truncate(oneLine(c.Message), 100))
 			}
 		}

@@ -142,7 +142,7 @@ type StaticPodComponent struct {
 var StaticPodComponents = []StaticPodComponent{
 	{Resource: ResEtcds, Component: "etcd", ClusterOperator: "etcd", Namespace: "openshift-etcd", PodPrefix: "etcd", Container: "etcd",
 		OperatorNamespace: "openshift-etcd-operator", OperatorDeployment: "etcd-operator"},
-	{Resource: ResKubeAPIServers, Component: "kube-apiserver", ClusterOperator: "kube-apiserver", Namespace: "openshift-kube-apiserver", PodPrefix: "kube-apiserver", Container: "kube-apiserver",
+	{Resource: ResKubeAPIServers, Component: openshift.KubeAPIServer, ClusterOperator: openshift.KubeAPIServer, Namespace: "openshift-kube-apiserver", PodPrefix: "kube-apiserver", Container: "kube-apiserver",
 		OperatorNamespace: "openshift-kube-apiserver-operator", OperatorDeployment: "kube-apiserver-operator"},
 	{Resource: ResKubeControllerManagers, Component: "kube-controller-manager", ClusterOperator: "kube-controller-manager", Namespace: "openshift-kube-controller-manager", PodPrefix: "kube-controller-manager", Container: "kube-controller-manager",
 		OperatorNamespace: "openshift-kube-controller-manager-operator", OperatorDeployment: "kube-controller-manager-operator"},

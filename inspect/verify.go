@@ -541,10 +541,10 @@ type KubeAPIServerVersion struct {
 // operand version. ok is false when neither is known.
 func (s *Snapshot) OldestKubeAPIServer() (KubeAPIServerVersion, bool) {
 	var claimed string
-	if co := s.ClusterOperator("kube-apiserver"); co != nil {
-		claimed = co.Version("kube-apiserver")
+	if co := s.ClusterOperator(openshift.KubeAPIServer); co != nil {
+		claimed = co.Version(openshift.KubeAPIServer)
 	}
-	ins := s.OperandInstances("kube-apiserver")
+	ins := s.OperandInstances(openshift.KubeAPIServer)
 	if len(ins) == 0 {
 		if claimed == "" {
 			return KubeAPIServerVersion{}, false

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/shell"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
@@ -329,7 +330,7 @@ func (o *planOptions) writeTable(w io.Writer, p *plan.Plan) error {
 	_, err := fmt.Fprintf(w, "\nNext: save the plan, review the runbook, then apply it (it runs exactly what the saved plan says):\n"+
 		"  recover plan %s -o json > plan.json\n"+
 		"  recover plan %s -o markdown > plan.md\n"+
-		"  recover apply --plan plan.json --dry-run\n", args, args)
+		"  %s\n", args, args, nextcmd.ApplyDryRun("plan.json"))
 	return err
 }
 

@@ -18,6 +18,10 @@ const (
 	SingletonName = "cluster"
 )
 
+// KubeAPIServer names the kube-apiserver: its ClusterOperator, its operand
+// version in that ClusterOperator's status.versions, and its static-pod component.
+const KubeAPIServer = "kube-apiserver"
+
 // MachineConfigOperator is the machine-config ClusterOperator, which reports its
 // new version only once the required pools (master) rolled out.
 const MachineConfigOperator = "machine-config"
