@@ -148,15 +148,76 @@ func updatingTo445(f *fixture) {
 // subject, class and details the finding details contract names) and states
 // where it must stay silent, including facts that were not collected.
 func TestWedgeFindings(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		code    string
-		subject string // "" means: must not fire at all
-		mutate  func(*fixture)
-		edit    func(*Snapshot)
-		class   string            // the class it must have ("" = not checked)
-		details map[string]string // details it must carry
-	}{
+	for _, tc := range wedgeFindingCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			s := stuckSnapshot(tc.mutate, tc.edit)
+			assertClasses(t, s)
+			got := s.FindingsWithCode(tc.code)
+			if tc.subject == "" {
+				if len(got) > 0 {
+					t.Fatalf("%s must not fire, got %+v", tc.code, got)
+				}
+				return
+			}
+			for _, g := range got {
+				if g.Subject != tc.subject {
+					continue
+				}
+				if g.Message == "" || len(g.Evidence) == 0 {
+					t.Fatalf("%s on %s has no message or evidence: %+v", tc.code, tc.subject, g)
+				}
+				if tc.class != "" && g.Class != tc.class {
+					t.Errorf("class %s, want %s", g.Class, tc.class)
+				}
+				for k, v := range tc.details {
+					if g.Details[k] != v {
+						t.Errorf("details[%s] = %q, want %q (all: %v)", k, g.Details[k], v, g.Details)
+					}
+				}
+				return
+			}
+			t.Fatalf("want %s on %s, got %+v (all: %s)", tc.code, tc.subject, got, codes(s.Findings))
+		})
+	}
+}
+
+// assertClasses checks the contract that every finding has a class.
+func assertClasses(t *testing.T, s *Snapshot) {
+	t.Helper()
+	for _, f := range s.Findings {
+		if f.Class != ClassBlocks && f.Class != ClassInforms {
+			t.Errorf("%s on %s has class %q", f.Code, f.Subject, f.Class)
+		}
+	}
+}
+
+func TestHealthyClusterWithWedgeFactsHasNoFindings(t *testing.T) {
+	s := stuckSnapshot(nil, func(s *Snapshot) {
+		s.PodDisruptionBudgets = []PodDisruptionBudget{webPDB(1)}
+		s.Certificates = []CertificateSecret{cert(openshift.KubeletSigner, 365*24*time.Hour, 200*24*time.Hour)}
+		s.Webhooks = []Webhook{gatekeeper(2, "Fail")}
+	})
+	if len(s.Findings) != 0 || len(s.Wedges) != 0 {
+		t.Fatalf("a healthy cluster must have no findings and no wedges, got %s / %+v", codes(s.Findings), s.Wedges)
+	}
+}
+
+// wedgeFindingCase is one row of TestWedgeFindings: a mutation of the stuck
+// fixture and the subject the code must fire on ("" means: must not fire).
+type wedgeFindingCase struct {
+	name    string
+	code    string
+	subject string // "" means: must not fire at all
+	mutate  func(*fixture)
+	edit    func(*Snapshot)
+	class   string            // the class it must have ("" = not checked)
+	details map[string]string // details it must carry
+}
+
+// wedgeFindingCases are TestWedgeFindings' rows, also read by
+// TestEveryCodeIsTestedAndDocumented.
+func wedgeFindingCases() []wedgeFindingCase {
+	return []wedgeFindingCase{
 		{name: "PDB at its limit holds a drain", code: CodeDrainBlockedByPDB, subject: "poddisruptionbudget/shop/web", edit: pdbHoldsWorker(0), class: ClassBlocks,
 			details: map[string]string{"namespace": "shop", "name": "web", "nodes": "worker-0", "pods": "shop/web-1", "disruptionsAllowed": "0", "currentHealthy": "2", "desiredHealthy": "2"}},
 		{name: "PDB allowing a disruption", code: CodeDrainBlockedByPDB, edit: pdbHoldsWorker(1)},
@@ -373,56 +434,5 @@ func TestWedgeFindings(t *testing.T) {
 		{name: "paused worker pool in step informs", code: CodePoolPaused, subject: "machineconfigpool/worker", class: ClassInforms, mutate: func(f *fixture) {
 			f.pools[1].Spec.Paused = true
 		}, details: map[string]string{"blocks": "false"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := stuckSnapshot(tc.mutate, tc.edit)
-			assertClasses(t, s)
-			got := s.FindingsWithCode(tc.code)
-			if tc.subject == "" {
-				if len(got) > 0 {
-					t.Fatalf("%s must not fire, got %+v", tc.code, got)
-				}
-				return
-			}
-			for _, g := range got {
-				if g.Subject != tc.subject {
-					continue
-				}
-				if g.Message == "" || len(g.Evidence) == 0 {
-					t.Fatalf("%s on %s has no message or evidence: %+v", tc.code, tc.subject, g)
-				}
-				if tc.class != "" && g.Class != tc.class {
-					t.Errorf("class %s, want %s", g.Class, tc.class)
-				}
-				for k, v := range tc.details {
-					if g.Details[k] != v {
-						t.Errorf("details[%s] = %q, want %q (all: %v)", k, g.Details[k], v, g.Details)
-					}
-				}
-				return
-			}
-			t.Fatalf("want %s on %s, got %+v (all: %s)", tc.code, tc.subject, got, codes(s.Findings))
-		})
-	}
-}
-
-// assertClasses checks the contract that every finding has a class.
-func assertClasses(t *testing.T, s *Snapshot) {
-	t.Helper()
-	for _, f := range s.Findings {
-		if f.Class != ClassBlocks && f.Class != ClassInforms {
-			t.Errorf("%s on %s has class %q", f.Code, f.Subject, f.Class)
-		}
-	}
-}
-
-func TestHealthyClusterWithWedgeFactsHasNoFindings(t *testing.T) {
-	s := stuckSnapshot(nil, func(s *Snapshot) {
-		s.PodDisruptionBudgets = []PodDisruptionBudget{webPDB(1)}
-		s.Certificates = []CertificateSecret{cert(openshift.KubeletSigner, 365*24*time.Hour, 200*24*time.Hour)}
-		s.Webhooks = []Webhook{gatekeeper(2, "Fail")}
-	})
-	if len(s.Findings) != 0 || len(s.Wedges) != 0 {
-		t.Fatalf("a healthy cluster must have no findings and no wedges, got %s / %+v", codes(s.Findings), s.Wedges)
 	}
 }
