@@ -108,7 +108,15 @@ spec:
 // with the spinner held (it would tick on a real timer).
 func newTestModel(t testing.TB, s *Session, w, h int) *Model {
 	t.Helper()
-	m := New(s, Options{Styles: styles.Plain(), Now: func() time.Time { return fixedNow }})
+	return newTestModelWith(t, s, w, h, Options{})
+}
+
+// newTestModelWith is newTestModel with options (a keymap); its styles and clock
+// are the pure tests' whatever o says.
+func newTestModelWith(t testing.TB, s *Session, w, h int, o Options) *Model {
+	t.Helper()
+	o.Styles, o.Now = styles.Plain(), func() time.Time { return fixedNow }
+	m := New(s, o)
 	m.ticking = true
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m

@@ -49,6 +49,11 @@ type Options struct {
 	// context.Background()). Cancelling it aborts a run; the journal stays
 	// resumable.
 	Context context.Context
+	// Keys is the keymap (default keymap.Default()): every screen, footer, help
+	// and sentence that names a key names its binding here. The model enables,
+	// disables and re-describes its bindings; a read-only session clears its
+	// dangerous ones.
+	Keys *keymap.KeyMap
 }
 
 // Model is the TUI: the header, the four screens, the footer help, the ? overlay
@@ -100,7 +105,10 @@ func New(s *Session, o Options) *Model {
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
-	keys := keymap.Default()
+	keys := o.Keys
+	if keys == nil {
+		keys = keymap.Default()
+	}
 	if s.ReadOnly {
 		keys.ClearDanger()
 	}
@@ -296,15 +304,15 @@ func (m *Model) syncKeys() {
 	k.Enable(&k.Retry, onApply && req != nil && req.Allows(apply.Retry))
 	k.Enable(&k.Start, onApply && m.canStart())
 	if m.journal != "" {
-		k.Start.SetHelp("a", "resume run")
+		keymap.Describe(&k.Start, "resume run")
 	} else {
-		k.Start.SetHelp("a", "start apply")
+		keymap.Describe(&k.Start, "start apply")
 	}
 	m.target.SetReplan(m.session.Replan != nil && m.state.Phase == state.Idle)
 	m.header.Active = m.active
 	m.header.Notice = ""
 	if req != nil && !onApply {
-		m.header.Notice = "decision pending: 4"
+		m.header.Notice = "decision pending: " + keymap.Name(k.Apply)
 	}
 }
 
@@ -450,7 +458,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.active = (m.active + len(screenNames) - 1) % len(screenNames)
 		return nil
 	}
-	for screen, b := range []key.Binding{keys.Overview, keys.Target, keys.Plan, keys.Apply} {
+	for screen, b := range keys.Tabs() {
 		if key.Matches(k, b) {
 			m.active = screen
 			return nil
@@ -521,7 +529,7 @@ func (m *Model) openStart() {
 	ack := false
 	if m.journal == "" && !m.backup {
 		ack = true
-		body = append(body, "No etcd backup record was given. Answering y also acknowledges that a current etcd backup exists (journaled as unverified, as --i-have-a-backup does). If unsure, answer n and take one first (cluster-backup.sh on a control-plane node).")
+		body = append(body, "No etcd backup record was given. Answering "+keymap.Name(m.c.Keys.Yes)+" also acknowledges that a current etcd backup exists (journaled as unverified, as --i-have-a-backup does). If unsure, answer "+keymap.Name(m.c.Keys.No)+" and take one first (cluster-backup.sh on a control-plane node).")
 	}
 	yes := strings.ToLower(verb) + " applying"
 	if ack {
@@ -769,7 +777,7 @@ func (m *Model) helpView(height int) string {
 	k := m.c.Keys
 	groups := m.screen().FullHelp()
 	groups = append(groups, k.Screens(), []key.Binding{k.Help, k.Reload, k.Quit, k.Abort})
-	title := m.c.Styles.Section.Render("KEYS") + m.c.Styles.Dim.Render(" ("+screenNames[m.active]+" screen; ? or esc closes)")
+	title := m.c.Styles.Section.Render("KEYS") + m.c.Styles.Dim.Render(" ("+screenNames[m.active]+" screen; "+keymap.Name(k.Help)+" or "+keymap.Name(k.Back)+" closes)")
 	if k.ReadOnly() {
 		title += "  " + m.c.Styles.Badge.Render(" READ-ONLY ") + m.c.Styles.Dim.Render(" no key changes the cluster")
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/keymap"
 	"github.com/openshift-recover/recover/tui/state"
 )
 
@@ -25,7 +26,8 @@ type Model struct {
 	Run *state.Run
 	// ReadOnly is the read-only reason, "" in a session that may apply.
 	ReadOnly string
-	// Tabs are the screen names; Active the shown one.
+	// Tabs are the screen names, in the order of the keymap's Tabs (which label
+	// them); Active the shown one.
 	Tabs   []string
 	Active int
 	// Notice is an urgent one-word notice on the tab line ("decide!").
@@ -124,8 +126,12 @@ func count(b []bool) int {
 func (m *Model) tabs() string {
 	st := m.Styles
 	var parts []string
+	keys := m.Keys.Tabs()
 	for i, t := range m.Tabs {
-		label := fmt.Sprintf("%d %s", i+1, t)
+		label := t
+		if i < len(keys) {
+			label = keymap.Name(keys[i]) + " " + t
+		}
 		if i == m.Active {
 			parts = append(parts, st.TabActive.Render("["+label+"]"))
 		} else {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/keymap"
 )
 
 // wideWidth is the width from which state and findings sit side by side.
@@ -36,7 +37,7 @@ type Model struct {
 
 // New returns an empty Overview.
 func New(c *common.Common) *Model {
-	m := &Model{Common: c, filter: common.NewFilter(), vp: viewport.New(0, 0)}
+	m := &Model{Common: c, filter: common.NewFilter(c.Keys), vp: viewport.New(0, 0)}
 	m.vp.KeyMap = viewport.KeyMap{} // the screen handles keys itself
 	return m
 }
@@ -463,7 +464,7 @@ func (m *Model) findingsView(width int) (string, int, int) {
 	case m.filter.Typing:
 		head += "  " + m.filter.View()
 	case m.filter.Value != "":
-		head += st.Dim.Render(fmt.Sprintf("  filter %q: %d of %d (esc clears)", m.filter.Value, len(m.visible), len(m.snap.Findings)))
+		head += st.Dim.Render(fmt.Sprintf("  filter %q: %d of %d (%s clears)", m.filter.Value, len(m.visible), len(m.snap.Findings), keymap.Name(m.Keys.Back)))
 	}
 	b.WriteString(common.Truncate(head, width))
 	line := 1

@@ -216,9 +216,9 @@ func (m *Model) refresh() {
 	it := m.selectedItem()
 	m.Keys.Enable(&m.Keys.AcceptRisk, m.canReplan && acceptableItem(it) && m.busy == "")
 	if it != nil && it.refused != nil {
-		m.Keys.AcceptRisk.SetHelp("a", "accept promise")
+		keymap.Describe(&m.Keys.AcceptRisk, "accept promise")
 	} else {
-		m.Keys.AcceptRisk.SetHelp("a", "accept risk")
+		keymap.Describe(&m.Keys.AcceptRisk, "accept risk")
 	}
 	text, from, to := m.render(m.Width)
 	m.vp.Width, m.vp.Height = m.Width, m.Height
