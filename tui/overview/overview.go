@@ -8,8 +8,10 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	configv1 "github.com/openshift/api/config/v1"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/keymap"
 )
@@ -363,7 +365,7 @@ func (m *Model) claimLines() []string {
 	var conds []string
 	for _, c := range cv.Status.Conditions {
 		switch c.Type {
-		case "Available", "Progressing", "Failing":
+		case configv1.OperatorAvailable, configv1.OperatorProgressing, openshift.ConditionFailing:
 			conds = append(conds, fmt.Sprintf("%s=%s", c.Type, c.Status))
 		}
 	}
