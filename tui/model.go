@@ -354,15 +354,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // tick starts the spinner when something is busy and it is not yet ticking.
 func (m *Model) tick() tea.Cmd {
-	if m.ticking || !m.busy() {
+	if m.ticking || !m.state.Busy() {
 		return nil
 	}
 	m.ticking = true
 	return m.apply.SpinnerStart()
-}
-
-func (m *Model) busy() bool {
-	return m.apply.Busy()
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -371,7 +367,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.resize(msg.Width, msg.Height)
 		return nil
 	case spinner.TickMsg:
-		if !m.busy() {
+		if !m.state.Busy() {
 			m.ticking = false
 			return nil
 		}
@@ -806,10 +802,14 @@ type State struct {
 	Temporary []string
 }
 
-// State returns the session's state.
+// State returns the session's state: from the run state, the session's plan and
+// the temporary changes it follows, never from what a screen shows.
 func (m *Model) State() State {
-	st := State{Screen: m.active, Phase: m.state.Phase, Pending: m.state.Request, CVO: m.state.CVO.Text(), Result: m.state.Result, Target: m.header.Target,
-		Temporary: append([]string(nil), m.header.Temporary...)}
+	st := State{Screen: m.active, Phase: m.state.Phase, Pending: m.state.Request, CVO: m.state.CVO.Text(), Result: m.state.Result,
+		Temporary: m.temporaryTexts()}
+	if p := m.session.Plan; p != nil {
+		st.Target = p.Target.Version
+	}
 	if m.dialog != nil {
 		st.Dialog = m.dialog.Kind
 	}

@@ -38,6 +38,8 @@ func feed(m *Model, run *state.Run, evs ...apply.Event) {
 func TestViewFollowsTheRunState(t *testing.T) {
 	step := &apply.StepInfo{ID: "001-disable-cvo", Index: 1, Total: 2, Action: plan.ActionDisableCVO, Reason: "hold the CVO while steps apply"}
 	req := &apply.Request{Kind: apply.RequestStep, Step: *step, Options: []apply.Decision{apply.Proceed, apply.Abort}}
+	gate := &apply.GateInfo{Kind: plan.GateClusterOperator, Subject: "etcd", Description: "etcd reports 4.4.4", TimeoutSeconds: 1800}
+	gate.Message = "1 of 3 members at 4.4.4"
 	for _, tc := range []struct {
 		name string
 		evs  []apply.Event
@@ -50,6 +52,17 @@ func TestViewFollowsTheRunState(t *testing.T) {
 			{Type: apply.EventStepStarted, Time: t0, Step: step},
 			{Type: apply.EventAwaitingConfirmation, Time: t0, Step: step, Request: req},
 		}, []string{"WAITING FOR YOUR DECISION", "STEP 1/2", "y apply · q abort"}, []string{"s skip"}},
+		{"waiting on a gate", []apply.Event{
+			{Type: apply.EventRunStarted, Time: t0},
+			{Type: apply.EventStepStarted, Time: t0, Step: step},
+			{Type: apply.EventWaiting, Time: t0, Step: step, Gate: gate},
+		}, []string{"waiting for a gate", "GATE"}, []string{"RUN running"}},
+		{"gate passed", []apply.Event{
+			{Type: apply.EventRunStarted, Time: t0},
+			{Type: apply.EventStepStarted, Time: t0, Step: step},
+			{Type: apply.EventWaiting, Time: t0, Step: step, Gate: gate},
+			{Type: apply.EventGatePassed, Time: t0, Step: step, Gate: gate},
+		}, []string{"RUN running", "GATE ✓"}, []string{"waiting for a gate"}},
 		{"finished", []apply.Event{
 			{Type: apply.EventRunStarted, Time: t0},
 			{Type: apply.EventDone, Time: t0, Result: &apply.Result{Outcome: apply.OutcomeAborted, Message: "aborted", Journal: "run.journal", StepsTotal: 2}},

@@ -50,10 +50,10 @@ type segment struct {
 func (m *Model) View() string {
 	st := m.Styles
 	cvo := "CVO " + m.Run.CVO.Text()
-	switch m.Run.CVO.State {
-	case state.CVODisabled, state.CVOScalingDown, state.CVOFoundDisabled:
+	switch {
+	case m.Run.CVO.Disabled():
 		cvo = st.Danger.Render(" " + cvo + " ")
-	case state.CVORestored, state.CVORunning:
+	case m.Run.CVO.Reconciling():
 		cvo = st.OK.Render(cvo)
 	default:
 		cvo = st.Pending.Render(cvo)
