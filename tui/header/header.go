@@ -58,10 +58,9 @@ func (m *Model) View() string {
 	default:
 		cvo = st.Pending.Render(cvo)
 	}
-	segs := []segment{
-		{st.Title.Render("recover"), 9},
-		{cvo, 10},
-	}
+	// In display order: who, what the cluster claims, where the plan goes, the
+	// CVO, whether this session may apply, where it reads.
+	segs := []segment{{st.Title.Render("recover"), 9}}
 	if m.Claimed != "" {
 		segs = append(segs, segment{"claims " + m.Claimed, 7})
 	}
@@ -71,29 +70,29 @@ func (m *Model) View() string {
 	case m.Remediation:
 		segs = append(segs, segment{st.Bold.Render("remediation") + " (no new release)", 8})
 	}
+	segs = append(segs, segment{cvo, 10})
 	if m.ReadOnly != "" {
 		segs = append(segs, segment{st.Badge.Render(" READ-ONLY "), 9})
 	}
 	if m.Source != "" {
 		segs = append(segs, segment{st.Dim.Render(m.Source), 1})
 	}
-	order := []int{0, 2, 3, 1, 4, 5}
-	line := joinFitting(segs, order, m.Width)
+	line := joinFitting(segs, m.Width)
 	return common.Pad(line, m.Width) + "\n" + common.Pad(m.tabs(), m.Width)
 }
 
-// joinFitting joins the segments in display order, dropping the lowest-priority
-// ones until the line fits; the last one standing is truncated.
-func joinFitting(segs []segment, order []int, width int) string {
+// joinFitting joins the segments, dropping the lowest-priority ones (the first
+// of equals first) until the line fits; the last one standing is truncated.
+func joinFitting(segs []segment, width int) string {
 	keep := make([]bool, len(segs))
 	for i := range keep {
 		keep[i] = true
 	}
 	render := func() string {
 		var parts []string
-		for _, i := range order {
-			if i < len(segs) && keep[i] {
-				parts = append(parts, segs[i].text)
+		for i, s := range segs {
+			if keep[i] {
+				parts = append(parts, s.text)
 			}
 		}
 		return strings.Join(parts, " │ ")
