@@ -11,6 +11,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/internal/tuitest"
 	"github.com/openshift-recover/recover/tui/keymap"
 	"github.com/openshift-recover/recover/tui/state"
 	"github.com/openshift-recover/recover/tui/styles"
@@ -72,16 +73,7 @@ func TestViewFollowsTheRunState(t *testing.T) {
 			m, run := newScreen()
 			feed(m, run, tc.evs...)
 			v := m.View()
-			for _, w := range tc.want {
-				if !strings.Contains(v, w) {
-					t.Errorf("missing %q in\n%s", w, v)
-				}
-			}
-			for _, w := range tc.not {
-				if strings.Contains(v, w) {
-					t.Errorf("unexpected %q in\n%s", w, v)
-				}
-			}
+			tuitest.Shows(t, v, tc.want, tc.not)
 			golden.Assert(t, golden.Path(t), []byte(v))
 		})
 	}

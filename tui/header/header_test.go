@@ -7,15 +7,14 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/openshift-recover/recover/tui/common"
-	"github.com/openshift-recover/recover/tui/keymap"
+	"github.com/openshift-recover/recover/tui/internal/tuitest"
 	"github.com/openshift-recover/recover/tui/state"
-	"github.com/openshift-recover/recover/tui/styles"
 )
 
 // newHeader is a read-only session's header with every segment, at width w.
 func newHeader(w int) *Model {
 	return &Model{
-		Common:   &common.Common{Styles: styles.Plain(), Keys: keymap.Default(), Width: w},
+		Common:   withWidth(tuitest.Common(), w),
 		Source:   "must-gather ./mg",
 		Claimed:  "4.4.3 Completed",
 		Target:   "4.4.4",
@@ -24,6 +23,8 @@ func newHeader(w int) *Model {
 		Tabs:     []string{"Overview", "Target", "Plan", "Apply"},
 	}
 }
+
+func withWidth(c *common.Common, w int) *common.Common { c.Width = w; return c }
 
 // lines renders the header, checks that both lines are exactly its width, and
 // returns them without the padding.
