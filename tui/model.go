@@ -132,9 +132,7 @@ func New(s *Session, o Options) *Model {
 	default:
 		m.steps.SetDiffAvailable(true, "")
 	}
-	if s.Snapshot != nil && s.Snapshot.Summary != nil && s.Snapshot.Summary.DesiredVersion != "" {
-		m.header.Claimed = strings.TrimSpace(s.Snapshot.Summary.DesiredVersion + " " + s.Snapshot.Summary.HistoryState)
-	}
+	m.showClaim(s.Snapshot)
 	m.setPlan(s.Plan, s.PlanErr)
 	m.backup = s.Options.BackupRecordFile != "" || s.Options.IHaveABackup
 	if s.Resume {
@@ -698,11 +696,17 @@ func (m *Model) handleReload(msg reloadMsg) {
 	}
 	m.session.Snapshot = msg.snap
 	m.overview.SetSnapshot(msg.snap)
-	if sum := msg.snap.Summary; sum != nil && sum.DesiredVersion != "" {
-		m.header.Claimed = strings.TrimSpace(sum.DesiredVersion + " " + sum.HistoryState)
-	}
+	m.showClaim(msg.snap)
 	m.flash = "re-read the cluster at " + msg.snap.Source.CollectedAt.Format("15:04:05")
 	m.state.Reloaded(msg.snap)
+}
+
+// showClaim shows ClusterVersion's claim ("4.4.3 Completed") as inspect
+// summarized it; a snapshot without one leaves the last claim shown.
+func (m *Model) showClaim(s *inspect.Snapshot) {
+	if s != nil && s.Summary != nil && s.Summary.DesiredVersion != "" {
+		m.header.Claimed = strings.TrimSpace(s.Summary.DesiredVersion + " " + s.Summary.HistoryState)
+	}
 }
 
 // handleEvent shows one engine event on every screen it concerns.
