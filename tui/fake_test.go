@@ -15,6 +15,7 @@ import (
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/internal/tuitest"
 )
 
 // fakeRunner stands in for the engine in the pure tests: it emits the engine's
@@ -249,7 +250,7 @@ func (d *driver) run(cmds ...tea.Cmd) {
 // press sends a key and starts the commands it returned.
 func (d *driver) press(keys ...string) *driver {
 	for _, k := range keys {
-		d.run(send(d.m, keyMsg(k))...)
+		d.run(send(d.m, tuitest.Key(k))...)
 	}
 	return d
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/tui/internal/tuitest"
 	"github.com/openshift-recover/recover/tui/styles"
 )
 
@@ -108,7 +109,15 @@ spec:
 // with the spinner held (it would tick on a real timer).
 func newTestModel(t testing.TB, s *Session, w, h int) *Model {
 	t.Helper()
-	m := New(s, Options{Styles: styles.Plain(), Now: func() time.Time { return fixedNow }})
+	return newTestModelWith(t, s, w, h, Options{})
+}
+
+// newTestModelWith is newTestModel with options (a keymap); its styles and clock
+// are the pure tests' whatever o says.
+func newTestModelWith(t testing.TB, s *Session, w, h int, o Options) *Model {
+	t.Helper()
+	o.Styles, o.Now = styles.Plain(), func() time.Time { return fixedNow }
+	m := New(s, o)
 	m.ticking = true
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m
@@ -145,36 +154,11 @@ func exec(cmds ...tea.Cmd) []tea.Msg {
 	return out
 }
 
-// keyMsg is a key press as bubbletea delivers it.
-func keyMsg(k string) tea.KeyMsg {
-	switch k {
-	case "tab":
-		return tea.KeyMsg{Type: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyMsg{Type: tea.KeyShiftTab}
-	case "enter":
-		return tea.KeyMsg{Type: tea.KeyEnter}
-	case "esc":
-		return tea.KeyMsg{Type: tea.KeyEsc}
-	case "up":
-		return tea.KeyMsg{Type: tea.KeyUp}
-	case "down":
-		return tea.KeyMsg{Type: tea.KeyDown}
-	case "backspace":
-		return tea.KeyMsg{Type: tea.KeyBackspace}
-	case "ctrl+c":
-		return tea.KeyMsg{Type: tea.KeyCtrlC}
-	case "ctrl+r":
-		return tea.KeyMsg{Type: tea.KeyCtrlR}
-	}
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
-}
-
 // keys presses each key in turn (a string per key) and runs the commands that
 // answer at once (dialogs, screen requests), feeding their messages back.
 func press(m *Model, ks ...string) {
 	for _, k := range ks {
-		for _, msg := range exec(send(m, keyMsg(k))...) {
+		for _, msg := range exec(send(m, tuitest.Key(k))...) {
 			send(m, msg)
 		}
 	}

@@ -49,6 +49,11 @@ type Options struct {
 	// context.Background()). Cancelling it aborts a run; the journal stays
 	// resumable.
 	Context context.Context
+	// Keys is the keymap (default keymap.Default()): every screen, footer, help
+	// and sentence that names a key names its binding here. The model enables,
+	// disables and re-describes its bindings; a read-only session clears its
+	// dangerous ones.
+	Keys *keymap.KeyMap
 }
 
 // Model is the TUI: the header, the four screens, the footer help, the ? overlay
@@ -100,7 +105,10 @@ func New(s *Session, o Options) *Model {
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
-	keys := keymap.Default()
+	keys := o.Keys
+	if keys == nil {
+		keys = keymap.Default()
+	}
 	if s.ReadOnly {
 		keys.ClearDanger()
 	}
@@ -124,9 +132,7 @@ func New(s *Session, o Options) *Model {
 	default:
 		m.steps.SetDiffAvailable(true, "")
 	}
-	if s.Snapshot != nil && s.Snapshot.Summary != nil && s.Snapshot.Summary.DesiredVersion != "" {
-		m.header.Claimed = strings.TrimSpace(s.Snapshot.Summary.DesiredVersion + " " + s.Snapshot.Summary.HistoryState)
-	}
+	m.showClaim(s.Snapshot)
 	m.setPlan(s.Plan, s.PlanErr)
 	m.backup = s.Options.BackupRecordFile != "" || s.Options.IHaveABackup
 	if s.Resume {
@@ -296,15 +302,15 @@ func (m *Model) syncKeys() {
 	k.Enable(&k.Retry, onApply && req != nil && req.Allows(apply.Retry))
 	k.Enable(&k.Start, onApply && m.canStart())
 	if m.journal != "" {
-		k.Start.SetHelp("a", "resume run")
+		keymap.Describe(&k.Start, "resume run")
 	} else {
-		k.Start.SetHelp("a", "start apply")
+		keymap.Describe(&k.Start, "start apply")
 	}
 	m.target.SetReplan(m.session.Replan != nil && m.state.Phase == state.Idle)
 	m.header.Active = m.active
 	m.header.Notice = ""
 	if req != nil && !onApply {
-		m.header.Notice = "decision pending: 4"
+		m.header.Notice = "decision pending: " + keymap.Name(k.Apply)
 	}
 }
 
@@ -346,15 +352,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // tick starts the spinner when something is busy and it is not yet ticking.
 func (m *Model) tick() tea.Cmd {
-	if m.ticking || !m.busy() {
+	if m.ticking || !m.state.Busy() {
 		return nil
 	}
 	m.ticking = true
 	return m.apply.SpinnerStart()
-}
-
-func (m *Model) busy() bool {
-	return m.apply.Busy()
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -363,7 +365,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.resize(msg.Width, msg.Height)
 		return nil
 	case spinner.TickMsg:
-		if !m.busy() {
+		if !m.state.Busy() {
 			m.ticking = false
 			return nil
 		}
@@ -450,7 +452,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.active = (m.active + len(screenNames) - 1) % len(screenNames)
 		return nil
 	}
-	for screen, b := range []key.Binding{keys.Overview, keys.Target, keys.Plan, keys.Apply} {
+	for screen, b := range keys.Tabs() {
 		if key.Matches(k, b) {
 			m.active = screen
 			return nil
@@ -521,7 +523,7 @@ func (m *Model) openStart() {
 	ack := false
 	if m.journal == "" && !m.backup {
 		ack = true
-		body = append(body, "No etcd backup record was given. Answering y also acknowledges that a current etcd backup exists (journaled as unverified, as --i-have-a-backup does). If unsure, answer n and take one first (cluster-backup.sh on a control-plane node).")
+		body = append(body, "No etcd backup record was given. Answering "+keymap.Name(m.c.Keys.Yes)+" also acknowledges that a current etcd backup exists (journaled as unverified, as --i-have-a-backup does). If unsure, answer "+keymap.Name(m.c.Keys.No)+" and take one first (cluster-backup.sh on a control-plane node).")
 	}
 	yes := strings.ToLower(verb) + " applying"
 	if ack {
@@ -694,11 +696,17 @@ func (m *Model) handleReload(msg reloadMsg) {
 	}
 	m.session.Snapshot = msg.snap
 	m.overview.SetSnapshot(msg.snap)
-	if sum := msg.snap.Summary; sum != nil && sum.DesiredVersion != "" {
-		m.header.Claimed = strings.TrimSpace(sum.DesiredVersion + " " + sum.HistoryState)
-	}
+	m.showClaim(msg.snap)
 	m.flash = "re-read the cluster at " + msg.snap.Source.CollectedAt.Format("15:04:05")
 	m.state.Reloaded(msg.snap)
+}
+
+// showClaim shows ClusterVersion's claim ("4.4.3 Completed") as inspect
+// summarized it; a snapshot without one leaves the last claim shown.
+func (m *Model) showClaim(s *inspect.Snapshot) {
+	if s != nil && s.Summary != nil && s.Summary.DesiredVersion != "" {
+		m.header.Claimed = strings.TrimSpace(s.Summary.DesiredVersion + " " + s.Summary.HistoryState)
+	}
 }
 
 // handleEvent shows one engine event on every screen it concerns.
@@ -769,7 +777,7 @@ func (m *Model) helpView(height int) string {
 	k := m.c.Keys
 	groups := m.screen().FullHelp()
 	groups = append(groups, k.Screens(), []key.Binding{k.Help, k.Reload, k.Quit, k.Abort})
-	title := m.c.Styles.Section.Render("KEYS") + m.c.Styles.Dim.Render(" ("+screenNames[m.active]+" screen; ? or esc closes)")
+	title := m.c.Styles.Section.Render("KEYS") + m.c.Styles.Dim.Render(" ("+screenNames[m.active]+" screen; "+keymap.Name(k.Help)+" or "+keymap.Name(k.Back)+" closes)")
 	if k.ReadOnly() {
 		title += "  " + m.c.Styles.Badge.Render(" READ-ONLY ") + m.c.Styles.Dim.Render(" no key changes the cluster")
 	}
@@ -798,10 +806,14 @@ type State struct {
 	Temporary []string
 }
 
-// State returns the session's state.
+// State returns the session's state: from the run state, the session's plan and
+// the temporary changes it follows, never from what a screen shows.
 func (m *Model) State() State {
-	st := State{Screen: m.active, Phase: m.state.Phase, Pending: m.state.Request, CVO: m.state.CVO.Text(), Result: m.state.Result, Target: m.header.Target,
-		Temporary: append([]string(nil), m.header.Temporary...)}
+	st := State{Screen: m.active, Phase: m.state.Phase, Pending: m.state.Request, CVO: m.state.CVO.Text(), Result: m.state.Result,
+		Temporary: m.temporaryTexts()}
+	if p := m.session.Plan; p != nil {
+		st.Target = p.Target.Version
+	}
 	if m.dialog != nil {
 		st.Dialog = m.dialog.Kind
 	}

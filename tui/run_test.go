@@ -174,7 +174,7 @@ func TestAbortWhileWaitingOnAGate(t *testing.T) {
 	d.press("4", "a", "y")
 	d.asked(s.Plan.Steps[0].ID)
 	d.press("y")
-	d.until("the gate wait", func() bool { return m.apply.Busy() })
+	d.until("the gate wait", func() bool { return m.state.Busy() })
 	goldenAt(t, m, "waiting")
 	d.press("ctrl+c")
 	if m.dialog == nil {

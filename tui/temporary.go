@@ -115,14 +115,22 @@ func (m *Model) temporaryFromResult(r *apply.Result) {
 	}
 }
 
-// syncTemporary shows the outstanding changes in the header and on the Apply screen.
-func (m *Model) syncTemporary() {
+// temporaryTexts names the outstanding changes ("PDB ci/deck relaxed by step
+// 002 — restored by step 004"), nil when there are none.
+func (m *Model) temporaryTexts() []string {
 	var texts []string
-	var lines []applyview.Temporary
 	for _, t := range m.temporary {
 		texts = append(texts, t.text)
+	}
+	return texts
+}
+
+// syncTemporary shows the outstanding changes in the header and on the Apply screen.
+func (m *Model) syncTemporary() {
+	var lines []applyview.Temporary
+	for _, t := range m.temporary {
 		lines = append(lines, applyview.Temporary{Text: t.text, Failed: t.failed, Command: t.command})
 	}
-	m.header.Temporary = texts
+	m.header.Temporary = m.temporaryTexts()
 	m.apply.SetTemporary(lines)
 }

@@ -86,11 +86,6 @@ func New(c *common.Common, run *state.Run) *Model {
 	return m
 }
 
-// Busy reports whether something animates (a gate being waited for, a start).
-func (m *Model) Busy() bool {
-	return m.run.Busy(m.gate != nil)
-}
-
 // SetStarting shows that the start was confirmed (the run state says so).
 func (m *Model) SetStarting() { m.refresh() }
 
@@ -388,7 +383,7 @@ func (m *Model) runLine() string {
 		switch {
 		case m.run.Request != nil:
 			word = st.Badge.Render(" WAITING FOR YOUR DECISION ")
-		case m.gate != nil && m.gateEnd == "":
+		case m.run.WaitingOnGate && m.gate != nil:
 			word = st.Pending.Render(m.spinner.View() + " waiting for a gate")
 		default:
 			word = st.Pending.Render("running")

@@ -11,6 +11,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/internal/tuitest"
 	"github.com/openshift-recover/recover/tui/keymap"
 	"github.com/openshift-recover/recover/tui/state"
 	"github.com/openshift-recover/recover/tui/styles"
@@ -38,6 +39,8 @@ func feed(m *Model, run *state.Run, evs ...apply.Event) {
 func TestViewFollowsTheRunState(t *testing.T) {
 	step := &apply.StepInfo{ID: "001-disable-cvo", Index: 1, Total: 2, Action: plan.ActionDisableCVO, Reason: "hold the CVO while steps apply"}
 	req := &apply.Request{Kind: apply.RequestStep, Step: *step, Options: []apply.Decision{apply.Proceed, apply.Abort}}
+	gate := &apply.GateInfo{Kind: plan.GateClusterOperator, Subject: "etcd", Description: "etcd reports 4.4.4", TimeoutSeconds: 1800}
+	gate.Message = "1 of 3 members at 4.4.4"
 	for _, tc := range []struct {
 		name string
 		evs  []apply.Event
@@ -50,6 +53,17 @@ func TestViewFollowsTheRunState(t *testing.T) {
 			{Type: apply.EventStepStarted, Time: t0, Step: step},
 			{Type: apply.EventAwaitingConfirmation, Time: t0, Step: step, Request: req},
 		}, []string{"WAITING FOR YOUR DECISION", "STEP 1/2", "y apply · q abort"}, []string{"s skip"}},
+		{"waiting on a gate", []apply.Event{
+			{Type: apply.EventRunStarted, Time: t0},
+			{Type: apply.EventStepStarted, Time: t0, Step: step},
+			{Type: apply.EventWaiting, Time: t0, Step: step, Gate: gate},
+		}, []string{"waiting for a gate", "GATE"}, []string{"RUN running"}},
+		{"gate passed", []apply.Event{
+			{Type: apply.EventRunStarted, Time: t0},
+			{Type: apply.EventStepStarted, Time: t0, Step: step},
+			{Type: apply.EventWaiting, Time: t0, Step: step, Gate: gate},
+			{Type: apply.EventGatePassed, Time: t0, Step: step, Gate: gate},
+		}, []string{"RUN running", "GATE ✓"}, []string{"waiting for a gate"}},
 		{"finished", []apply.Event{
 			{Type: apply.EventRunStarted, Time: t0},
 			{Type: apply.EventDone, Time: t0, Result: &apply.Result{Outcome: apply.OutcomeAborted, Message: "aborted", Journal: "run.journal", StepsTotal: 2}},
@@ -59,16 +73,7 @@ func TestViewFollowsTheRunState(t *testing.T) {
 			m, run := newScreen()
 			feed(m, run, tc.evs...)
 			v := m.View()
-			for _, w := range tc.want {
-				if !strings.Contains(v, w) {
-					t.Errorf("missing %q in\n%s", w, v)
-				}
-			}
-			for _, w := range tc.not {
-				if strings.Contains(v, w) {
-					t.Errorf("unexpected %q in\n%s", w, v)
-				}
-			}
+			tuitest.Shows(t, v, tc.want, tc.not)
 			golden.Assert(t, golden.Path(t), []byte(v))
 		})
 	}

@@ -51,8 +51,10 @@ type Filter struct {
 	Typing bool
 }
 
-// NewFilter returns an empty filter with the / prompt.
-func NewFilter() Filter { return Filter{Input: Input{Prompt: "/", Limit: 80}} }
+// NewFilter returns an empty filter whose prompt is the filter key ("/").
+func NewFilter(keys *keymap.KeyMap) Filter {
+	return Filter{Input: Input{Prompt: keymap.Name(keys.Filter), Limit: 80}}
+}
 
 // Key handles a key for the filter: every key while typing, and outside typing
 // the filter key (start) and back (clear). It reports whether the key was the

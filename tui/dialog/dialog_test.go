@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/internal/tuitest"
 	"github.com/openshift-recover/recover/tui/keymap"
 	"github.com/openshift-recover/recover/tui/styles"
 )
@@ -16,16 +16,6 @@ import (
 func newDialog() *Model {
 	c := &common.Common{Width: 80, Height: 24, Styles: styles.Plain(), Keys: keymap.Default(), Now: time.Now}
 	return &Model{Common: c, Kind: Abort, Title: "Abort the run?", Body: []string{"The run stops."}, YesText: "abort", NoText: "keep running", Data: 7}
-}
-
-func keyMsg(s string) tea.KeyMsg {
-	switch s {
-	case "enter":
-		return tea.KeyMsg{Type: tea.KeyEnter}
-	case "esc":
-		return tea.KeyMsg{Type: tea.KeyEsc}
-	}
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
 }
 
 func TestUpdateAnswers(t *testing.T) {
@@ -41,7 +31,7 @@ func TestUpdateAnswers(t *testing.T) {
 		{"q", false, false},
 	} {
 		t.Run(tc.key, func(t *testing.T) {
-			cmd := newDialog().Update(keyMsg(tc.key))
+			cmd := newDialog().Update(tuitest.Key(tc.key))
 			if (cmd != nil) != tc.answered {
 				t.Fatalf("answered %v, want %v", cmd != nil, tc.answered)
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/keymap"
 	"github.com/openshift-recover/recover/tui/state"
 )
 
@@ -25,7 +26,8 @@ type Model struct {
 	Run *state.Run
 	// ReadOnly is the read-only reason, "" in a session that may apply.
 	ReadOnly string
-	// Tabs are the screen names; Active the shown one.
+	// Tabs are the screen names, in the order of the keymap's Tabs (which label
+	// them); Active the shown one.
 	Tabs   []string
 	Active int
 	// Notice is an urgent one-word notice on the tab line ("decide!").
@@ -48,18 +50,17 @@ type segment struct {
 func (m *Model) View() string {
 	st := m.Styles
 	cvo := "CVO " + m.Run.CVO.Text()
-	switch m.Run.CVO.State {
-	case state.CVODisabled, state.CVOScalingDown, state.CVOFoundDisabled:
+	switch {
+	case m.Run.CVO.Disabled():
 		cvo = st.Danger.Render(" " + cvo + " ")
-	case state.CVORestored, state.CVORunning:
+	case m.Run.CVO.Reconciling():
 		cvo = st.OK.Render(cvo)
 	default:
 		cvo = st.Pending.Render(cvo)
 	}
-	segs := []segment{
-		{st.Title.Render("recover"), 9},
-		{cvo, 10},
-	}
+	// In display order: who, what the cluster claims, where the plan goes, the
+	// CVO, whether this session may apply, where it reads.
+	segs := []segment{{st.Title.Render("recover"), 9}}
 	if m.Claimed != "" {
 		segs = append(segs, segment{"claims " + m.Claimed, 7})
 	}
@@ -69,29 +70,29 @@ func (m *Model) View() string {
 	case m.Remediation:
 		segs = append(segs, segment{st.Bold.Render("remediation") + " (no new release)", 8})
 	}
+	segs = append(segs, segment{cvo, 10})
 	if m.ReadOnly != "" {
 		segs = append(segs, segment{st.Badge.Render(" READ-ONLY "), 9})
 	}
 	if m.Source != "" {
 		segs = append(segs, segment{st.Dim.Render(m.Source), 1})
 	}
-	order := []int{0, 2, 3, 1, 4, 5}
-	line := joinFitting(segs, order, m.Width)
+	line := joinFitting(segs, m.Width)
 	return common.Pad(line, m.Width) + "\n" + common.Pad(m.tabs(), m.Width)
 }
 
-// joinFitting joins the segments in display order, dropping the lowest-priority
-// ones until the line fits; the last one standing is truncated.
-func joinFitting(segs []segment, order []int, width int) string {
+// joinFitting joins the segments, dropping the lowest-priority ones (the first
+// of equals first) until the line fits; the last one standing is truncated.
+func joinFitting(segs []segment, width int) string {
 	keep := make([]bool, len(segs))
 	for i := range keep {
 		keep[i] = true
 	}
 	render := func() string {
 		var parts []string
-		for _, i := range order {
-			if i < len(segs) && keep[i] {
-				parts = append(parts, segs[i].text)
+		for i, s := range segs {
+			if keep[i] {
+				parts = append(parts, s.text)
 			}
 		}
 		return strings.Join(parts, " │ ")
@@ -124,8 +125,12 @@ func count(b []bool) int {
 func (m *Model) tabs() string {
 	st := m.Styles
 	var parts []string
+	keys := m.Keys.Tabs()
 	for i, t := range m.Tabs {
-		label := fmt.Sprintf("%d %s", i+1, t)
+		label := t
+		if i < len(keys) {
+			label = keymap.Name(keys[i]) + " " + t
+		}
 		if i == m.Active {
 			parts = append(parts, st.TabActive.Render("["+label+"]"))
 		} else {

@@ -97,6 +97,12 @@ func Default() *KeyMap {
 // key says it through Name, so prose, footer and ? overlay never disagree.
 func Name(b key.Binding) string { return b.Help().Key }
 
+// Describe changes what b says it does in the footer and the ? overlay, keeping
+// the key it is shown as: a screen that re-describes a binding ("resume run"
+// instead of "start apply") never spells its key, so a rebinding in Default
+// reaches every place.
+func Describe(b *key.Binding, desc string) { b.SetHelp(Name(*b), desc) }
+
 // Dangerous returns the bindings that change the cluster.
 func (k *KeyMap) Dangerous() []*key.Binding {
 	return []*key.Binding{&k.Start, &k.Confirm, &k.Skip, &k.Retry, &k.Abort}
@@ -136,7 +142,13 @@ func (k *KeyMap) Global() []key.Binding {
 
 // Screens are the screen-switching bindings, for the full help.
 func (k *KeyMap) Screens() []key.Binding {
-	return []key.Binding{k.NextScreen, k.PrevScreen, k.Overview, k.Target, k.Plan, k.Apply}
+	return append([]key.Binding{k.NextScreen, k.PrevScreen}, k.Tabs()...)
+}
+
+// Tabs are the bindings that show each screen, in tab order: the header labels
+// its tabs with them.
+func (k *KeyMap) Tabs() []key.Binding {
+	return []key.Binding{k.Overview, k.Target, k.Plan, k.Apply}
 }
 
 // Navigation are the list and viewport bindings, for the full help.

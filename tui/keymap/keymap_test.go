@@ -62,3 +62,42 @@ func TestDocsListEveryKey(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeKeepsTheKey: re-describing a binding keeps the key it is shown as,
+// so a rebinding reaches the footer of a screen that changes the description.
+func TestDescribeKeepsTheKey(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		b    key.Binding
+		want string
+	}{
+		{"default", Default().Start, "a"},
+		{"rebound", key.NewBinding(key.WithKeys("Z"), key.WithHelp("Z", "start apply")), "Z"},
+		{"two keys", Default().No, "n/esc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tc.b
+			Describe(&b, "resume run")
+			if h := b.Help(); h.Key != tc.want || h.Desc != "resume run" {
+				t.Fatalf("help %q %q, want %q %q", h.Key, h.Desc, tc.want, "resume run")
+			}
+		})
+	}
+}
+
+// TestTabsAreTheScreenKeysInOrder: the header labels tab i with Tabs()[i] and
+// the session switches to screen i on it, so the order is the screens'.
+func TestTabsAreTheScreenKeysInOrder(t *testing.T) {
+	k := Default()
+	var got []string
+	for _, b := range k.Tabs() {
+		got = append(got, b.Help().Desc)
+	}
+	if want := []string{"overview", "target", "plan", "apply"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("Tabs are %v, want %v", got, want)
+	}
+	screens := k.Screens()
+	if len(screens) != 2+len(got) || screens[0].Help().Desc != "next screen" || screens[2].Help().Desc != "overview" {
+		t.Fatalf("Screens do not end with the tabs: %v", screens)
+	}
+}

@@ -8,9 +8,12 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	configv1 "github.com/openshift/api/config/v1"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/keymap"
 )
 
 // wideWidth is the width from which state and findings sit side by side.
@@ -36,7 +39,7 @@ type Model struct {
 
 // New returns an empty Overview.
 func New(c *common.Common) *Model {
-	m := &Model{Common: c, filter: common.NewFilter(), vp: viewport.New(0, 0)}
+	m := &Model{Common: c, filter: common.NewFilter(c.Keys), vp: viewport.New(0, 0)}
 	m.vp.KeyMap = viewport.KeyMap{} // the screen handles keys itself
 	return m
 }
@@ -362,7 +365,7 @@ func (m *Model) claimLines() []string {
 	var conds []string
 	for _, c := range cv.Status.Conditions {
 		switch c.Type {
-		case "Available", "Progressing", "Failing":
+		case configv1.OperatorAvailable, configv1.OperatorProgressing, openshift.ConditionFailing:
 			conds = append(conds, fmt.Sprintf("%s=%s", c.Type, c.Status))
 		}
 	}
@@ -463,7 +466,7 @@ func (m *Model) findingsView(width int) (string, int, int) {
 	case m.filter.Typing:
 		head += "  " + m.filter.View()
 	case m.filter.Value != "":
-		head += st.Dim.Render(fmt.Sprintf("  filter %q: %d of %d (esc clears)", m.filter.Value, len(m.visible), len(m.snap.Findings)))
+		head += st.Dim.Render(fmt.Sprintf("  filter %q: %d of %d (%s clears)", m.filter.Value, len(m.visible), len(m.snap.Findings), keymap.Name(m.Keys.Back)))
 	}
 	b.WriteString(common.Truncate(head, width))
 	line := 1

@@ -70,6 +70,11 @@ func (c CVO) Disabled() bool {
 	return false
 }
 
+// Reconciling reports whether the CVO runs: as found, or restored by recover.
+func (c CVO) Reconciling() bool {
+	return c.State == CVORunning || c.State == CVORestored
+}
+
 // CVOFromSnapshot is the CVO's state as the snapshot found it.
 func CVOFromSnapshot(s *inspect.Snapshot) CVO {
 	if s == nil || s.CVO == nil {

@@ -47,6 +47,10 @@ type Run struct {
 	Result *apply.Result
 	// StartErr is why the last start failed before the engine ran ("" when it did not).
 	StartErr string
+	// WaitingOnGate is set while the engine waits for a step's gate: from its
+	// first waiting report until the gate passes or fails, the step ends or the
+	// run does.
+	WaitingOnGate bool
 
 	steps map[string]StepStatus
 }
@@ -83,8 +87,8 @@ func (r *Run) Running() bool { return r.Phase == Starting || r.Phase == Running 
 
 // Busy reports whether something animates: a start, or a gate being waited on
 // while no question is open.
-func (r *Run) Busy(waitingOnGate bool) bool {
-	return r.Phase == Starting || (r.Phase == Running && waitingOnGate && r.Request == nil)
+func (r *Run) Busy() bool {
+	return r.Phase == Starting || (r.Phase == Running && r.WaitingOnGate && r.Request == nil)
 }
 
 // FromJournal records what a journal to resume says: the CVO's state and the
@@ -155,11 +159,25 @@ func (r *Run) Apply(ev apply.Event) {
 			r.CVO = CVO{State: CVODisabled, Original: ev.Result.CVOReplicas}
 		}
 	}
+	r.WaitingOnGate = waitingOnGate(ev, r.WaitingOnGate)
 	if ev.Step != nil {
 		if st, ok := statusFor(ev, r.steps[ev.Step.ID]); ok {
 			r.setStatus(ev.Step.ID, st)
 		}
 	}
+}
+
+// waitingOnGate is whether the engine waits for a gate after ev, given whether
+// it did before.
+func waitingOnGate(ev apply.Event, cur bool) bool {
+	switch ev.Type {
+	case apply.EventWaiting:
+		return true
+	case apply.EventGatePassed, apply.EventGateFailed, apply.EventSkipped, apply.EventStepStarted, apply.EventStepDone,
+		apply.EventError, apply.EventReverting, apply.EventRunStarted, apply.EventDone:
+		return false
+	}
+	return cur
 }
 
 // statusFor maps an event to its step's new status; ok is false when the event

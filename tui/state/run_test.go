@@ -125,7 +125,7 @@ func TestAnsweredSkipMarksTheStep(t *testing.T) {
 func TestStartError(t *testing.T) {
 	r := New(nil)
 	r.SetStarting()
-	if !r.Running() || !r.Busy(false) {
+	if !r.Running() || !r.Busy() {
 		t.Fatal("a confirmed start is running and busy")
 	}
 	r.SetStartError(errors.New("disk full"))
@@ -181,5 +181,62 @@ func TestReloaded(t *testing.T) {
 	r.Reloaded(two)
 	if r.CVO.State != CVODisabled {
 		t.Fatal("a reload during a run changed the CVO's state")
+	}
+}
+
+// TestWaitingOnGate: the run state, not the Apply screen, says whether the
+// engine waits for a gate, and so whether the session animates.
+func TestWaitingOnGate(t *testing.T) {
+	gate := &apply.GateInfo{Kind: "ClusterOperator"}
+	started := []apply.Event{{Type: apply.EventRunStarted}, {Type: apply.EventStepStarted, Step: step("001")}}
+	waiting := append(started[:len(started):len(started)], apply.Event{Type: apply.EventWaiting, Step: step("001"), Gate: gate})
+	then := func(evs ...apply.Event) []apply.Event { return append(waiting[:len(waiting):len(waiting)], evs...) }
+	failedReq := &apply.Request{Kind: apply.RequestGate, Step: *step("001"), Options: []apply.Decision{apply.Retry, apply.Abort}}
+	for _, tc := range []struct {
+		name          string
+		evs           []apply.Event
+		waiting, busy bool
+	}{
+		{"step started", started, false, false},
+		{"waiting", waiting, true, true},
+		{"still waiting after a CVO report", then(apply.Event{Type: apply.EventCVO, CVO: &apply.CVOInfo{State: apply.CVODisabled}}), true, true},
+		{"still waiting after a second report", then(apply.Event{Type: apply.EventWaiting, Step: step("001"), Gate: gate}), true, true},
+		{"passed", then(apply.Event{Type: apply.EventGatePassed, Step: step("001"), Gate: gate}), false, false},
+		{"failed and asking", then(apply.Event{Type: apply.EventGateFailed, Step: step("001"), Gate: gate},
+			apply.Event{Type: apply.EventAwaitingConfirmation, Step: step("001"), Request: failedReq}), false, false},
+		{"skipped by the user", then(apply.Event{Type: apply.EventSkipped, Step: step("001"), Gate: gate}), false, false},
+		{"run stopped", then(apply.Event{Type: apply.EventDone, Result: &apply.Result{Outcome: apply.OutcomeAborted}}), false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := New(nil)
+			for _, ev := range tc.evs {
+				r.Apply(ev)
+			}
+			if r.WaitingOnGate != tc.waiting || r.Busy() != tc.busy {
+				t.Fatalf("waiting %v busy %v, want %v %v", r.WaitingOnGate, r.Busy(), tc.waiting, tc.busy)
+			}
+		})
+	}
+}
+
+// TestCVOPredicates: the header's danger and OK colours come from these, one
+// state each at most.
+func TestCVOPredicates(t *testing.T) {
+	for _, tc := range []struct {
+		state                 CVOState
+		disabled, reconciling bool
+	}{
+		{CVOUnknown, false, false},
+		{CVORunning, false, true},
+		{CVOFoundDisabled, true, false},
+		{CVOScalingDown, true, false},
+		{CVODisabled, true, false},
+		{CVORestoring, false, false},
+		{CVORestored, false, true},
+	} {
+		c := CVO{State: tc.state}
+		if c.Disabled() != tc.disabled || c.Reconciling() != tc.reconciling {
+			t.Errorf("%s: disabled %v reconciling %v, want %v %v", c.Text(), c.Disabled(), c.Reconciling(), tc.disabled, tc.reconciling)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/common"
+	"github.com/openshift-recover/recover/tui/keymap"
 )
 
 // What the Plan screen shows of remediation steps (plan formatVersion 1.1): the
@@ -81,7 +82,7 @@ func (m *Model) remedyLines(s *plan.Step, width int) []string {
 	}
 	jump := ""
 	if m.Keys.Pair.Enabled() {
-		jump = "; p jumps there"
+		jump = "; " + keymap.Name(m.Keys.Pair) + " jumps there"
 	}
 	if s.RevertedBy != "" {
 		t := "restored by step " + common.StepNumber(s.RevertedBy) + jump + " (and by the engine if a run stops before it)"

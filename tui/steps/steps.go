@@ -57,7 +57,7 @@ type Model struct {
 // New returns an empty Plan screen.
 func New(c *common.Common, run *state.Run) *Model {
 	m := &Model{Common: c, run: run, diffs: map[string]*Diff{}, detail: viewport.New(0, 0),
-		filter: common.NewFilter()}
+		filter: common.NewFilter(c.Keys)}
 	m.detail.KeyMap = viewport.KeyMap{}
 	return m
 }

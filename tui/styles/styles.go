@@ -6,6 +6,8 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
+
+	"github.com/openshift-recover/recover/inspect"
 )
 
 // Styles are the TUI's styles.
@@ -114,9 +116,9 @@ func Plain() *Styles {
 // Severity returns the style of a finding severity ("error", "warning", "info").
 func (s *Styles) Severity(sev string) lipgloss.Style {
 	switch sev {
-	case "error":
+	case inspect.SeverityError:
 		return s.Error
-	case "warning":
+	case inspect.SeverityWarning:
 		return s.Warning
 	}
 	return s.Info

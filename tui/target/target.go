@@ -168,7 +168,7 @@ func (m *Model) candidates() int { return len(m.items()) }
 
 // acceptable reports whether the alternative can be taken by accepting its risks.
 func acceptable(c *plan.Candidate) bool {
-	return c != nil && len(c.Risks) > 0 && c.Verdict != "rejected" && c.Verdict != "chosen"
+	return c != nil && len(c.Risks) > 0 && c.Verdict != plan.VerdictRejected && c.Verdict != plan.VerdictChosen
 }
 
 // promise reports whether a refused remedy is an admin's promise that --accept
@@ -216,9 +216,9 @@ func (m *Model) refresh() {
 	it := m.selectedItem()
 	m.Keys.Enable(&m.Keys.AcceptRisk, m.canReplan && acceptableItem(it) && m.busy == "")
 	if it != nil && it.refused != nil {
-		m.Keys.AcceptRisk.SetHelp("a", "accept promise")
+		keymap.Describe(&m.Keys.AcceptRisk, "accept promise")
 	} else {
-		m.Keys.AcceptRisk.SetHelp("a", "accept risk")
+		keymap.Describe(&m.Keys.AcceptRisk, "accept risk")
 	}
 	text, from, to := m.render(m.Width)
 	m.vp.Width, m.vp.Height = m.Width, m.Height
@@ -429,7 +429,7 @@ func (m *Model) renderAlternatives(r *rows, width int) {
 		selected := r.index == m.sel.Index
 		r.index++
 		verdict := st.Far.Render(common.Pad(c.Verdict, 8))
-		if c.Verdict == "demoted" {
+		if c.Verdict == plan.VerdictDemoted {
 			verdict = st.Near.Render(common.Pad(c.Verdict, 8))
 		}
 		if selected {
