@@ -32,25 +32,34 @@ func TestFindings(t *testing.T) {
 			f := healthy()
 			tc.mutate(f)
 			s := f.snapshot()
-			assertClasses(t, s)
-			got := s.FindingsWithCode(tc.code)
-			if tc.subject == "" {
-				if len(got) > 0 {
-					t.Fatalf("%s must not fire, got %+v", tc.code, got)
-				}
-				return
-			}
-			for _, g := range got {
-				if g.Subject == tc.subject {
-					if g.Message == "" || len(g.Evidence) == 0 {
-						t.Fatalf("%s on %s has no message or evidence: %+v", tc.code, tc.subject, g)
-					}
-					return
-				}
-			}
-			t.Fatalf("want %s on %s, got %+v (all: %s)", tc.code, tc.subject, got, codes(s.Findings))
+			assertFinding(t, s, tc.code, tc.subject)
 		})
 	}
+}
+
+// assertFinding checks that code fires on subject with a message and evidence,
+// and returns that finding; with subject "" it checks that code does not fire
+// at all, and returns nil. Every finding of s must have a class either way.
+func assertFinding(t *testing.T, s *Snapshot, code, subject string) *Finding {
+	t.Helper()
+	assertClasses(t, s)
+	got := s.FindingsWithCode(code)
+	if subject == "" {
+		if len(got) > 0 {
+			t.Fatalf("%s must not fire, got %+v", code, got)
+		}
+		return nil
+	}
+	for i := range got {
+		if g := &got[i]; g.Subject == subject {
+			if g.Message == "" || len(g.Evidence) == 0 {
+				t.Fatalf("%s on %s has no message or evidence: %+v", code, subject, g)
+			}
+			return g
+		}
+	}
+	t.Fatalf("want %s on %s, got %+v (all: %s)", code, subject, got, codes(s.Findings))
+	return nil
 }
 
 func removePod(pods []*corev1.Pod, name string) []*corev1.Pod {

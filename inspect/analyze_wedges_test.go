@@ -151,32 +151,18 @@ func TestWedgeFindings(t *testing.T) {
 	for _, tc := range wedgeFindingCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			s := stuckSnapshot(tc.mutate, tc.edit)
-			assertClasses(t, s)
-			got := s.FindingsWithCode(tc.code)
-			if tc.subject == "" {
-				if len(got) > 0 {
-					t.Fatalf("%s must not fire, got %+v", tc.code, got)
-				}
+			g := assertFinding(t, s, tc.code, tc.subject)
+			if g == nil {
 				return
 			}
-			for _, g := range got {
-				if g.Subject != tc.subject {
-					continue
-				}
-				if g.Message == "" || len(g.Evidence) == 0 {
-					t.Fatalf("%s on %s has no message or evidence: %+v", tc.code, tc.subject, g)
-				}
-				if tc.class != "" && g.Class != tc.class {
-					t.Errorf("class %s, want %s", g.Class, tc.class)
-				}
-				for k, v := range tc.details {
-					if g.Details[k] != v {
-						t.Errorf("details[%s] = %q, want %q (all: %v)", k, g.Details[k], v, g.Details)
-					}
-				}
-				return
+			if tc.class != "" && g.Class != tc.class {
+				t.Errorf("class %s, want %s", g.Class, tc.class)
 			}
-			t.Fatalf("want %s on %s, got %+v (all: %s)", tc.code, tc.subject, got, codes(s.Findings))
+			for k, v := range tc.details {
+				if g.Details[k] != v {
+					t.Errorf("details[%s] = %q, want %q (all: %v)", k, g.Details[k], v, g.Details)
+				}
+			}
 		})
 	}
 }
