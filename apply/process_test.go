@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -20,41 +19,8 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
-	"github.com/openshift-recover/recover/internal/testing/kubetest"
+	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 )
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// recoverBinary builds cmd/recover once for the package's process tests.
-func recoverBinary(t testing.TB) string {
-	t.Helper()
-	binOnce.Do(func() {
-		root, err := kubetest.RepoRoot()
-		if err != nil {
-			binErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "recover-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "recover")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/recover")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("building cmd/recover: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
 
 var (
 	refOnce  sync.Once
@@ -84,7 +50,7 @@ func referenceState(t testing.TB, ctx context.Context, c *applytest.Cluster) map
 // startRecover runs the recover binary and streams its JSON events to onEvent.
 func startRecover(t testing.TB, onEvent func(map[string]any), args ...string) (*exec.Cmd, <-chan error, *strings.Builder) {
 	t.Helper()
-	cmd := exec.Command(recoverBinary(t), append([]string{"--kubeconfig", env.Kubeconfig}, args...)...)
+	cmd := exec.Command(recoverbin.Path(t), append([]string{"--kubeconfig", env.Kubeconfig}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

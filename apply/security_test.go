@@ -15,13 +15,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift-recover/recover/internal/testing/applytest"
+	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 )
 
 // runBinary runs the recover binary to the end and returns its exit code and
 // output streams.
 func runBinary(t testing.TB, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(recoverBinary(t), args...)
+	cmd := exec.Command(recoverbin.Path(t), args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

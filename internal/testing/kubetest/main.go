@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 )
 
@@ -15,7 +16,9 @@ import (
 func Main(m *testing.M, opts Options, env **Env) {
 	flag.Parse()
 	if testing.Short() {
-		os.Exit(m.Run())
+		code := m.Run()
+		runAtExit()
+		os.Exit(code)
 	}
 	e, err := Start(opts)
 	if err != nil {
@@ -25,7 +28,31 @@ func Main(m *testing.M, opts Options, env **Env) {
 	*env = e
 	code := m.Run()
 	e.Stop()
+	runAtExit()
 	os.Exit(code)
+}
+
+var (
+	atExitMu sync.Mutex
+	atExit   []func()
+)
+
+// AtExit registers f to run when Main returns from the package's tests (after
+// the control plane stopped), for what tests leave behind beyond a t.TempDir:
+// a binary built once for every test of the package, say.
+func AtExit(f func()) {
+	atExitMu.Lock()
+	defer atExitMu.Unlock()
+	atExit = append(atExit, f)
+}
+
+func runAtExit() {
+	atExitMu.Lock()
+	defer atExitMu.Unlock()
+	for i := len(atExit) - 1; i >= 0; i-- {
+		atExit[i]()
+	}
+	atExit = nil
 }
 
 // Require skips t when the package runs with -short (no control plane started) and

@@ -18,45 +18,12 @@ import (
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/lab/sim"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
-	"github.com/openshift-recover/recover/internal/testing/kubetest"
+	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 	"github.com/openshift-recover/recover/plan"
 )
 
 // The remediation tests drive the real recover binary, as an admin would: the
 // commands a scenario's try lines give, against the simulated cluster.
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// recoverBinary builds cmd/recover once for the package.
-func recoverBinary(t testing.TB) string {
-	t.Helper()
-	binOnce.Do(func() {
-		root, err := kubetest.RepoRoot()
-		if err != nil {
-			binErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "recover-e2e-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "recover")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/recover")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("building cmd/recover: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
 
 // cliResult is one finished recover command.
 type cliResult struct {
@@ -90,7 +57,7 @@ func (c *cluster) recover(args ...string) cliResult {
 // proxy's).
 func (c *cluster) recoverVia(kubeconfig string, args ...string) cliResult {
 	c.t.Helper()
-	cmd := exec.CommandContext(c.ctx, recoverBinary(c.t), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	cmd := exec.CommandContext(c.ctx, recoverbin.Path(c.t), append([]string{"--kubeconfig", kubeconfig}, args...)...)
 	cmd.Dir = c.dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -185,7 +152,7 @@ type proc struct {
 // to onEvent (which may kill the process).
 func (c *cluster) startCLI(kubeconfig string, onEvent func(p *proc, ev map[string]any), args ...string) *proc {
 	c.t.Helper()
-	cmd := exec.Command(recoverBinary(c.t), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	cmd := exec.Command(recoverbin.Path(c.t), append([]string{"--kubeconfig", kubeconfig}, args...)...)
 	cmd.Dir = c.dir
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
