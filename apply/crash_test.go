@@ -97,60 +97,19 @@ func TestCrashMatrix(t *testing.T) {
 			planPath := b.Write(t, dir)
 			journalPath := filepath.Join(dir, "run.journal")
 
-			var (
-				mu      sync.Mutex
-				cmd     *exec.Cmd
-				matches int
-				killed  = make(chan struct{})
-				once    sync.Once
-			)
-			kill := func() {
-				once.Do(func() {
-					mu.Lock()
-					p := cmd.Process
-					mu.Unlock()
-					_ = p.Kill()
-					waitDead(p.Pid)
-					close(killed)
-				})
-			}
-			hook := func(e faultproxy.Entry, stage faultproxy.Stage) bool {
-				if cp.request == nil || !cp.request(e) {
-					return false
-				}
-				mu.Lock()
-				if stage == faultproxy.Before {
-					matches++
-				}
-				hit := matches == cp.nth && stage == cp.stage
-				mu.Unlock()
-				if hit {
-					kill()
-				}
-				return hit && stage == faultproxy.Before
-			}
-			first, kc := auditProxy(t, dir, "first", hook)
-			mu.Lock()
-			cmd, done, stderr := startRecover(t, func(ev map[string]any) {
+			first := crashRun(t, dir, cp, func(ev map[string]any, kill func()) {
 				if cp.event != "" && ev["type"] == cp.event && strings.Contains(stepOf(ev), cp.stepPart) ||
 					cp.orStarted != "" && ev["type"] == "step-started" && strings.Contains(stepOf(ev), cp.orStarted) {
 					kill()
 				}
-			}, "--kubeconfig", kc, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json")
-			mu.Unlock()
-			err := <-done
-			select {
-			case <-killed:
-			case <-time.After(10 * time.Second):
-				t.Fatalf("the run ended (exit %d) before reaching the crash point: %s", exitCode(err), stderr.String())
-			}
+			}, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json")
 			if cp.tear {
 				tearLastRecord(t, journalPath)
 			}
 			assertCVOHonest(t, c, journalPath)
 
 			second, kc2 := auditProxy(t, dir, "resume", nil)
-			_, done, stderr = startRecover(t, nil, "--kubeconfig", kc2, "apply", "--resume", journalPath, "--yes", "--events", "json")
+			_, done, stderr := startRecover(t, nil, "--kubeconfig", kc2, "apply", "--resume", journalPath, "--yes", "--events", "json")
 			if err := <-done; err != nil {
 				t.Fatalf("resume: exit %d: %s", exitCode(err), stderr.String())
 			}
@@ -163,6 +122,67 @@ func TestCrashMatrix(t *testing.T) {
 			}
 		})
 	}
+}
+
+// crashRun runs `recover apply` (args) through an audit proxy and kills it
+// with SIGKILL at the crash point: when the API server is about to receive
+// (faultproxy.Before: the request is then dropped) or has answered
+// (faultproxy.After) the cp.nth request cp.request matches, or when onEvent,
+// which sees every JSON event, calls kill. It returns the proxy, whose log
+// holds the run's requests, once the process is dead, and fails t when the run
+// ended before its crash point.
+func crashRun(t *testing.T, dir string, cp crashPoint, onEvent func(ev map[string]any, kill func()), args ...string) *faultproxy.Proxy {
+	t.Helper()
+	var (
+		mu      sync.Mutex
+		cmd     *exec.Cmd
+		matches int
+		killed  = make(chan struct{})
+		once    sync.Once
+	)
+	kill := func() {
+		once.Do(func() {
+			mu.Lock()
+			p := cmd.Process
+			mu.Unlock()
+			_ = p.Kill()
+			waitDead(p.Pid)
+			close(killed)
+		})
+	}
+	var hook func(faultproxy.Entry, faultproxy.Stage) bool
+	if cp.request != nil {
+		hook = func(e faultproxy.Entry, stage faultproxy.Stage) bool {
+			if !cp.request(e) {
+				return false
+			}
+			mu.Lock()
+			if stage == faultproxy.Before {
+				matches++
+			}
+			hit := matches == cp.nth && stage == cp.stage
+			mu.Unlock()
+			if hit {
+				kill()
+			}
+			return hit && stage == faultproxy.Before
+		}
+	}
+	proxy, kc := auditProxy(t, dir, "first", hook)
+	mu.Lock()
+	var (
+		done   <-chan error
+		stderr *strings.Builder
+	)
+	cmd, done, stderr = startRecover(t, func(ev map[string]any) { onEvent(ev, kill) }, append([]string{"--kubeconfig", kc}, args...)...)
+	mu.Unlock()
+	err := <-done
+	select {
+	case <-killed:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the run ended (exit %d) before reaching the crash point: %s", exitCode(err), stderr.String())
+	}
+	return proxy
 }
 
 // auditProxy starts a fault-free proxy in front of the package's API server with
@@ -342,42 +362,7 @@ func TestCrashMatrixRemediation(t *testing.T) {
 			planPath := (&applytestPlan{p}).write(t, dir)
 			journalPath := filepath.Join(dir, "run.journal")
 
-			var (
-				mu      sync.Mutex
-				cmd     *exec.Cmd
-				matches int
-				killed  = make(chan struct{})
-				once    sync.Once
-			)
-			kill := func() {
-				once.Do(func() {
-					mu.Lock()
-					p := cmd.Process
-					mu.Unlock()
-					_ = p.Kill()
-					waitDead(p.Pid)
-					close(killed)
-				})
-			}
-			hook := func(e faultproxy.Entry, stage faultproxy.Stage) bool {
-				if !cp.request(e) {
-					return false
-				}
-				mu.Lock()
-				if stage == faultproxy.Before {
-					matches++
-				}
-				hit := matches == cp.nth && stage == cp.stage
-				mu.Unlock()
-				if hit {
-					kill()
-				}
-				return hit && stage == faultproxy.Before
-			}
-			if cp.request == nil {
-				hook = nil
-			}
-			onEvent := func(ev map[string]any) {
+			first := crashRun(t, dir, cp, func(ev map[string]any, kill func()) {
 				if ev["type"] == "waiting" && strings.Contains(stepOf(ev), "relax-pdb") {
 					if cp.event == "waiting" {
 						kill()
@@ -385,21 +370,11 @@ func TestCrashMatrixRemediation(t *testing.T) {
 					}
 					drainCompletes(t, ctx, c)
 				}
-			}
-			first, kc := auditProxy(t, dir, "first", hook)
-			mu.Lock()
-			cmd, done, stderr := startRecover(t, onEvent, "--kubeconfig", kc, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json")
-			mu.Unlock()
-			err := <-done
-			select {
-			case <-killed:
-			case <-time.After(10 * time.Second):
-				t.Fatalf("the run ended (exit %d) before reaching the crash point: %s", exitCode(err), stderr.String())
-			}
+			}, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json")
 			assertChangeHonest(t, ctx, c, journalPath, relax)
 
 			second, kc2 := auditProxy(t, dir, "resume", nil)
-			_, done, stderr = startRecover(t, func(ev map[string]any) {
+			_, done, stderr := startRecover(t, func(ev map[string]any) {
 				if ev["type"] == "waiting" && strings.Contains(stepOf(ev), "relax-pdb") {
 					drainCompletes(t, ctx, c)
 				}
