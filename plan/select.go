@@ -324,6 +324,13 @@ func describeDistance(d Distance) string {
 	return fmt.Sprintf("%s (%d minor, %d patch steps)", s, d.Minor, d.Patch)
 }
 
+// QualifiesWithRisks reports whether accepting c's risks (--accept) would make
+// it a safe target: the planner demoted it for unaccepted conditional-update
+// risks alone (it carries Risks only then).
+func (c *Candidate) QualifiesWithRisks() bool {
+	return c != nil && c.Verdict == VerdictDemoted && len(c.Risks) > 0
+}
+
 // rankCandidates turns the sorted evaluations into the candidate table.
 func rankCandidates(evals []*evaluation, chosen *evaluation) []Candidate {
 	out := make([]Candidate, 0, len(evals))

@@ -292,3 +292,22 @@ func TestSelectRefusesEmptyInputs(t *testing.T) {
 		t.Fatalf("no operators: %v", err)
 	}
 }
+
+func TestQualifiesWithRisks(t *testing.T) {
+	risk := []Risk{{Name: "R"}}
+	for _, tc := range []struct {
+		name string
+		c    *Candidate
+		want bool
+	}{
+		{"demoted for its risks", &Candidate{Verdict: VerdictDemoted, Risks: risk}, true},
+		{"demoted as farther", &Candidate{Verdict: VerdictDemoted}, false},
+		{"rejected", &Candidate{Verdict: VerdictRejected}, false},
+		{"chosen", &Candidate{Verdict: VerdictChosen}, false},
+		{"none", nil, false},
+	} {
+		if got := tc.c.QualifiesWithRisks(); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -166,18 +166,13 @@ func (m *Model) alternatives() []plan.Candidate {
 
 func (m *Model) candidates() int { return len(m.items()) }
 
-// acceptable reports whether the alternative can be taken by accepting its risks.
-func acceptable(c *plan.Candidate) bool {
-	return c != nil && len(c.Risks) > 0 && c.Verdict != plan.VerdictRejected && c.Verdict != plan.VerdictChosen
-}
-
 // promise reports whether a refused remedy is an admin's promise that --accept
 // would allow.
 func promise(r *plan.RefusedRemedy) bool { return r != nil && r.Accept != "" }
 
 // acceptableItem reports whether a accepts the item.
 func acceptableItem(it *item) bool {
-	return it != nil && (acceptable(it.cand) || promise(it.refused))
+	return it != nil && (it.cand.QualifiesWithRisks() || promise(it.refused))
 }
 
 // Update handles the screen's keys.
@@ -449,7 +444,7 @@ func (m *Model) renderAlternatives(r *rows, width int) {
 				}
 				b.WriteString("\n" + rl)
 			}
-			if acceptable(&c) {
+			if c.QualifiesWithRisks() {
 				hint := "      press " + keymap.Name(m.Keys.AcceptRisk) + " to re-plan accepting " + riskNames(c.Risks)
 				if !m.canReplan {
 					hint = "      this plan came from a file: re-plan with recover plan ... " + acceptFlags(c.Risks)
