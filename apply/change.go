@@ -228,7 +228,7 @@ func (r *run) prepareChange(ctx context.Context, s *plan.Step) (*mutation, error
 	m.intent = journal.Intent{Operation: "patch", Object: obj.ref, LiveUID: string(live.GetUID()), LiveResourceVersion: live.GetResourceVersion(),
 		PreImage: pre, After: rawJSON(after), Temporary: s.RevertedBy != "", Diff: m.diff}
 	if m.noop {
-		m.op, m.diff = "unchanged", ""
+		m.op, m.diff = string(resource.OpUnchanged), ""
 	}
 	body := withResourceVersion(patch, live.GetResourceVersion())
 	m.dryRun = func(ctx context.Context) error {
@@ -275,7 +275,7 @@ func (r *run) prepareRevert(ctx context.Context, s *plan.Step) (*mutation, error
 		if r.opts.DryRun {
 			what = "dry run: step " + target.ID + " journals its pre-image when it runs; this step writes it back"
 		}
-		return &mutation{op: "unchanged", object: changeRef(target.Change.Object).Describe(), noop: true, diff: "", note: what, reverts: target.ID, remedy: s.Remedy, critical: true}, nil
+		return &mutation{op: string(resource.OpUnchanged), object: changeRef(target.Change.Object).Describe(), noop: true, diff: "", note: what, reverts: target.ID, remedy: s.Remedy, critical: true}, nil
 	}
 	return r.prepareRestore(ctx, s, target, js, false)
 }
@@ -315,7 +315,7 @@ func (r *run) prepareRestore(ctx context.Context, s, target *plan.Step, js *jour
 	m.intent = journal.Intent{Operation: journal.OperationRevert, Object: obj.ref, LiveUID: string(live.GetUID()), LiveResourceVersion: live.GetResourceVersion(),
 		Before: rawJSON(liveVals), After: rawJSON(js.PreImage), RevertOf: target.ID, Diff: m.diff}
 	if m.noop {
-		m.op, m.diff = "unchanged", ""
+		m.op, m.diff = string(resource.OpUnchanged), ""
 		m.note = obj.ref.Describe() + " carries its pre-image already"
 		// Say so in the journal, so that it knows the change is not in effect.
 		m.recordNoop = js.ChangeOutstanding && !onStop

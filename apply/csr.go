@@ -16,6 +16,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan"
@@ -71,7 +72,7 @@ func (r *run) prepareApproveCSR(ctx context.Context, s *plan.Step) (*mutation, e
 	case inspect.CSRStateApproved, inspect.CSRStateIssued:
 		// Approved already: by this step before a crash, or by the machine
 		// approver meanwhile. Nothing to do; the gate waits for the certificate.
-		m.op, m.noop, m.note = "unchanged", true, ref.Describe()+" is "+c.State+" already"
+		m.op, m.noop, m.note = string(resource.OpUnchanged), true, ref.Describe()+" is "+c.State+" already"
 		for _, cond := range live.Status.Conditions {
 			if cond.Type == certificatesv1.CertificateApproved {
 				m.note += " (reason " + cond.Reason + ")"

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
 	"github.com/openshift-recover/recover/internal/openshift"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -138,7 +139,7 @@ func (r *run) mutate(ctx context.Context, s *plan.Step, info StepInfo, m *mutati
 			if err := r.record(journal.Record{Type: journal.TypeIntent, Step: s.ID, Action: string(s.Action), Intent: &intent}); err != nil {
 				return err
 			}
-			if err := r.record(journal.Record{Type: journal.TypeOutcome, Step: s.ID, Action: string(s.Action), Outcome: &journal.Outcome{Result: "unchanged"}}); err != nil {
+			if err := r.record(journal.Record{Type: journal.TypeOutcome, Step: s.ID, Action: string(s.Action), Outcome: &journal.Outcome{Result: string(resource.OpUnchanged)}}); err != nil {
 				return err
 			}
 		}
@@ -317,7 +318,7 @@ func (r *run) preparePaused(ctx context.Context, pool string, paused bool) (*mut
 		intent: journal.Intent{Operation: "patch", Object: objectRef("machineconfiguration.openshift.io/v1", "MachineConfigPool", "", pool), Before: fmt.Sprint(cur), After: fmt.Sprint(paused), LiveUID: string(u.GetUID()), LiveResourceVersion: u.GetResourceVersion()},
 	}
 	if m.noop {
-		m.op, m.diff = "unchanged", ""
+		m.op, m.diff = string(resource.OpUnchanged), ""
 	}
 	patch := fmt.Appendf(nil, `{"spec":{"paused":%t}}`, paused)
 	m.dryRun = func(ctx context.Context) error {
@@ -355,7 +356,7 @@ func (r *run) prepareDesiredUpdate(ctx context.Context, du *plan.DesiredUpdate) 
 		intent: journal.Intent{Operation: "update", Object: objectRef("config.openshift.io/v1", "ClusterVersion", "", openshift.ClusterVersionName), Before: string(before), After: string(after), LiveUID: string(cv.GetUID()), LiveResourceVersion: cv.GetResourceVersion()},
 	}
 	if same {
-		m.op, m.diff = "unchanged", ""
+		m.op, m.diff = string(resource.OpUnchanged), ""
 	}
 	update := func(ctx context.Context, dry bool) (*unstructured.Unstructured, error) {
 		for attempt := 0; ; attempt++ {

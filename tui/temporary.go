@@ -3,6 +3,7 @@ package tui
 import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/tui/applyview"
 	"github.com/openshift-recover/recover/tui/common"
 )
@@ -89,7 +90,7 @@ func (m *Model) temporaryFromEvent(ev apply.Event) {
 		if c == nil || c.DryRun {
 			return
 		}
-		if s.RevertedBy != "" && c.Result != "unchanged" {
+		if s.RevertedBy != "" && c.Result != string(resource.OpUnchanged) {
 			m.addTemporary(s.ID)
 		}
 		if s.Reverts != "" {
