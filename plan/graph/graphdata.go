@@ -272,6 +272,20 @@ type pipeline struct {
 // applyGraphData runs cincinnati's secondary-metadata and edge plugins, then the
 // arch and channel filters, and returns the served graph with blocked edges kept.
 func applyGraphData(source string, data []byte, gd *GraphData, arch, channel string) (*Graph, error) {
+	p, err := newPipeline(source, data)
+	if err != nil {
+		return nil, err
+	}
+	p.rawMetadata(gd)
+	p.channels(gd)
+	p.edgeAddRemove()
+	p.blockedEdges(gd)
+	return p.filter(gd, arch, channel)
+}
+
+// newPipeline decodes a graph-builder graph into a pipeline that graph-data has
+// not touched yet.
+func newPipeline(source string, data []byte) (*pipeline, error) {
 	w, nodes, err := decodeWire(source, data)
 	if err != nil {
 		return nil, err
@@ -296,11 +310,7 @@ func applyGraphData(source string, data []byte, gd *GraphData, arch, channel str
 	if len(w.ConditionalEdges) > 0 {
 		p.warnings = append(p.warnings, fmt.Sprintf("%s: %d conditionalEdges in a graph-builder graph ignored; graph-data blocked-edges decide them", source, len(w.ConditionalEdges)))
 	}
-	p.rawMetadata(gd)
-	p.channels(gd)
-	p.edgeAddRemove()
-	p.blockedEdges(gd)
-	return p.filter(gd, arch, channel)
+	return p, nil
 }
 
 func (p *pipeline) addEdge(f, t int) *rawEdge {
@@ -352,14 +362,29 @@ func (p *pipeline) rawMetadata(gd *GraphData) {
 
 // channels adds each channel to the concrete nodes it lists (a listed version
 // without build metadata names every architecture).
+//
+// A channel's versions are indexed by their version without build metadata, the
+// part semver's EQ compares, so each node is checked only against the versions
+// it can equal rather than against the whole list.
 func (p *pipeline) channels(gd *GraphData) {
+	keys := make([]string, len(p.nodes))
+	for i := range p.nodes {
+		if p.nodes[i].concrete {
+			keys[i] = eqKey(p.nodes[i].semver)
+		}
+	}
 	for _, ch := range gd.Channels {
+		listed := make(map[string][]semver.Version, len(ch.parsed))
+		for _, v := range ch.parsed {
+			k := eqKey(v)
+			listed[k] = append(listed[k], v)
+		}
 		for i := range p.nodes {
 			n := &p.nodes[i]
 			if !n.concrete {
 				continue
 			}
-			for _, v := range ch.parsed {
+			for _, v := range listed[keys[i]] {
 				if v.EQ(n.semver) && (len(v.Build) == 0 || slices.Equal(v.Build, n.semver.Build)) {
 					if !slices.Contains(n.Channels, ch.Name) {
 						n.Channels = append(n.Channels, ch.Name)
@@ -375,6 +400,14 @@ func (p *pipeline) channels(gd *GraphData) {
 			p.nodes[i].Metadata[MetadataChannels] = strings.Join(p.nodes[i].Channels, ",")
 		}
 	}
+}
+
+// eqKey is v without its build metadata, as text: two parsed versions that semver's
+// EQ calls equal have the same key (major, minor, patch and each prerelease part,
+// numeric or not, are what EQ compares).
+func eqKey(v semver.Version) string {
+	v.Build = nil
+	return v.String()
 }
 
 // annotate gives version the architecture of ref, as cincinnati's
