@@ -100,7 +100,7 @@ func BenchmarkRealGraphLoad(b *testing.B) {
 func BenchmarkRealPayloadDigest(b *testing.B) {
 	pdir := realData(b, realPayload)
 	for b.Loop() {
-		if _, err := DigestDir(pdir); err != nil {
+		if _, err := payload.DigestDir(pdir); err != nil {
 			b.Fatal(err)
 		}
 	}

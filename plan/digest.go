@@ -6,11 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
 
 	"github.com/openshift-recover/recover/plan/payload"
 )
@@ -41,47 +36,4 @@ func embedManifest(m *payload.Manifest) *Manifest {
 		APIVersion: m.APIVersion, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name,
 		CreateOnly: m.CreateOnly, Object: obj, Digest: digestBytes(obj),
 	}
-}
-
-// DigestDir returns "sha256:<hex>" over a directory's regular files: each file's
-// slash-separated relative path, size and content, in path order. It identifies a
-// payload or graph-data directory in the plan's inputs.
-func DigestDir(dir string) (string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil {
-		return "", err
-	}
-	sort.Strings(files)
-	h := sha256.New()
-	for _, path := range files {
-		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return "", err
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return "", err
-		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return "", err
-		}
-		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), st.Size())
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return "", err
-		}
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -18,8 +18,10 @@ import (
 // so that a payload already seen is not decoded again. An entry is one file,
 // <CacheDir>/decoded-<key>, where key is the sha256 of cacheFormat, what the
 // manifests are rendered with (ReleaseImage, the profile, image-references) and
-// every manifest file's name and content: the same bytes give the same key, other
-// bytes another one, so an entry never describes a payload it was not made from.
+// the payload directory's DigestDir (with any manifest file it does not read):
+// the same bytes give the same key, other bytes another one, so an entry never
+// describes a payload it was not made from. The files are read once, for the
+// digest, the key and, on a miss, the decoding.
 //
 // The file is cacheMagic, the format version (uint32), the key, the sha256 of the
 // body, then the body: a gob of cachedManifest. Decisions and the order are not
@@ -30,7 +32,7 @@ import (
 
 const (
 	cacheMagic   = "recover decoded payload\n"
-	cacheFormat  = 1
+	cacheFormat  = 2
 	headerLength = len(cacheMagic) + 4 + 2*sha256.Size
 	// maxCacheEntryBytes bounds an entry read back; the real 4.4 payload's is
 	// about 5 MiB.
@@ -47,10 +49,53 @@ type cachedManifest struct {
 	JSON                []byte
 }
 
-// cacheKey reads every manifest file and returns the entry key with the files'
-// contents (so they are read once). ok is false when a file cannot be read: the
-// normal path then reports it in payload order.
-func cacheKey(root string, files []manifestFile, data renderData, images []ImageRef) (key [sha256.Size]byte, raws [][]byte, ok bool) {
+// payloadFiles is what one pass over a payload directory read: DigestDir's digest
+// of it and the content of every manifest file, in payload order.
+type payloadFiles struct {
+	digest string
+	raws   [][]byte
+	// unwalked are the manifest files DigestDir does not read (not regular files,
+	// such as symbolic links), by index; their content is not in digest.
+	unwalked []int
+}
+
+// readPayloadFiles reads every file of the payload directory once: each regular
+// file into DigestDir's digest, the manifest files (and manifest files DigestDir
+// does not read, such as symbolic links, besides) kept for decoding. ok is false
+// when any file cannot be read: the normal path then reports a manifest file's
+// error in payload order, and DigestDir its own.
+func readPayloadFiles(root string, files []manifestFile) (pf payloadFiles, ok bool) {
+	keep := make(map[string]bool, len(files))
+	for _, f := range files {
+		if f.err != nil {
+			return pf, false
+		}
+		keep[f.sub+"/"+f.name] = true
+	}
+	digest, kept, err := digestDir(root, keep)
+	if err != nil {
+		return pf, false
+	}
+	pf.digest = digest
+	pf.raws = make([][]byte, len(files))
+	for i, f := range files {
+		raw, walked := kept[f.sub+"/"+f.name]
+		if !walked {
+			if raw, err = bounded.ReadFile(filepath.Join(root, f.sub, f.name), maxManifestFileBytes); err != nil {
+				return payloadFiles{}, false
+			}
+			pf.unwalked = append(pf.unwalked, i)
+		}
+		pf.raws[i] = raw
+	}
+	return pf, true
+}
+
+// cacheKey is the entry key of a payload read by readPayloadFiles: the sha256 of
+// cacheFormat, the render inputs, the directory's digest (every regular file's
+// path, size and content) and the name and content of each manifest file the
+// digest does not cover.
+func cacheKey(files []manifestFile, pf payloadFiles, data renderData, images []ImageRef) (key [sha256.Size]byte) {
 	h := sha256.New()
 	var n [8]byte
 	put := func(b []byte) {
@@ -68,21 +113,15 @@ func cacheKey(root string, files []manifestFile, data renderData, images []Image
 		put([]byte(r.Name))
 		put([]byte(r.From))
 	}
-	raws = make([][]byte, len(files))
-	for i, f := range files {
-		if f.err != nil {
-			return key, nil, false
-		}
-		raw, err := bounded.ReadFile(filepath.Join(root, f.sub, f.name), maxManifestFileBytes)
-		if err != nil {
-			return key, nil, false
-		}
-		raws[i] = raw
-		put([]byte(f.sub + "/" + f.name))
-		put(raw)
+	put([]byte(pf.digest))
+	binary.BigEndian.PutUint64(n[:], uint64(len(pf.unwalked)))
+	h.Write(n[:])
+	for _, i := range pf.unwalked {
+		put([]byte(files[i].sub + "/" + files[i].name))
+		put(pf.raws[i])
 	}
 	h.Sum(key[:0])
-	return key, raws, true
+	return key
 }
 
 func cachePath(dir string, key [sha256.Size]byte) string {

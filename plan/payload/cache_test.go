@@ -31,6 +31,7 @@ func cacheEntries(t *testing.T, dir string) []string {
 func TestDecodedCacheWarmEqualsCold(t *testing.T) {
 	cases := payloadCases(t)
 	for _, c := range cases {
+		c.o.DirDigest = true // a load with the cache computes the digest anyway
 		want, err := LoadDir(c.dir, c.o)
 		if err != nil {
 			t.Fatal(err)
@@ -101,7 +102,7 @@ func readEntry(t *testing.T, cache, entry string) ([32]byte, []*Manifest) {
 
 func TestDecodedCacheIgnoresBadEntries(t *testing.T) {
 	dir := filepath.Join(exampleReleases, "4.4.4")
-	want, err := LoadDir(dir, Options{})
+	want, err := LoadDir(dir, Options{DirDigest: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func TestDecodedCachePermissionsAndConcurrentWriters(t *testing.T) {
 	dir := filepath.Join(exampleReleases, "4.4.4")
 	cache := filepath.Join(t.TempDir(), "a", "decoded")
 	o := Options{CacheDir: cache}
-	want, err := LoadDir(dir, Options{})
+	want, err := LoadDir(dir, Options{DirDigest: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,3 +225,39 @@ func TestDecodedCacheFollowsContent(t *testing.T) {
 }
 
 func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
+
+// TestDecodedCacheFollowsSymlinkedManifest: a manifest file behind a symbolic
+// link is not in DigestDir's digest, yet it is in the key: changing the file it
+// points at is another key.
+func TestDecodedCacheFollowsSymlinkedManifest(t *testing.T) {
+	dir := writePayload(t, map[string]string{"release-manifests/0000_50_a_00_ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns\n" + annotated})
+	target := filepath.Join(t.TempDir(), "cm.yaml")
+	write := func(name string) {
+		t.Helper()
+		if err := os.WriteFile(target, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "+name+"\n  namespace: ns\n"+annotated), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("one")
+	if err := os.Symlink(target, filepath.Join(dir, "release-manifests/0000_50_a_01_cm.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{CacheDir: t.TempDir()}
+	for _, name := range []string{"one", "two"} {
+		write(name)
+		p, err := LoadDir(dir, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Manifests) != 2 || p.Manifests[1].Name != name {
+			t.Fatalf("the linked manifest reads %+v, want %s", p.Manifests[len(p.Manifests)-1], name)
+		}
+		d, err := DigestDir(dir)
+		if err != nil || p.DirDigest != d {
+			t.Fatalf("DirDigest %s, DigestDir %s %v", p.DirDigest, d, err)
+		}
+	}
+	if n := len(cacheEntries(t, o.CacheDir)); n != 2 {
+		t.Fatalf("%d entries for two contents of the linked file", n)
+	}
+}
