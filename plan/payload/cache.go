@@ -7,7 +7,6 @@ import (
 	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 
@@ -23,17 +22,17 @@ import (
 // describes a payload it was not made from. The files are read once, for the
 // digest, the key and, on a miss, the decoding.
 //
-// The file is cacheMagic, the format version (uint32), the key, the sha256 of the
-// body, then the body: a gob of cachedManifest. Decisions and the order are not
-// kept; they depend on the cluster and are recomputed. An entry that is truncated,
-// corrupted, of another format version or for another key is ignored: the payload
-// is decoded afresh and the entry rewritten. Entries are written to a temporary
-// file, fsynced and renamed into place, so a reader sees a whole entry or none.
+// The file is sealed (bounded.WriteSealed): cacheMagic, the format version
+// (uint32), the key, the sha256 of the body, then the body: a gob of
+// cachedManifest. Decisions and the order are not kept; they depend on the
+// cluster and are recomputed. An entry that is truncated, corrupted, of another
+// format version or for another key is ignored: the payload is decoded afresh and
+// the entry rewritten. Entries are written to a temporary file, fsynced and
+// renamed into place, so a reader sees a whole entry or none.
 
 const (
-	cacheMagic   = "recover decoded payload\n"
-	cacheFormat  = 2
-	headerLength = len(cacheMagic) + 4 + 2*sha256.Size
+	cacheMagic  = "recover decoded payload\n"
+	cacheFormat = 2
 	// maxCacheEntryBytes bounds an entry read back; the real 4.4 payload's is
 	// about 5 MiB.
 	maxCacheEntryBytes = 512 << 20
@@ -130,16 +129,8 @@ func cachePath(dir string, key [sha256.Size]byte) string {
 
 // readCache returns the manifests of a valid entry for key, or false.
 func readCache(dir string, key [sha256.Size]byte, workers int) ([]*Manifest, bool) {
-	data, err := bounded.ReadFile(cachePath(dir, key), maxCacheEntryBytes)
-	if err != nil || len(data) < headerLength || string(data[:len(cacheMagic)]) != cacheMagic {
-		return nil, false
-	}
-	h := data[len(cacheMagic):]
-	if binary.BigEndian.Uint32(h) != cacheFormat || !bytes.Equal(h[4:4+sha256.Size], key[:]) {
-		return nil, false
-	}
-	body := data[headerLength:]
-	if sum := sha256.Sum256(body); !bytes.Equal(h[4+sha256.Size:4+2*sha256.Size], sum[:]) {
+	body, ok := bounded.ReadSealed(cachePath(dir, key), cacheMagic, cacheFormat, key, maxCacheEntryBytes)
+	if !ok {
 		return nil, false
 	}
 	var cms []cachedManifest
@@ -184,40 +175,5 @@ func writeCache(dir string, key [sha256.Size]byte, ms []*Manifest) {
 	if err := gob.NewEncoder(&body).Encode(cms); err != nil {
 		return
 	}
-	if err := mkdirPrivate(dir); err != nil {
-		return
-	}
-	f, err := os.CreateTemp(dir, ".decoded-*")
-	if err != nil {
-		return
-	}
-	defer os.Remove(f.Name()) // after a successful rename, there is nothing to remove
-	var hdr bytes.Buffer
-	hdr.WriteString(cacheMagic)
-	_ = binary.Write(&hdr, binary.BigEndian, uint32(cacheFormat))
-	hdr.Write(key[:])
-	sum := sha256.Sum256(body.Bytes())
-	hdr.Write(sum[:])
-	_, err = f.Write(hdr.Bytes())
-	if err == nil {
-		_, err = f.Write(body.Bytes())
-	}
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return
-	}
-	if os.Rename(f.Name(), cachePath(dir, key)) == nil {
-		if d, err := os.Open(dir); err == nil {
-			_ = d.Sync()
-			d.Close()
-		}
-	}
+	_ = bounded.WriteSealed(cachePath(dir, key), cacheMagic, cacheFormat, key, body.Bytes())
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/openshift-recover/recover/internal/bounded"
 )
 
 // cacheEntries returns the cache's entry files, failing on leftovers of a write.
@@ -108,13 +110,13 @@ func TestDecodedCacheIgnoresBadEntries(t *testing.T) {
 	}
 	for name, spoil := range map[string]func([]byte) []byte{
 		"truncated":      func(b []byte) []byte { return b[:len(b)/2] },
-		"header only":    func(b []byte) []byte { return b[:headerLength] },
+		"header only":    func(b []byte) []byte { return b[:bounded.SealedHeaderLength(cacheMagic)] },
 		"empty":          func([]byte) []byte { return nil },
 		"flipped byte":   func(b []byte) []byte { b[len(b)-10] ^= 0x40; return b },
 		"other magic":    func(b []byte) []byte { b[0] = 'X'; return b },
 		"other version":  func(b []byte) []byte { binary.BigEndian.PutUint32(b[len(cacheMagic):], cacheFormat+1); return b },
 		"other key":      func(b []byte) []byte { b[len(cacheMagic)+4] ^= 1; return b },
-		"not gob":        func(b []byte) []byte { return reseal(b[:headerLength], []byte("garbage")) },
+		"not gob":        func(b []byte) []byte { return reseal(b[:bounded.SealedHeaderLength(cacheMagic)], []byte("garbage")) },
 		"bad manifest":   func(b []byte) []byte { return b }, // replaced below
 		"appended bytes": func(b []byte) []byte { return append(b, 0) },
 	} {

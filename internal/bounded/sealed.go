@@ -1,0 +1,87 @@
+package bounded
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+)
+
+// A sealed file is a cache entry a reader can trust to be whole and to be the one
+// it asked for: a magic line, the format version (big-endian uint32), the entry's
+// key, the sha256 of the body, then the body. recover's caches of decoded inputs
+// (payloads, update graphs) keep their entries so.
+
+// SealedHeaderLength is the length of a sealed file's header for magic.
+func SealedHeaderLength(magic string) int { return len(magic) + 4 + 2*sha256.Size }
+
+// ReadSealed returns the body of the sealed file at path, read up to limit bytes,
+// when its magic, version and key are the ones given and the body matches its
+// checksum; false for anything else (missing, truncated, corrupt, another format
+// version or another key).
+func ReadSealed(path, magic string, version uint32, key [sha256.Size]byte, limit int64) ([]byte, bool) {
+	data, err := ReadFile(path, limit)
+	if err != nil || len(data) < SealedHeaderLength(magic) || string(data[:len(magic)]) != magic {
+		return nil, false
+	}
+	h := data[len(magic):]
+	if binary.BigEndian.Uint32(h) != version || !bytes.Equal(h[4:4+sha256.Size], key[:]) {
+		return nil, false
+	}
+	body := data[SealedHeaderLength(magic):]
+	if sum := sha256.Sum256(body); !bytes.Equal(h[4+sha256.Size:4+2*sha256.Size], sum[:]) {
+		return nil, false
+	}
+	return body, true
+}
+
+// WriteSealed writes body as the sealed file at path: into a temporary file of
+// its directory (created 0700 if missing, and made 0700), 0600, fsynced, then
+// renamed into place and the directory fsynced, so a concurrent reader or writer
+// sees a whole entry or none.
+func WriteSealed(path, magic string, version uint32, key [sha256.Size]byte, body []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after a successful rename, there is nothing to remove
+	hdr := make([]byte, 0, SealedHeaderLength(magic))
+	hdr = append(hdr, magic...)
+	hdr = binary.BigEndian.AppendUint32(hdr, version)
+	hdr = append(hdr, key[:]...)
+	sum := sha256.Sum256(body)
+	hdr = append(hdr, sum[:]...)
+	_, err = f.Write(hdr)
+	if err == nil {
+		_, err = f.Write(body)
+	}
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
