@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/gob"
 	"encoding/hex"
-	"encoding/json"
 	"path/filepath"
 	"sync/atomic"
 
@@ -24,7 +23,7 @@ import (
 //
 // The file is sealed (bounded.WriteSealed): cacheMagic, the format version
 // (uint32), the key, the sha256 of the body, then the body: a gob of
-// cachedManifest. Decisions and the order are not kept; they depend on the
+// cachedPayload. Decisions and the order are not kept; they depend on the
 // cluster and are recomputed. An entry that is truncated, corrupted, of another
 // format version or for another key is ignored: the payload is decoded afresh and
 // the entry rewritten. Entries are written to a temporary file, fsynced and
@@ -32,20 +31,30 @@ import (
 
 const (
 	cacheMagic  = "recover decoded payload\n"
-	cacheFormat = 2
+	cacheFormat = 3
 	// maxCacheEntryBytes bounds an entry read back; the real 4.4 payload's is
 	// about 5 MiB.
 	maxCacheEntryBytes = 512 << 20
 )
 
-// cachedManifest is what an entry keeps of a manifest: where it came from and its
-// compact JSON; everything else is derived from the JSON as decodeFile derives it.
+// cachedPayload is an entry's body: the table of the objects' strings (joined,
+// with each one's length) and the manifests.
+type cachedPayload struct {
+	Strings   string
+	Lengths   []int
+	Manifests []cachedManifest
+}
+
+// cachedManifest is what an entry keeps of a manifest: where it came from, its
+// compact JSON and its object as a tree (objcodec.go); everything else is derived
+// from the object as decodeFile derives it.
 type cachedManifest struct {
 	Dir, File           string
 	Index, Line         int
 	RunLevel, Component string
 	Rendered            bool
 	JSON                []byte
+	Object              []byte
 }
 
 // payloadFiles is what one pass over a payload directory read: DigestDir's digest
@@ -133,29 +142,30 @@ func readCache(dir string, key [sha256.Size]byte, workers int) ([]*Manifest, boo
 	if !ok {
 		return nil, false
 	}
-	var cms []cachedManifest
-	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&cms); err != nil {
+	var cp cachedPayload
+	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&cp); err != nil {
 		return nil, false
 	}
-	out := make([]*Manifest, len(cms))
+	strs, ok := splitStrings(cp.Strings, cp.Lengths)
+	if !ok {
+		return nil, false
+	}
+	out := make([]*Manifest, len(cp.Manifests))
 	var bad atomic.Bool
-	inOrder(len(cms), workers, func(i int) bool {
+	inOrder(len(cp.Manifests), workers, func(i int) bool {
 		if bad.Load() {
 			return false
 		}
-		c := cms[i]
-		var obj map[string]any
-		if err := json.Unmarshal(c.JSON, &obj); err != nil || obj == nil {
-			bad.Store(true)
-			return false
+		c := cp.Manifests[i]
+		obj, err := readObject(c.Object, strs)
+		if err == nil {
+			out[i], err = newManifest(c.Dir, c.File, c.Index, c.Line, c.JSON, obj)
 		}
-		m, err := newManifest(c.Dir, c.File, c.Index, c.Line, c.JSON, obj)
 		if err != nil {
 			bad.Store(true)
 			return false
 		}
-		m.RunLevel, m.Component, m.Rendered = c.RunLevel, c.Component, c.Rendered
-		out[i] = m
+		out[i].RunLevel, out[i].Component, out[i].Rendered = c.RunLevel, c.Component, c.Rendered
 		return true
 	})
 	if bad.Load() {
@@ -167,12 +177,19 @@ func readCache(dir string, key [sha256.Size]byte, workers int) ([]*Manifest, boo
 // writeCache stores manifests under key. It is best effort: a cache that cannot be
 // written only costs the next load a decode.
 func writeCache(dir string, key [sha256.Size]byte, ms []*Manifest) {
+	t := newStringTable()
 	cms := make([]cachedManifest, len(ms))
 	for i, m := range ms {
-		cms[i] = cachedManifest{Dir: m.Dir, File: m.File, Index: m.Index, Line: m.Line, RunLevel: m.RunLevel, Component: m.Component, Rendered: m.Rendered, JSON: m.JSON}
+		tree, ok := appendTree(nil, t, m.Object.Object)
+		if !ok {
+			return
+		}
+		cms[i] = cachedManifest{Dir: m.Dir, File: m.File, Index: m.Index, Line: m.Line, RunLevel: m.RunLevel, Component: m.Component, Rendered: m.Rendered, JSON: m.JSON, Object: tree}
 	}
+	cp := cachedPayload{Manifests: cms}
+	cp.Strings, cp.Lengths = joinStrings(t.list)
 	var body bytes.Buffer
-	if err := gob.NewEncoder(&body).Encode(cms); err != nil {
+	if err := gob.NewEncoder(&body).Encode(cp); err != nil {
 		return
 	}
 	_ = bounded.WriteSealed(cachePath(dir, key), cacheMagic, cacheFormat, key, body.Bytes())

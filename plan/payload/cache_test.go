@@ -1,8 +1,10 @@
 package payload
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/gob"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -76,7 +78,7 @@ func TestDecodedCacheIsRead(t *testing.T) {
 	}
 	entry := cacheEntries(t, o.CacheDir)[0]
 	key, ms := readEntry(t, o.CacheDir, entry)
-	ms[0].JSON = []byte(strings.Replace(string(ms[0].JSON), `"kind":"`, `"kind":"Marked`, 1))
+	ms[0].Object.Object["kind"] = "Marked" + ms[0].Kind
 	writeCache(o.CacheDir, key, ms)
 	p, err := LoadDir(dir, o)
 	if err != nil {
@@ -109,15 +111,28 @@ func TestDecodedCacheIgnoresBadEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, spoil := range map[string]func([]byte) []byte{
-		"truncated":      func(b []byte) []byte { return b[:len(b)/2] },
-		"header only":    func(b []byte) []byte { return b[:bounded.SealedHeaderLength(cacheMagic)] },
-		"empty":          func([]byte) []byte { return nil },
-		"flipped byte":   func(b []byte) []byte { b[len(b)-10] ^= 0x40; return b },
-		"other magic":    func(b []byte) []byte { b[0] = 'X'; return b },
-		"other version":  func(b []byte) []byte { binary.BigEndian.PutUint32(b[len(cacheMagic):], cacheFormat+1); return b },
-		"other key":      func(b []byte) []byte { b[len(cacheMagic)+4] ^= 1; return b },
-		"not gob":        func(b []byte) []byte { return reseal(b[:bounded.SealedHeaderLength(cacheMagic)], []byte("garbage")) },
-		"bad manifest":   func(b []byte) []byte { return b }, // replaced below
+		"truncated":     func(b []byte) []byte { return b[:len(b)/2] },
+		"header only":   func(b []byte) []byte { return b[:bounded.SealedHeaderLength(cacheMagic)] },
+		"empty":         func([]byte) []byte { return nil },
+		"flipped byte":  func(b []byte) []byte { b[len(b)-10] ^= 0x40; return b },
+		"other magic":   func(b []byte) []byte { b[0] = 'X'; return b },
+		"other version": func(b []byte) []byte { binary.BigEndian.PutUint32(b[len(cacheMagic):], cacheFormat+1); return b },
+		"other key":     func(b []byte) []byte { b[len(cacheMagic)+4] ^= 1; return b },
+		"not gob":       func(b []byte) []byte { return reseal(b[:bounded.SealedHeaderLength(cacheMagic)], []byte("garbage")) },
+		"bad manifest":  func(b []byte) []byte { return b }, // replaced below
+		"cut tree": func(b []byte) []byte {
+			var cp cachedPayload
+			hl := bounded.SealedHeaderLength(cacheMagic)
+			if err := gob.NewDecoder(bytes.NewReader(b[hl:])).Decode(&cp); err != nil {
+				t.Fatal(err)
+			}
+			cp.Manifests[0].Object = cp.Manifests[0].Object[:len(cp.Manifests[0].Object)/2]
+			var body bytes.Buffer
+			if err := gob.NewEncoder(&body).Encode(cp); err != nil {
+				t.Fatal(err)
+			}
+			return reseal(b[:hl], body.Bytes())
+		},
 		"appended bytes": func(b []byte) []byte { return append(b, 0) },
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -133,7 +148,7 @@ func TestDecodedCacheIgnoresBadEntries(t *testing.T) {
 			bad := spoil(append([]byte(nil), good...))
 			if name == "bad manifest" {
 				key, ms := readEntry(t, o.CacheDir, entry)
-				ms[0].JSON = []byte(`{"apiVersion":"v1","metadata":{"name":"x"}}`) // no kind
+				delete(ms[0].Object.Object, "kind")
 				writeCache(o.CacheDir, key, ms)
 				bad, _ = os.ReadFile(entry)
 			}

@@ -1,0 +1,228 @@
+package payload
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+)
+
+// The decoded-payload cache keeps each manifest's object as a tree of the values
+// encoding/json gives a map[string]any (nil, bool, float64, string, []any,
+// map[string]any), with every string, key or value, an index into one table of
+// the entry's distinct strings. Reading a manifest back then costs the maps and
+// slices it is made of and no string copies; decoding its JSON again cost four
+// times as much.
+//
+// A value is a tag byte and, for each tag:
+//
+//	tagNull, tagFalse, tagTrue  nothing
+//	tagNumber                   the float64's IEEE 754 bits, 8 bytes little-endian
+//	tagString                   the string's index in the table (uvarint)
+//	tagArray                    the length (uvarint), then each element
+//	tagObject                   the length (uvarint), then each member: the key's
+//	                            index (uvarint) and the value, keys in sorted order
+const (
+	tagNull byte = iota
+	tagFalse
+	tagTrue
+	tagNumber
+	tagString
+	tagArray
+	tagObject
+)
+
+// maxTreeDepth bounds the nesting a tree may have, as encoding/json bounds JSON's.
+const maxTreeDepth = 10000
+
+// stringTable gives the strings of the trees being encoded their indexes.
+type stringTable struct {
+	index map[string]int
+	list  []string
+}
+
+func newStringTable() *stringTable { return &stringTable{index: map[string]int{}} }
+
+func (t *stringTable) id(s string) uint64 {
+	i, ok := t.index[s]
+	if !ok {
+		i = len(t.list)
+		t.index[s] = i
+		t.list = append(t.list, s)
+	}
+	return uint64(i)
+}
+
+// appendTree appends the tree of v to b, adding its strings to t. ok is false for
+// a value of another type (the cache then keeps nothing).
+func appendTree(b []byte, t *stringTable, v any) ([]byte, bool) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, tagNull), true
+	case bool:
+		if v {
+			return append(b, tagTrue), true
+		}
+		return append(b, tagFalse), true
+	case float64:
+		return binary.LittleEndian.AppendUint64(append(b, tagNumber), math.Float64bits(v)), true
+	case string:
+		return binary.AppendUvarint(append(b, tagString), t.id(v)), true
+	case []any:
+		b = binary.AppendUvarint(append(b, tagArray), uint64(len(v)))
+		for _, e := range v {
+			var ok bool
+			if b, ok = appendTree(b, t, e); !ok {
+				return nil, false
+			}
+		}
+		return b, true
+	case map[string]any:
+		b = binary.AppendUvarint(append(b, tagObject), uint64(len(v)))
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			b = binary.AppendUvarint(b, t.id(k))
+			var ok bool
+			if b, ok = appendTree(b, t, v[k]); !ok {
+				return nil, false
+			}
+		}
+		return b, true
+	}
+	return nil, false
+}
+
+// joinStrings packs a table into one string and the lengths of its strings.
+func joinStrings(list []string) (string, []int) {
+	lengths := make([]int, len(list))
+	for i, s := range list {
+		lengths[i] = len(s)
+	}
+	return strings.Join(list, ""), lengths
+}
+
+// splitStrings is the table joinStrings packed: substrings of all, so the table
+// costs one allocation.
+func splitStrings(all string, lengths []int) ([]string, bool) {
+	list := make([]string, len(lengths))
+	off := 0
+	for i, n := range lengths {
+		if n < 0 || n > len(all)-off {
+			return nil, false
+		}
+		list[i] = all[off : off+n]
+		off += n
+	}
+	return list, off == len(all)
+}
+
+var errBadTree = errors.New("malformed object tree")
+
+// treeReader decodes trees against a string table. Every malformed input is an
+// error, never a panic or an allocation larger than the input warrants.
+type treeReader struct {
+	b       []byte
+	strings []string
+}
+
+// readObject decodes one whole tree that must be an object.
+func readObject(tree []byte, strings []string) (map[string]any, error) {
+	r := treeReader{b: tree, strings: strings}
+	v, err := r.value(0)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.(map[string]any)
+	if !ok || len(r.b) != 0 {
+		return nil, errBadTree
+	}
+	return obj, nil
+}
+
+func (r *treeReader) uvarint() (uint64, error) {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		return 0, errBadTree
+	}
+	r.b = r.b[n:]
+	return v, nil
+}
+
+func (r *treeReader) str() (string, error) {
+	i, err := r.uvarint()
+	if err != nil || i >= uint64(len(r.strings)) {
+		return "", errBadTree
+	}
+	return r.strings[i], nil
+}
+
+// length reads a count of items, each of which takes at least one more byte.
+func (r *treeReader) length() (int, error) {
+	n, err := r.uvarint()
+	if err != nil || n > uint64(len(r.b)) {
+		return 0, errBadTree
+	}
+	return int(n), nil
+}
+
+func (r *treeReader) value(depth int) (any, error) {
+	if len(r.b) == 0 || depth > maxTreeDepth {
+		return nil, errBadTree
+	}
+	tag := r.b[0]
+	r.b = r.b[1:]
+	switch tag {
+	case tagNull:
+		return nil, nil
+	case tagFalse:
+		return false, nil
+	case tagTrue:
+		return true, nil
+	case tagNumber:
+		if len(r.b) < 8 {
+			return nil, errBadTree
+		}
+		f := math.Float64frombits(binary.LittleEndian.Uint64(r.b))
+		r.b = r.b[8:]
+		return f, nil
+	case tagString:
+		return r.str()
+	case tagArray:
+		n, err := r.length()
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, n)
+		for i := range out {
+			if out[i], err = r.value(depth + 1); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case tagObject:
+		n, err := r.length()
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]any, n)
+		for range n {
+			k, err := r.str()
+			if err != nil {
+				return nil, err
+			}
+			if out[k], err = r.value(depth + 1); err != nil {
+				return nil, err
+			}
+		}
+		if len(out) != n { // a key twice
+			return nil, errBadTree
+		}
+		return out, nil
+	}
+	return nil, errBadTree
+}
