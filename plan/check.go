@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"maps"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan/policy"
 )
 
@@ -94,6 +97,9 @@ type model struct {
 	dirty bool
 	// lags memoizes the policy's kubelet lag limit per (kubelet, kube-apiserver) minor.
 	lags map[[2]int]lag
+	// digestOK says, per step, whether its manifest matches its digest
+	// (verifyDigests).
+	digestOK []bool
 }
 
 // lag is a memoized KubeletAllowedLag answer.
@@ -160,7 +166,32 @@ func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy) *model {
 		}
 	}
 	m.measure(func(string, int, int) {}) // record the baselines
+	m.digestOK = verifyDigests(p.Steps)
 	return m
+}
+
+// verifyDigests checks every manifest step's embedded object against its digest
+// (ManifestDigest, the rule apply verifies), on GOMAXPROCS goroutines: the
+// compaction and hashing of every manifest are most of a check's work, and each
+// step's answer is independent of the others. The model then walks the steps in
+// order and reports the first mismatch, as it would have found it.
+func verifyDigests(steps []Step) []bool {
+	ok := make([]bool, len(steps))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range steps {
+		mf := steps[i].Manifest
+		if mf == nil {
+			continue
+		}
+		g.Go(func() error {
+			d, err := ManifestDigest(mf.Object)
+			ok[i] = err == nil && d == mf.Digest
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return ok
 }
 
 // fail builds the CheckError for step i.
@@ -294,8 +325,7 @@ func (m *model) manifestStep(i int, st *Step) error {
 	if mf == nil {
 		return m.fail(i, InvariantManifestDigest, "%s step without a manifest", st.Action)
 	}
-	d, err := ManifestDigest(mf.Object)
-	if err != nil || d != mf.Digest {
+	if !m.digestOK[i] {
 		return m.fail(i, InvariantManifestDigest, "manifest %s %s does not match its digest", mf.Kind, mf.Name)
 	}
 	del := false
