@@ -1,0 +1,111 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openshift-recover/recover/plan/payload"
+)
+
+// manifestDigestReference is ManifestDigest as first written: json.Compact, then
+// the hash.
+func manifestDigestReference(object json.RawMessage) (string, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, object); err != nil {
+		return "", err
+	}
+	return digestBytes(buf.Bytes()), nil
+}
+
+// compareManifestDigest fails when ManifestDigest and the reference disagree on
+// the digest or on whether (and why) the object is refused, or when
+// isCompactJSON accepts what json.Compact would change or refuse.
+func compareManifestDigest(t *testing.T, name string, object []byte) {
+	t.Helper()
+	got, gotErr := ManifestDigest(object)
+	want, wantErr := manifestDigestReference(object)
+	if (gotErr == nil) != (wantErr == nil) || got != want {
+		t.Fatalf("%s: ManifestDigest %s %v, json.Compact's %s %v", name, got, gotErr, want, wantErr)
+	}
+	if gotErr != nil && !strings.HasSuffix(gotErr.Error(), wantErr.Error()) {
+		t.Fatalf("%s: error %q, json.Compact's %q", name, gotErr, wantErr)
+	}
+	if isCompactJSON(object) {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, object); err != nil || !bytes.Equal(buf.Bytes(), object) {
+			t.Fatalf("%s: taken as compact, but json.Compact gives %q %v", name, buf.Bytes(), err)
+		}
+	}
+}
+
+var compactJSONCases = []string{
+	``, ` `, `{}`, `[]`, `""`, `0`, `-0`, `1`, `-1.5e+10`, `1E-2`, `true`, `false`, `null`,
+	`{"a":1}`, `{"a":1,"b":[1,2,{"c":null}],"d":"x"}`, `[[[[]]]]`, `{"":{}}`,
+	`{"a":1} `, ` {"a":1}`, `{"a": 1}`, "{\"a\":1}\n", `{"a":1}{}`, `{"a":1},`, `[1,]`, `{"a":1,}`, `{,}`, `[,1]`,
+	`{"a"}`, `{"a":}`, `{a:1}`, `{'a':1}`, `{"a":1`, `[1`, `"abc`, `"a\"`, `{"a":1]`, `[1}`,
+	`01`, `-`, `-01`, `1.`, `.5`, `1e`, `1e+`, `+1`, `0x1`, `1.5.5`, `--1`, `1-`, `Infinity`, `NaN`,
+	`tru`, `truee`, `nul`, `nulll`, `True`, `[true,false,null]`, `[truefalse]`,
+	`"\u00e9\u2028\ud83d\ude00"`, `"\u00G0"`, `"\u12"`, `"\x41"`, `"\'"`, `"\/\b\f\n\r\t\\\""`, "\"tab\there\"", "\"nl\nhere\"",
+	"\"\x7f \xff\xfe invalid utf-8 \xc3\"", "\"\x00\"", "\"\x1f\"", `"<>&"`, "\"\u2028\u2029\"",
+	strings.Repeat("[", 1000) + strings.Repeat("]", 1000),
+	strings.Repeat("[", 1001) + strings.Repeat("]", 1001),
+	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+	strings.Repeat(`{"a":`, 1001) + "1" + strings.Repeat("}", 1001),
+}
+
+// TestManifestDigestMatchesCompact is the differential test of ManifestDigest's
+// fast path: a table of valid, invalid and non-compact JSON, every manifest of
+// the example payloads and the real ones, and each of those indented.
+func TestManifestDigestMatchesCompact(t *testing.T) {
+	for _, c := range compactJSONCases {
+		compareManifestDigest(t, "case "+c, []byte(c))
+	}
+	dirs, err := filepath.Glob(filepath.Join("..", "examples", "*", "releases", "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("example releases: %v %v", dirs, err)
+	}
+	type source struct{ dir, version string }
+	var sources []source
+	for _, d := range dirs {
+		sources = append(sources, source{d, ""})
+	}
+	if !testing.Short() {
+		sources = append(sources, source{realData(t, realPayload), "4.4.4"}, source{realData(t, "payload-release-4.3"), "4.3.0"})
+	}
+	n, fast := 0, 0
+	for _, s := range sources {
+		p, err := payload.LoadDir(s.dir, payload.Options{Version: s.version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range p.Manifests {
+			compareManifestDigest(t, m.Dir+"/"+m.File, m.JSON)
+			var indented bytes.Buffer
+			if err := json.Indent(&indented, m.JSON, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			compareManifestDigest(t, m.Dir+"/"+m.File+" indented", indented.Bytes())
+			n++
+			if isCompactJSON(m.JSON) {
+				fast++
+			}
+		}
+	}
+	if fast != n || n < 100 {
+		t.Fatalf("%d of %d manifests take the fast path", fast, n)
+	}
+}
+
+// FuzzManifestDigest: whatever the bytes, ManifestDigest agrees with
+// json.Compact's rule.
+func FuzzManifestDigest(f *testing.F) {
+	for _, c := range compactJSONCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		compareManifestDigest(t, "input", data)
+	})
+}
