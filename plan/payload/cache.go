@@ -1,11 +1,10 @@
 package payload
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/gob"
 	"encoding/hex"
+	"math"
 	"path/filepath"
 	"sync/atomic"
 
@@ -22,39 +21,77 @@ import (
 // digest, the key and, on a miss, the decoding.
 //
 // The file is sealed (bounded.WriteSealed): cacheMagic, the format version
-// (uint32), the key, the sha256 of the body, then the body: a gob of
-// cachedPayload. Decisions and the order are not kept; they depend on the
-// cluster and are recomputed. An entry that is truncated, corrupted, of another
-// format version or for another key is ignored: the payload is decoded afresh and
+// (uint32), the key, the body's checksum, then the body (below). Decisions and
+// the order are not kept; they depend on the cluster and are recomputed. An entry
+// that is truncated, corrupted, of another format version or for another key, or
+// whose body does not read back, is ignored: the payload is decoded afresh and
 // the entry rewritten. Entries are written to a temporary file, fsynced and
 // renamed into place, so a reader sees a whole entry or none.
 
 const (
 	cacheMagic  = "recover decoded payload\n"
-	cacheFormat = 3
+	cacheFormat = 4
 	// maxCacheEntryBytes bounds an entry read back; the real 4.4 payload's is
-	// about 5 MiB.
+	// about 4 MiB.
 	maxCacheEntryBytes = 512 << 20
 )
 
-// cachedPayload is an entry's body: the table of the objects' strings (joined,
-// with each one's length) and the manifests.
-type cachedPayload struct {
-	Strings   string
-	Lengths   []int
-	Manifests []cachedManifest
-}
+// The body of an entry is, in the reader's forms (objcodec.go): the table of the
+// objects' strings, the number of manifests, then each manifest: its directory,
+// file, document index, line, run-level, component, whether it was rendered, its
+// compact JSON and its object as a tree. Everything else is derived from the
+// object as decodeFile derives it.
 
-// cachedManifest is what an entry keeps of a manifest: where it came from, its
-// compact JSON and its object as a tree (objcodec.go); everything else is derived
-// from the object as decodeFile derives it.
+// cachedManifest is one manifest of a body; as read, JSON and Object share the
+// body's memory.
 type cachedManifest struct {
 	Dir, File           string
 	Index, Line         int
 	RunLevel, Component string
 	Rendered            bool
-	JSON                []byte
-	Object              []byte
+	JSON, Object        []byte
+}
+
+func (c *cachedManifest) append(b []byte) []byte {
+	rendered := byte(0)
+	if c.Rendered {
+		rendered = 1
+	}
+	b = appendText(appendText(b, c.Dir), c.File)
+	b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(c.Index)), uint64(c.Line))
+	b = append(appendText(appendText(b, c.RunLevel), c.Component), rendered)
+	return appendBytes(appendBytes(b, c.JSON), c.Object)
+}
+
+func (r *reader) manifest() (c cachedManifest, err error) {
+	if c.Dir, err = r.text(); err != nil {
+		return c, err
+	}
+	if c.File, err = r.text(); err != nil {
+		return c, err
+	}
+	for _, n := range []*int{&c.Index, &c.Line} {
+		v, err := r.uvarint()
+		if err != nil || v > math.MaxInt32 {
+			return c, errBadTree
+		}
+		*n = int(v)
+	}
+	if c.RunLevel, err = r.text(); err != nil {
+		return c, err
+	}
+	if c.Component, err = r.text(); err != nil {
+		return c, err
+	}
+	if len(r.b) == 0 || r.b[0] > 1 {
+		return c, errBadTree
+	}
+	c.Rendered, r.b = r.b[0] == 1, r.b[1:]
+	if c.JSON, err = r.bytes(); err != nil {
+		return c, err
+	}
+	c.Object, err = r.bytes()
+	return c, err
 }
 
 // payloadFiles is what one pass over a payload directory read: DigestDir's digest
@@ -142,21 +179,17 @@ func readCache(dir string, key [sha256.Size]byte, workers int) ([]*Manifest, boo
 	if !ok {
 		return nil, false
 	}
-	var cp cachedPayload
-	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&cp); err != nil {
+	strs, cms, err := parseBody(body)
+	if err != nil {
 		return nil, false
 	}
-	strs, ok := splitStrings(cp.Strings, cp.Lengths)
-	if !ok {
-		return nil, false
-	}
-	out := make([]*Manifest, len(cp.Manifests))
+	out := make([]*Manifest, len(cms))
 	var bad atomic.Bool
-	inOrder(len(cp.Manifests), workers, func(i int) bool {
+	inOrder(len(cms), workers, func(i int) bool {
 		if bad.Load() {
 			return false
 		}
-		c := cp.Manifests[i]
+		c := cms[i]
 		obj, err := readObject(c.Object, strs)
 		if err == nil {
 			out[i], err = newManifest(c.Dir, c.File, c.Index, c.Line, c.JSON, obj)
@@ -174,23 +207,47 @@ func readCache(dir string, key [sha256.Size]byte, workers int) ([]*Manifest, boo
 	return out, true
 }
 
+// parseBody reads an entry's body: the string table and the manifests, whose
+// trees are decoded later, on the workers.
+func parseBody(body []byte) ([]string, []cachedManifest, error) {
+	r := reader{body}
+	strs, err := r.table()
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := r.count(10) // a manifest takes at least ten bytes
+	if err != nil {
+		return nil, nil, err
+	}
+	cms := make([]cachedManifest, n)
+	for i := range cms {
+		if cms[i], err = r.manifest(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(r.b) != 0 {
+		return nil, nil, errBadTree
+	}
+	return strs, cms, nil
+}
+
 // writeCache stores manifests under key. It is best effort: a cache that cannot be
 // written only costs the next load a decode.
 func writeCache(dir string, key [sha256.Size]byte, ms []*Manifest) {
 	t := newStringTable()
-	cms := make([]cachedManifest, len(ms))
-	for i, m := range ms {
+	size := 0
+	for _, m := range ms {
+		size += len(m.JSON)
+	}
+	manifests := binary.AppendUvarint(make([]byte, 0, size+size/8), uint64(len(ms)))
+	for _, m := range ms {
 		tree, ok := appendTree(nil, t, m.Object.Object)
 		if !ok {
-			return
+			return // a value no decoding makes
 		}
-		cms[i] = cachedManifest{Dir: m.Dir, File: m.File, Index: m.Index, Line: m.Line, RunLevel: m.RunLevel, Component: m.Component, Rendered: m.Rendered, JSON: m.JSON, Object: tree}
+		c := cachedManifest{Dir: m.Dir, File: m.File, Index: m.Index, Line: m.Line, RunLevel: m.RunLevel, Component: m.Component, Rendered: m.Rendered, JSON: m.JSON, Object: tree}
+		manifests = c.append(manifests)
 	}
-	cp := cachedPayload{Manifests: cms}
-	cp.Strings, cp.Lengths = joinStrings(t.list)
-	var body bytes.Buffer
-	if err := gob.NewEncoder(&body).Encode(cp); err != nil {
-		return
-	}
-	_ = bounded.WriteSealed(cachePath(dir, key), cacheMagic, cacheFormat, key, body.Bytes())
+	body := append(appendTable(nil, t.list), manifests...)
+	_ = bounded.WriteSealed(cachePath(dir, key), cacheMagic, cacheFormat, key, body)
 }

@@ -1,10 +1,7 @@
 package payload
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/gob"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -118,20 +115,15 @@ func TestDecodedCacheIgnoresBadEntries(t *testing.T) {
 		"other magic":   func(b []byte) []byte { b[0] = 'X'; return b },
 		"other version": func(b []byte) []byte { binary.BigEndian.PutUint32(b[len(cacheMagic):], cacheFormat+1); return b },
 		"other key":     func(b []byte) []byte { b[len(cacheMagic)+4] ^= 1; return b },
-		"not gob":       func(b []byte) []byte { return reseal(b[:bounded.SealedHeaderLength(cacheMagic)], []byte("garbage")) },
+		"not a body":    func(b []byte) []byte { return reseal(t, b, []byte("garbage")) },
 		"bad manifest":  func(b []byte) []byte { return b }, // replaced below
 		"cut tree": func(b []byte) []byte {
-			var cp cachedPayload
-			hl := bounded.SealedHeaderLength(cacheMagic)
-			if err := gob.NewDecoder(bytes.NewReader(b[hl:])).Decode(&cp); err != nil {
+			strs, cms, err := parseBody(b[bounded.SealedHeaderLength(cacheMagic):])
+			if err != nil {
 				t.Fatal(err)
 			}
-			cp.Manifests[0].Object = cp.Manifests[0].Object[:len(cp.Manifests[0].Object)/2]
-			var body bytes.Buffer
-			if err := gob.NewEncoder(&body).Encode(cp); err != nil {
-				t.Fatal(err)
-			}
-			return reseal(b[:hl], body.Bytes())
+			cms[0].Object = cms[0].Object[:len(cms[0].Object)/2]
+			return reseal(t, b, appendBody(strs, cms))
 		},
 		"appended bytes": func(b []byte) []byte { return append(b, 0) },
 	} {
@@ -170,12 +162,60 @@ func TestDecodedCacheIgnoresBadEntries(t *testing.T) {
 	}
 }
 
-// reseal puts a body behind a header with the body's checksum recomputed.
-func reseal(hdr, body []byte) []byte {
-	h := append([]byte(nil), hdr...)
-	sum := sha256Sum(body)
-	copy(h[len(cacheMagic)+4+32:], sum[:])
-	return append(h, body...)
+// appendBody is the body of an entry with these strings and manifests.
+func appendBody(strs []string, cms []cachedManifest) []byte {
+	body := binary.AppendUvarint(appendTable(nil, strs), uint64(len(cms)))
+	for i := range cms {
+		body = cms[i].append(body)
+	}
+	return body
+}
+
+// TestCacheBodyRefusesDamage: a body cut anywhere, or with any byte changed, is
+// refused or read without a panic; the whole body reads back as written.
+func TestCacheBodyRefusesDamage(t *testing.T) {
+	o := Options{CacheDir: t.TempDir()}
+	if _, err := LoadDir(filepath.Join(exampleReleases, "4.4.4"), o); err != nil {
+		t.Fatal(err)
+	}
+	entry, err := os.ReadFile(cacheEntries(t, o.CacheDir)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := entry[bounded.SealedHeaderLength(cacheMagic):]
+	strs, cms, err := parseBody(body)
+	if err != nil || len(cms) < 10 {
+		t.Fatalf("%d manifests: %v", len(cms), err)
+	}
+	if again := appendBody(strs, cms); string(again) != string(body) {
+		t.Fatal("the body does not read back as written")
+	}
+	for n := 0; n < len(body); n++ {
+		if _, _, err := parseBody(body[:n]); err == nil {
+			t.Fatalf("body cut at %d of %d: accepted", n, len(body))
+		}
+	}
+	for i := 0; i < len(body); i += 7 {
+		bad := append([]byte(nil), body...)
+		bad[i] ^= 0xff
+		_, _, _ = parseBody(bad) // must not panic
+	}
+}
+
+// reseal returns a sealed entry with the key of entry and body as its body.
+func reseal(t *testing.T, entry, body []byte) []byte {
+	t.Helper()
+	var key [32]byte
+	copy(key[:], entry[len(cacheMagic)+4:])
+	p := filepath.Join(t.TempDir(), "entry")
+	if err := bounded.WriteSealed(p, cacheMagic, cacheFormat, key, body); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 func TestDecodedCachePermissionsAndConcurrentWriters(t *testing.T) {
@@ -240,8 +280,6 @@ func TestDecodedCacheFollowsContent(t *testing.T) {
 		t.Fatalf("bad file with the cache: %v, without: %v", err1, err2)
 	}
 }
-
-func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
 
 // TestDecodedCacheFollowsSymlinkedManifest: a manifest file behind a symbolic
 // link is not in DigestDir's digest, yet it is in the key: changing the file it

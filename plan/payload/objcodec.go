@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"slices"
-	"strings"
 )
 
 // The decoded-payload cache keeps each manifest's object as a tree of the values
@@ -97,42 +96,100 @@ func appendTree(b []byte, t *stringTable, v any) ([]byte, bool) {
 	return nil, false
 }
 
-// joinStrings packs a table into one string and the lengths of its strings.
-func joinStrings(list []string) (string, []int) {
-	lengths := make([]int, len(list))
-	for i, s := range list {
-		lengths[i] = len(s)
-	}
-	return strings.Join(list, ""), lengths
-}
-
-// splitStrings is the table joinStrings packed: substrings of all, so the table
-// costs one allocation.
-func splitStrings(all string, lengths []int) ([]string, bool) {
-	list := make([]string, len(lengths))
-	off := 0
-	for i, n := range lengths {
-		if n < 0 || n > len(all)-off {
-			return nil, false
-		}
-		list[i] = all[off : off+n]
-		off += n
-	}
-	return list, off == len(all)
-}
-
 var errBadTree = errors.New("malformed object tree")
 
-// treeReader decodes trees against a string table. Every malformed input is an
-// error, never a panic or an allocation larger than the input warrants.
-type treeReader struct {
-	b       []byte
-	strings []string
+// reader reads the cache's binary forms. Every malformed input is an error, never
+// a panic or an allocation larger than the input warrants.
+type reader struct {
+	b []byte
+}
+
+func (r *reader) uvarint() (uint64, error) {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		return 0, errBadTree
+	}
+	r.b = r.b[n:]
+	return v, nil
+}
+
+// count reads a number of items of at least min bytes each.
+func (r *reader) count(min int) (int, error) {
+	n, err := r.uvarint()
+	if err != nil || n > uint64(len(r.b)/min) {
+		return 0, errBadTree
+	}
+	return int(n), nil
+}
+
+// bytes reads a length-prefixed byte string; the result shares r's memory.
+func (r *reader) bytes() ([]byte, error) {
+	n, err := r.count(1)
+	if err != nil {
+		return nil, err
+	}
+	b := r.b[:n:n]
+	r.b = r.b[n:]
+	return b, nil
+}
+
+func (r *reader) text() (string, error) {
+	b, err := r.bytes()
+	return string(b), err
+}
+
+func appendBytes(b, s []byte) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+func appendText(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// appendTable appends a string table: the number of strings, each one's length,
+// then all of them joined.
+func appendTable(b []byte, list []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(list)))
+	for _, s := range list {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+	}
+	for _, s := range list {
+		b = append(b, s...)
+	}
+	return b
+}
+
+// table reads what appendTable wrote: the strings are substrings of one string,
+// so the table costs one allocation.
+func (r *reader) table() ([]string, error) {
+	n, err := r.count(1)
+	if err != nil {
+		return nil, err
+	}
+	lengths := make([]uint64, n)
+	total := uint64(0)
+	for i := range lengths {
+		if lengths[i], err = r.uvarint(); err != nil {
+			return nil, err
+		}
+		if total += lengths[i]; total > uint64(len(r.b)) {
+			return nil, errBadTree
+		}
+	}
+	all := string(r.b[:total])
+	r.b = r.b[total:]
+	list := make([]string, n)
+	off := uint64(0)
+	for i, l := range lengths {
+		list[i] = all[off : off+l]
+		off += l
+	}
+	return list, nil
 }
 
 // readObject decodes one whole tree that must be an object.
 func readObject(tree []byte, strings []string) (map[string]any, error) {
-	r := treeReader{b: tree, strings: strings}
+	r := treeReader{reader{tree}, strings}
 	v, err := r.value(0)
 	if err != nil {
 		return nil, err
@@ -144,13 +201,10 @@ func readObject(tree []byte, strings []string) (map[string]any, error) {
 	return obj, nil
 }
 
-func (r *treeReader) uvarint() (uint64, error) {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		return 0, errBadTree
-	}
-	r.b = r.b[n:]
-	return v, nil
+// treeReader decodes trees against a string table.
+type treeReader struct {
+	reader
+	strings []string
 }
 
 func (r *treeReader) str() (string, error) {
@@ -159,15 +213,6 @@ func (r *treeReader) str() (string, error) {
 		return "", errBadTree
 	}
 	return r.strings[i], nil
-}
-
-// length reads a count of items, each of which takes at least one more byte.
-func (r *treeReader) length() (int, error) {
-	n, err := r.uvarint()
-	if err != nil || n > uint64(len(r.b)) {
-		return 0, errBadTree
-	}
-	return int(n), nil
 }
 
 func (r *treeReader) value(depth int) (any, error) {
@@ -193,7 +238,7 @@ func (r *treeReader) value(depth int) (any, error) {
 	case tagString:
 		return r.str()
 	case tagArray:
-		n, err := r.length()
+		n, err := r.count(1)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +250,7 @@ func (r *treeReader) value(depth int) (any, error) {
 		}
 		return out, nil
 	case tagObject:
-		n, err := r.length()
+		n, err := r.count(2)
 		if err != nil {
 			return nil, err
 		}

@@ -42,10 +42,10 @@ func TestObjectTreeRoundTrip(t *testing.T) {
 			t.Fatalf("object %d: not encodable", i)
 		}
 	}
-	all, lengths := joinStrings(table.list)
-	strs, ok := splitStrings(all, lengths)
-	if !ok || !reflect.DeepEqual(strs, table.list) {
-		t.Fatal("the string table does not come back")
+	r := reader{appendTable(nil, table.list)}
+	strs, err := r.table()
+	if err != nil || len(r.b) != 0 || !reflect.DeepEqual(strs, table.list) {
+		t.Fatalf("the string table does not come back: %v", err)
 	}
 	for i, tree := range trees {
 		got, err := readObject(tree, strs)
@@ -119,9 +119,15 @@ func TestObjectTreeRefusesMalformedInput(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	for name, lengths := range map[string][]int{"short": {0}, "long": {100}, "negative": {-1, 2}} {
-		if _, ok := splitStrings("a", lengths); ok {
-			t.Errorf("splitStrings %s: accepted", name)
+	for name, table := range map[string][]byte{
+		"more strings than bytes": uv(nil, 5),
+		"longer than the bytes":   append(uv(uv(nil, 1), 4), "abc"...),
+		"lengths past the end":    uv(uv(uv(nil, 2), 1), 1<<62),
+		"cut lengths":             {2, 1},
+	} {
+		r := reader{table}
+		if _, err := r.table(); err == nil {
+			t.Errorf("table %s: accepted", name)
 		}
 	}
 }
