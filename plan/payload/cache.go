@@ -234,20 +234,27 @@ func parseBody(body []byte) ([]string, []cachedManifest, error) {
 // writeCache stores manifests under key. It is best effort: a cache that cannot be
 // written only costs the next load a decode.
 func writeCache(dir string, key [sha256.Size]byte, ms []*Manifest) {
+	// The trees first, into one buffer, for the string table that precedes them;
+	// then the body, in one allocation of its size.
 	t := newStringTable()
-	size := 0
-	for _, m := range ms {
-		size += len(m.JSON)
-	}
-	manifests := binary.AppendUvarint(make([]byte, 0, size+size/8), uint64(len(ms)))
-	for _, m := range ms {
-		tree, ok := appendTree(nil, t, m.Object.Object)
-		if !ok {
+	var trees []byte
+	ends := make([]int, len(ms))
+	size := (len(ms) + 2) * binary.MaxVarintLen64
+	for i, m := range ms {
+		var ok bool
+		if trees, ok = t.appendTree(trees, m.Object.Object); !ok {
 			return // a value no decoding makes
 		}
-		c := cachedManifest{Dir: m.Dir, File: m.File, Index: m.Index, Line: m.Line, RunLevel: m.RunLevel, Component: m.Component, Rendered: m.Rendered, JSON: m.JSON, Object: tree}
-		manifests = c.append(manifests)
+		ends[i] = len(trees)
+		size += 7*binary.MaxVarintLen64 + 1 + len(m.Dir) + len(m.File) + len(m.RunLevel) + len(m.Component) + len(m.JSON)
 	}
-	body := append(appendTable(nil, t.list), manifests...)
+	size += len(trees) + len(t.list)*binary.MaxVarintLen64 + t.bytes
+	body := binary.AppendUvarint(appendTable(make([]byte, 0, size), t.list), uint64(len(ms)))
+	start := 0
+	for i, m := range ms {
+		c := cachedManifest{Dir: m.Dir, File: m.File, Index: m.Index, Line: m.Line, RunLevel: m.RunLevel, Component: m.Component, Rendered: m.Rendered, JSON: m.JSON, Object: trees[start:ends[i]]}
+		body = c.append(body)
+		start = ends[i]
+	}
 	_ = bounded.WriteSealed(cachePath(dir, key), cacheMagic, cacheFormat, key, body)
 }

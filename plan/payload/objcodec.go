@@ -39,6 +39,9 @@ const maxTreeDepth = 10000
 type stringTable struct {
 	index map[string]int
 	list  []string
+	bytes int // the length of list's strings together
+	// keys is scratch space for the sorted keys of the objects being encoded.
+	keys []string
 }
 
 func newStringTable() *stringTable { return &stringTable{index: map[string]int{}} }
@@ -49,13 +52,14 @@ func (t *stringTable) id(s string) uint64 {
 		i = len(t.list)
 		t.index[s] = i
 		t.list = append(t.list, s)
+		t.bytes += len(s)
 	}
 	return uint64(i)
 }
 
-// appendTree appends the tree of v to b, adding its strings to t. ok is false for
-// a value of another type (the cache then keeps nothing).
-func appendTree(b []byte, t *stringTable, v any) ([]byte, bool) {
+// appendTree appends the tree of v to b, adding its strings to the table. ok is
+// false for a value of another type (the cache then keeps nothing).
+func (t *stringTable) appendTree(b []byte, v any) ([]byte, bool) {
 	switch v := v.(type) {
 	case nil:
 		return append(b, tagNull), true
@@ -72,25 +76,30 @@ func appendTree(b []byte, t *stringTable, v any) ([]byte, bool) {
 		b = binary.AppendUvarint(append(b, tagArray), uint64(len(v)))
 		for _, e := range v {
 			var ok bool
-			if b, ok = appendTree(b, t, e); !ok {
+			if b, ok = t.appendTree(b, e); !ok {
 				return nil, false
 			}
 		}
 		return b, true
 	case map[string]any:
 		b = binary.AppendUvarint(append(b, tagObject), uint64(len(v)))
-		keys := make([]string, 0, len(v))
+		// This object's keys sit at t.keys[start:end]; the values' own keys go
+		// after them and are gone again when each value is done.
+		start := len(t.keys)
 		for k := range v {
-			keys = append(keys, k)
+			t.keys = append(t.keys, k)
 		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		end := len(t.keys)
+		slices.Sort(t.keys[start:end])
+		for i := start; i < end; i++ {
+			k := t.keys[i]
 			b = binary.AppendUvarint(b, t.id(k))
 			var ok bool
-			if b, ok = appendTree(b, t, v[k]); !ok {
+			if b, ok = t.appendTree(b, v[k]); !ok {
 				return nil, false
 			}
 		}
+		t.keys = t.keys[:start]
 		return b, true
 	}
 	return nil, false

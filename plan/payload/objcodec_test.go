@@ -38,7 +38,7 @@ func TestObjectTreeRoundTrip(t *testing.T) {
 	trees := make([][]byte, len(objs))
 	for i, obj := range objs {
 		var ok bool
-		if trees[i], ok = appendTree(nil, table, obj); !ok {
+		if trees[i], ok = table.appendTree(nil, obj); !ok {
 			t.Fatalf("object %d: not encodable", i)
 		}
 	}
@@ -60,8 +60,8 @@ func TestObjectTreeRoundTrip(t *testing.T) {
 		t.Fatal("-0 lost its sign")
 	}
 	// The same objects encode to the same bytes (keys are sorted).
-	again, _ := appendTree(nil, newStringTable(), objs[2])
-	first, _ := appendTree(nil, newStringTable(), objs[2])
+	again, _ := newStringTable().appendTree(nil, objs[2])
+	first, _ := newStringTable().appendTree(nil, objs[2])
 	if !bytes.Equal(again, first) {
 		t.Fatal("encoding is not deterministic")
 	}
@@ -74,7 +74,7 @@ func TestObjectTreeRefusesOtherTypes(t *testing.T) {
 		{"list": []string{"a"}},
 		{"deep": []any{map[string]any{"x": int64(1)}}},
 	} {
-		if _, ok := appendTree(nil, newStringTable(), v); ok {
+		if _, ok := newStringTable().appendTree(nil, v); ok {
 			t.Errorf("%#v was encoded", v)
 		}
 	}
@@ -88,7 +88,7 @@ func TestObjectTreeRefusesMalformedInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	table := newStringTable()
-	tree, _ := appendTree(nil, table, obj)
+	tree, _ := table.appendTree(nil, obj)
 	strs := table.list
 	for n := 0; n < len(tree); n++ {
 		if _, err := readObject(tree[:n], strs); err == nil {
@@ -135,7 +135,7 @@ func TestObjectTreeRefusesMalformedInput(t *testing.T) {
 // FuzzReadObject: no input makes the tree reader panic or loop.
 func FuzzReadObject(f *testing.F) {
 	table := newStringTable()
-	tree, _ := appendTree(nil, table, map[string]any{"a": []any{1.0, "x", map[string]any{"b": nil}}, "c": true})
+	tree, _ := table.appendTree(nil, map[string]any{"a": []any{1.0, "x", map[string]any{"b": nil}}, "c": true})
 	f.Add(tree)
 	f.Add([]byte{tagObject, 1, 0, tagArray, 2, tagNull, tagFalse})
 	f.Fuzz(func(t *testing.T, data []byte) {
