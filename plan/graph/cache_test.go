@@ -323,3 +323,26 @@ func TestGraphCachePermissionsAndConcurrentWriters(t *testing.T) {
 		t.Fatal("after concurrent writers the cached graph differs")
 	}
 }
+
+// TestLoadReportsGraphDataErrorFirst: with both a bad graph-data file and a bad
+// graph, the graph-data error is the one reported, as when they were read one
+// after the other, though the two are now parsed at the same time.
+func TestLoadReportsGraphDataErrorFirst(t *testing.T) {
+	gd := copyDir(t, exampleGraphData)
+	if err := os.WriteFile(filepath.Join(gd, "channels/stable-4.4.yaml"), []byte("name: [unclosed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"nodes": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		_, err := Load(context.Background(), Options{Graph: bad, GraphData: gd, Channel: "stable-4.4"})
+		if err == nil || !strings.Contains(err.Error(), "stable-4.4.yaml") {
+			t.Fatalf("error %v, want the channel file's", err)
+		}
+	}
+	if _, err := Load(context.Background(), Options{Graph: bad, GraphData: exampleGraphData}); err == nil || !strings.Contains(err.Error(), "bad.json") {
+		t.Fatalf("error %v, want the graph's", err)
+	}
+}

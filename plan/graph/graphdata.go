@@ -348,6 +348,11 @@ func applyGraphData(source string, data []byte, gd *GraphData, arch, channel str
 	if err != nil {
 		return nil, err
 	}
+	return p.apply(gd, arch, channel)
+}
+
+// apply runs the plugins and the filters on a new pipeline.
+func (p *pipeline) apply(gd *GraphData, arch, channel string) (*Graph, error) {
 	p.rawMetadata(gd)
 	p.channels(gd)
 	p.edgeAddRemove()

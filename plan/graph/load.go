@@ -129,11 +129,24 @@ func Load(ctx context.Context, o Options) (*Result, error) {
 // graph-data files read.
 func build(o Options, arch string, data []byte, gdf *graphDataFiles) (*Graph, error) {
 	if gdf != nil {
-		gd, err := gdf.parse()
+		// The graph-data YAML is parsed while the graph's JSON is decoded; a
+		// graph-data error is still the one reported first.
+		var gd *GraphData
+		var gdErr error
+		parsed := make(chan struct{})
+		go func() {
+			defer close(parsed)
+			gd, gdErr = gdf.parse()
+		}()
+		p, err := newPipeline(o.Graph, data)
+		<-parsed
+		if gdErr != nil {
+			return nil, gdErr
+		}
 		if err != nil {
 			return nil, err
 		}
-		return applyGraphData(o.Graph, data, gd, arch, o.Channel)
+		return p.apply(gd, arch, o.Channel)
 	}
 	g, err := Parse(o.Graph, data)
 	if err != nil {
