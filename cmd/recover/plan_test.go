@@ -12,6 +12,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/inspect/mustgather"
+	"github.com/openshift-recover/recover/internal/testing/cachetest"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -259,23 +260,12 @@ func TestPlanCaches(t *testing.T) {
 	}
 	entries := func(dir, prefix string) int {
 		t.Helper()
-		es, err := os.ReadDir(dir)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, e := range es {
-			if !strings.HasPrefix(e.Name(), prefix) {
-				t.Fatalf("%s holds %s", dir, e.Name())
-			}
-			n++
-		}
-		return n
+		return len(cachetest.Entries(t, dir, prefix))
 	}
 	off := t.TempDir()
 	want := planJSON("--payload-cache-dir", off, "--graph-cache=false", "--decoded-payload-cache=false")
-	if n := entries(off, ""); n != 0 {
-		t.Fatalf("%d files in the cache directory with both caches off", n)
+	if des, _ := os.ReadDir(off); len(des) != 0 {
+		t.Fatalf("%d files in the cache directory with both caches off", len(des))
 	}
 	cache := t.TempDir()
 	for _, run := range []string{"cold", "warm"} {

@@ -46,6 +46,16 @@ func ReadSealed(path, magic string, version uint32, key [sha256.Size]byte, limit
 	return body, true
 }
 
+// SealedHeader is the header of the sealed file of body: with body after it, the
+// bytes WriteSealed writes.
+func SealedHeader(magic string, version uint32, key [sha256.Size]byte, body []byte) []byte {
+	hdr := make([]byte, 0, SealedHeaderLength(magic))
+	hdr = append(hdr, magic...)
+	hdr = binary.BigEndian.AppendUint32(hdr, version)
+	hdr = append(hdr, key[:]...)
+	return binary.BigEndian.AppendUint32(hdr, crc32.Checksum(body, castagnoli))
+}
+
 // WriteSealed writes body as the sealed file at path: into a temporary file of
 // its directory (created 0700 if missing, and made 0700), 0600, fsynced, then
 // renamed into place and the directory fsynced, so a concurrent reader or writer
@@ -63,12 +73,7 @@ func WriteSealed(path, magic string, version uint32, key [sha256.Size]byte, body
 		return err
 	}
 	defer os.Remove(f.Name()) // after a successful rename, there is nothing to remove
-	hdr := make([]byte, 0, SealedHeaderLength(magic))
-	hdr = append(hdr, magic...)
-	hdr = binary.BigEndian.AppendUint32(hdr, version)
-	hdr = append(hdr, key[:]...)
-	hdr = binary.BigEndian.AppendUint32(hdr, crc32.Checksum(body, castagnoli))
-	_, err = f.Write(hdr)
+	_, err = f.Write(SealedHeader(magic, version, key, body))
 	if err == nil {
 		_, err = f.Write(body)
 	}

@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/openshift-recover/recover/internal/bounded"
+	"github.com/openshift-recover/recover/internal/testing/cachetest"
 )
 
 const (
@@ -49,18 +49,7 @@ func cacheCases(t *testing.T) []Options {
 // temporary file left behind).
 func graphEntries(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), "graph-") {
-			t.Fatalf("cache holds %s besides entries", e.Name())
-		}
-		out = append(out, filepath.Join(dir, e.Name()))
-	}
-	return out
+	return cachetest.Entries(t, dir, "graph-")
 }
 
 func load(t *testing.T, o Options) *Result {
@@ -127,7 +116,7 @@ func TestGraphCacheIgnoresBadEntries(t *testing.T) {
 		"other version":  func(_ [32]byte, b []byte) []byte { b[len(graphCacheMagic)+3]++; return b },
 		"other key":      func(_ [32]byte, b []byte) []byte { b[len(graphCacheMagic)+4] ^= 1; return b },
 		"appended bytes": func(_ [32]byte, b []byte) []byte { return append(b, 0) },
-		"not gob":        func(key [32]byte, _ []byte) []byte { return sealed(t, key, []byte("garbage")) },
+		"not gob":        func(key [32]byte, _ []byte) []byte { return sealed(key, []byte("garbage")) },
 		"foreign edge": func(key [32]byte, _ []byte) []byte {
 			g := *fresh.Graph
 			g.edges = append([]Edge{{From: "4.3.19", To: "9.9.9", State: EdgeSupported}}, g.edges...)
@@ -135,7 +124,7 @@ func TestGraphCacheIgnoresBadEntries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return sealed(t, key, body)
+			return sealed(key, body)
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -162,40 +151,16 @@ func TestGraphCacheIgnoresBadEntries(t *testing.T) {
 	}
 }
 
-// sealed writes body as the entry for key into a scratch directory and returns
-// the entry's bytes.
-func sealed(t *testing.T, key [32]byte, body []byte) []byte {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "entry")
-	if err := bounded.WriteSealed(p, graphCacheMagic, graphCacheFormat, key, body); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+// sealed is the entry for key with body as its body.
+func sealed(key [32]byte, body []byte) []byte {
+	return append(bounded.SealedHeader(graphCacheMagic, graphCacheFormat, key, body), body...)
 }
 
-// copyDir copies a directory tree of regular files.
+// copyDir copies a directory tree into a new temporary directory.
 func copyDir(t *testing.T, from string) string {
 	t.Helper()
 	to := t.TempDir()
-	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
 		t.Fatal(err)
 	}
 	return to
@@ -297,28 +262,10 @@ func TestGraphCacheRefusesWhatWouldNotComeBack(t *testing.T) {
 func TestGraphCachePermissionsAndConcurrentWriters(t *testing.T) {
 	o := Options{Graph: exampleGraph, GraphData: exampleGraphData, Channel: "stable-4.4", CacheDir: filepath.Join(t.TempDir(), "a", "graphs")}
 	fresh := load(t, Options{Graph: o.Graph, GraphData: o.GraphData, Channel: o.Channel})
-	var wg sync.WaitGroup
-	errs := make([]error, 8)
-	for i := range errs {
-		wg.Go(func() { _, errs[i] = Load(context.Background(), o) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	st, err := os.Stat(o.CacheDir)
-	if err != nil || st.Mode().Perm() != 0o700 {
-		t.Fatalf("cache directory: %v %v", st.Mode(), err)
-	}
-	entries := graphEntries(t, o.CacheDir)
-	if len(entries) != 1 {
-		t.Fatalf("%d entries", len(entries))
-	}
-	if st, err := os.Stat(entries[0]); err != nil || st.Mode().Perm() != 0o600 {
-		t.Fatalf("cache entry: %v %v", st.Mode(), err)
-	}
+	cachetest.ConcurrentWriters(t, 8, o.CacheDir, "graph-", func() error {
+		_, err := Load(context.Background(), o)
+		return err
+	})
 	if got := load(t, o); !reflect.DeepEqual(got, fresh) {
 		t.Fatal("after concurrent writers the cached graph differs")
 	}

@@ -31,12 +31,7 @@ func channelsOneByOne(p *pipeline, gd *GraphData) {
 			}
 		}
 	}
-	for i := range p.nodes {
-		sortChannels(p.nodes[i].Channels)
-		if len(p.nodes[i].Channels) > 0 {
-			p.nodes[i].Metadata[MetadataChannels] = strings.Join(p.nodes[i].Channels, ",")
-		}
-	}
+	p.joinChannels()
 }
 
 // TestChannelIndexMatchesOneByOne gives every node the same channels, in the same

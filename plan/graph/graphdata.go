@@ -471,6 +471,11 @@ func (p *pipeline) channels(gd *GraphData) {
 			}
 		}
 	}
+	p.joinChannels()
+}
+
+// joinChannels sorts each node's channels and writes them into its metadata.
+func (p *pipeline) joinChannels() {
 	for i := range p.nodes {
 		sortChannels(p.nodes[i].Channels)
 		if len(p.nodes[i].Channels) > 0 {

@@ -6,27 +6,16 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/openshift-recover/recover/internal/bounded"
+	"github.com/openshift-recover/recover/internal/testing/cachetest"
 )
 
 // cacheEntries returns the cache's entry files, failing on leftovers of a write.
 func cacheEntries(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), "decoded-") {
-			t.Fatalf("cache holds %s besides entries", e.Name())
-		}
-		out = append(out, filepath.Join(dir, e.Name()))
-	}
-	return out
+	return cachetest.Entries(t, dir, "decoded-")
 }
 
 func TestDecodedCacheWarmEqualsCold(t *testing.T) {
@@ -115,7 +104,7 @@ func TestDecodedCacheIgnoresBadEntries(t *testing.T) {
 		"other magic":   func(b []byte) []byte { b[0] = 'X'; return b },
 		"other version": func(b []byte) []byte { binary.BigEndian.PutUint32(b[len(cacheMagic):], cacheFormat+1); return b },
 		"other key":     func(b []byte) []byte { b[len(cacheMagic)+4] ^= 1; return b },
-		"not a body":    func(b []byte) []byte { return reseal(t, b, []byte("garbage")) },
+		"not a body":    func(b []byte) []byte { return reseal(b, []byte("garbage")) },
 		"bad manifest":  func(b []byte) []byte { return b }, // replaced below
 		"cut tree": func(b []byte) []byte {
 			strs, cms, err := parseBody(b[bounded.SealedHeaderLength(cacheMagic):])
@@ -123,7 +112,7 @@ func TestDecodedCacheIgnoresBadEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 			cms[0].Object = cms[0].Object[:len(cms[0].Object)/2]
-			return reseal(t, b, appendBody(strs, cms))
+			return reseal(b, appendBody(strs, cms))
 		},
 		"appended bytes": func(b []byte) []byte { return append(b, 0) },
 	} {
@@ -203,19 +192,10 @@ func TestCacheBodyRefusesDamage(t *testing.T) {
 }
 
 // reseal returns a sealed entry with the key of entry and body as its body.
-func reseal(t *testing.T, entry, body []byte) []byte {
-	t.Helper()
+func reseal(entry, body []byte) []byte {
 	var key [32]byte
 	copy(key[:], entry[len(cacheMagic)+4:])
-	p := filepath.Join(t.TempDir(), "entry")
-	if err := bounded.WriteSealed(p, cacheMagic, cacheFormat, key, body); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return append(bounded.SealedHeader(cacheMagic, cacheFormat, key, body), body...)
 }
 
 func TestDecodedCachePermissionsAndConcurrentWriters(t *testing.T) {
@@ -226,29 +206,10 @@ func TestDecodedCachePermissionsAndConcurrentWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, 8)
-	for i := range errs {
-		wg.Go(func() { _, errs[i] = LoadDir(dir, o) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	st, err := os.Stat(cache)
-	if err != nil || st.Mode().Perm() != 0o700 {
-		t.Fatalf("cache directory: %v %v", st.Mode(), err)
-	}
-	entries := cacheEntries(t, cache) // no temporary files left
-	if len(entries) != 1 {
-		t.Fatalf("%d entries", len(entries))
-	}
-	st, err = os.Stat(entries[0])
-	if err != nil || st.Mode().Perm() != 0o600 {
-		t.Fatalf("cache entry: %v %v", st.Mode(), err)
-	}
+	cachetest.ConcurrentWriters(t, 8, cache, "decoded-", func() error {
+		_, err := LoadDir(dir, o)
+		return err
+	})
 	got, err := LoadDir(dir, o)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("after concurrent writers: %v", err)
