@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/openshift-recover/recover/internal/bounded"
 )
@@ -26,7 +29,10 @@ func DigestDir(dir string) (string, error) {
 // digestDir is DigestDir, and it also returns the contents of the files whose
 // slash-separated relative paths keep lists (those that are regular files; the
 // others are not read), each read with the manifest size limit. Every file is read
-// once, with one buffer.
+// once. The kept files are read ahead by GOMAXPROCS goroutines while this one
+// hashes in path order (opening and reading a few hundred files costs more than
+// hashing them); the others are streamed through one buffer when their turn
+// comes.
 func digestDir(dir string, keep map[string]bool) (string, map[string][]byte, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -42,30 +48,80 @@ func digestDir(dir string, keep map[string]bool) (string, map[string][]byte, err
 		return "", nil, err
 	}
 	sort.Strings(files)
-	h := sha256.New()
-	kept := map[string][]byte{}
-	buf := make([]byte, 64<<10)
-	for _, path := range files {
+	rels := make([]string, len(files))
+	for i, path := range files {
 		rel, err := filepath.Rel(dir, path)
 		if err != nil {
 			return "", nil, err
 		}
-		rel = filepath.ToSlash(rel)
-		if keep[rel] {
-			data, err := bounded.ReadFile(path, maxManifestFileBytes)
-			if err != nil {
-				return "", nil, err
+		rels[i] = filepath.ToSlash(rel)
+	}
+	ahead := readAheadFiles(files, func(i int) bool { return keep[rels[i]] })
+	defer ahead.stop()
+	h := sha256.New()
+	kept := map[string][]byte{}
+	buf := make([]byte, 64<<10)
+	for i, path := range files {
+		if r := ahead.slots[i]; r != nil {
+			<-r.ready
+			if r.err != nil {
+				return "", nil, r.err
 			}
-			writeDigestHeader(h, rel, int64(len(data)))
-			h.Write(data)
-			kept[rel] = data
+			writeDigestHeader(h, rels[i], int64(len(r.data)))
+			h.Write(r.data)
+			kept[rels[i]] = r.data
 			continue
 		}
-		if err := digestFile(h, path, rel, buf); err != nil {
+		if err := digestFile(h, path, rels[i], buf); err != nil {
 			return "", nil, err
 		}
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), kept, nil
+}
+
+// readAhead reads the files want picks, in order, on GOMAXPROCS goroutines.
+type readAhead struct {
+	slots   []*readSlot // nil for a file not picked
+	halt    atomic.Bool
+	readers sync.WaitGroup
+}
+
+type readSlot struct {
+	data  []byte
+	err   error
+	ready chan struct{} // closed once data and err are set
+}
+
+func readAheadFiles(files []string, want func(int) bool) *readAhead {
+	a := &readAhead{slots: make([]*readSlot, len(files))}
+	var picked []int
+	for i := range files {
+		if want(i) {
+			a.slots[i] = &readSlot{ready: make(chan struct{})}
+			picked = append(picked, i)
+		}
+	}
+	var next atomic.Int64
+	for range min(runtime.GOMAXPROCS(0), len(picked)) {
+		a.readers.Go(func() {
+			for !a.halt.Load() {
+				k := int(next.Add(1) - 1)
+				if k >= len(picked) {
+					return
+				}
+				r := a.slots[picked[k]]
+				r.data, r.err = bounded.ReadFile(files[picked[k]], maxManifestFileBytes)
+				close(r.ready)
+			}
+		})
+	}
+	return a
+}
+
+// stop makes the readers stop claiming files and waits for them.
+func (a *readAhead) stop() {
+	a.halt.Store(true)
+	a.readers.Wait()
 }
 
 func writeDigestHeader(h hash.Hash, rel string, size int64) {
