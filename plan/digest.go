@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"runtime"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/openshift-recover/recover/plan/payload"
 )
@@ -34,14 +37,30 @@ func digestBytes(data []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// embedManifest turns a payload manifest into the plan's embedded form. The
-// payload's JSON is compact already (payload.Manifest.JSON), so its digest is
-// apply's; the checker re-verifies every digest with ManifestDigest.
+// embedManifest turns a payload manifest into the plan's embedded form, without
+// its digest: digestManifests fills the digests of a whole list of steps at once.
 func embedManifest(m *payload.Manifest) *Manifest {
-	obj := json.RawMessage(m.JSON)
 	return &Manifest{
 		File: m.Dir + "/" + m.File, Index: m.Index,
 		APIVersion: m.APIVersion, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name,
-		CreateOnly: m.CreateOnly, Object: obj, Digest: digestBytes(obj),
+		CreateOnly: m.CreateOnly, Object: json.RawMessage(m.JSON),
 	}
+}
+
+// digestManifests sets the digest of every embedded manifest of steps, on
+// GOMAXPROCS goroutines (hashing the objects is the largest part of making the
+// steps). The payload's JSON is compact already (payload.Manifest.JSON), so its
+// digest is apply's; the checker re-verifies every digest with ManifestDigest.
+func digestManifests(steps []Step) {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range steps {
+		if mf := steps[i].Manifest; mf != nil {
+			g.Go(func() error {
+				mf.Digest = digestBytes(mf.Object)
+				return nil
+			})
+		}
+	}
+	_ = g.Wait()
 }

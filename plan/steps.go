@@ -340,6 +340,7 @@ func (b *builder) manifestSteps() []Step {
 			}
 		}
 	}
+	digestManifests(out)
 	return out
 }
 
