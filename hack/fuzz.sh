@@ -16,6 +16,8 @@ targets=(
 	./plan/graph:FuzzGraphData
 	./plan/payload:FuzzDecodeFile
 	./plan/payload:FuzzLoadDir
+	./plan/payload:FuzzReadObject
+	./plan:FuzzManifestDigest
 	./plan/payload/signature:FuzzVerify
 	./plan/policy:FuzzParse
 	./inspect:FuzzReadSnapshot

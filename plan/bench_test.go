@@ -27,72 +27,109 @@ func BenchmarkRealPlanEndToEnd(b *testing.B) {
 }
 
 // BenchmarkRealPlanEndToEndCacheCold is BenchmarkRealPlanEndToEnd with the
-// decoded-payload cache on and empty each time (the first plan of a payload).
+// loaded-graph and decoded-payload caches on (as recover plan has them by
+// default) and empty each time (the first plan of a graph and a payload).
 func BenchmarkRealPlanEndToEndCacheCold(b *testing.B) {
 	benchRealPlan(b, cacheCold)
 }
 
-// BenchmarkRealPlanEndToEndCacheWarm is BenchmarkRealPlanEndToEnd with the
-// decoded-payload cache on and holding the payload (every later plan, tui start
-// or payload command).
+// BenchmarkRealPlanEndToEndCacheWarm is BenchmarkRealPlanEndToEnd with both
+// caches on and holding the graph and the payload (every later plan or tui
+// start).
 func BenchmarkRealPlanEndToEndCacheWarm(b *testing.B) {
 	benchRealPlan(b, cacheWarm)
 }
 
-// cacheMode is how an end-to-end benchmark uses the decoded-payload cache.
+// cacheMode is how a benchmark uses the caches.
 type cacheMode int
 
 const (
 	cacheOff  cacheMode = iota // no cache
-	cacheCold                  // an empty cache for every plan
-	cacheWarm                  // a cache that holds the payload
+	cacheCold                  // an empty cache for every iteration
+	cacheWarm                  // a cache that holds the input
 )
 
-// benchRealPlan plans the real wedge from files, as recover plan does after
-// reading the cluster, with the decoded-payload cache used as mode says.
-func benchRealPlan(b *testing.B, mode cacheMode) {
+// cacheDirs returns the loaded-graph and decoded-payload cache directories for
+// mode, under a new temporary directory ("" for cacheOff), as recover lays them
+// out under --payload-cache-dir.
+func cacheDirs(b *testing.B, mode cacheMode) (graphCache, payloadCache string) {
+	if mode == cacheOff {
+		return "", ""
+	}
+	root := b.TempDir()
+	return filepath.Join(root, "graphs"), filepath.Join(root, "decoded")
+}
+
+// realGraphOptions are the graph options of the real wedge's plan.
+func realGraphOptions(b *testing.B, cache string) graph.Options {
 	dir := realData(b, realCapture)
+	return graph.Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: "stable-4.4", CacheDir: cache}
+}
+
+// benchRealPlan plans the real wedge from files, as recover plan does after
+// reading the cluster, with the caches used as mode says.
+func benchRealPlan(b *testing.B, mode cacheMode) {
 	pdir := realData(b, realPayload)
 	pl, err := payload.LoadDir(pdir, payload.Options{Version: "4.4.4"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	s := realWedge(b, pl)
-	cache := ""
-	if mode != cacheOff {
-		cache = b.TempDir()
-	}
+	graphCache, payloadCache := cacheDirs(b, mode)
+	gopts := realGraphOptions(b, graphCache)
 	plan := func() {
-		g, err := graph.Load(context.Background(), graph.Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: "stable-4.4"})
+		g, err := graph.Load(context.Background(), gopts)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: pdir, Version: "4.4.4", CacheDir: cache}}); err != nil {
+		if _, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: pdir, Version: "4.4.4", CacheDir: payloadCache}}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	benchCached(b, mode, plan, func() { gopts.CacheDir, payloadCache = cacheDirs(b, mode) })
+}
+
+// benchCached runs do in the benchmark loop: once before it for a warm cache,
+// and with fresh caches (renew) outside the timer before each iteration for a
+// cold one.
+func benchCached(b *testing.B, mode cacheMode, do, renew func()) {
 	if mode == cacheWarm {
-		plan()
+		do()
 	}
 	for b.Loop() {
 		if mode == cacheCold {
 			b.StopTimer()
-			cache = b.TempDir()
+			renew()
 			b.StartTimer()
 		}
-		plan()
+		do()
 	}
 }
 
 // BenchmarkRealGraphLoad is the graph's share of BenchmarkRealPlanEndToEnd: the
-// real graph-builder graph with its graph-data, stable-4.4.
+// real graph-builder graph with its graph-data, stable-4.4, without the
+// loaded-graph cache, with it empty, and with it holding the graph.
 func BenchmarkRealGraphLoad(b *testing.B) {
-	dir := realData(b, realCapture)
-	for b.Loop() {
-		if _, err := graph.Load(context.Background(), graph.Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: "stable-4.4"}); err != nil {
+	benchRealGraphLoad(b, cacheOff)
+}
+
+func BenchmarkRealGraphLoadCacheCold(b *testing.B) {
+	benchRealGraphLoad(b, cacheCold)
+}
+
+func BenchmarkRealGraphLoadCacheWarm(b *testing.B) {
+	benchRealGraphLoad(b, cacheWarm)
+}
+
+func benchRealGraphLoad(b *testing.B, mode cacheMode) {
+	cache, _ := cacheDirs(b, mode)
+	o := realGraphOptions(b, cache)
+	load := func() {
+		if _, err := graph.Load(context.Background(), o); err != nil {
 			b.Fatal(err)
 		}
 	}
+	benchCached(b, mode, load, func() { o.CacheDir, _ = cacheDirs(b, mode) })
 }
 
 // BenchmarkRealPayloadDigest is DigestDir of the real payload, which every plan
@@ -100,7 +137,7 @@ func BenchmarkRealGraphLoad(b *testing.B) {
 func BenchmarkRealPayloadDigest(b *testing.B) {
 	pdir := realData(b, realPayload)
 	for b.Loop() {
-		if _, err := DigestDir(pdir); err != nil {
+		if _, err := payload.DigestDir(pdir); err != nil {
 			b.Fatal(err)
 		}
 	}

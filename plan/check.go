@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"maps"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan/policy"
 )
 
@@ -94,6 +97,8 @@ type model struct {
 	dirty bool
 	// lags memoizes the policy's kubelet lag limit per (kubelet, kube-apiserver) minor.
 	lags map[[2]int]lag
+	// manifests holds, per step, what verifyManifests found of its manifest.
+	manifests []manifestFacts
 }
 
 // lag is a memoized KubeletAllowedLag answer.
@@ -160,7 +165,56 @@ func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy) *model {
 		}
 	}
 	m.measure(func(string, int, int) {}) // record the baselines
+	m.manifests = verifyManifests(p.Steps)
 	return m
+}
+
+// manifestFacts is what the model needs of a step's embedded object.
+type manifestFacts struct {
+	// digestOK: the object matches the step's digest.
+	digestOK bool
+	// deleteAnnotated: the object carries release.openshift.io/delete=true.
+	deleteAnnotated bool
+}
+
+// verifyManifests reads every manifest step's embedded object on GOMAXPROCS
+// goroutines: whether it matches its digest (ManifestDigest, the rule apply
+// verifies) and whether it is annotated for deletion. Compacting, hashing and
+// searching every manifest are most of a check's work, and each step's answer is
+// independent of the others; the model then walks the steps in order and
+// reports the first problem, as it would have found it.
+func verifyManifests(steps []Step) []manifestFacts {
+	facts := make([]manifestFacts, len(steps))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range steps {
+		mf := steps[i].Manifest
+		if mf == nil {
+			continue
+		}
+		g.Go(func() error {
+			d, err := ManifestDigest(mf.Object)
+			facts[i] = manifestFacts{digestOK: err == nil && d == mf.Digest, deleteAnnotated: deleteAnnotated(mf.Object)}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return facts
+}
+
+// deleteAnnotated reports whether an object carries
+// release.openshift.io/delete=true.
+func deleteAnnotated(object json.RawMessage) bool {
+	if !bytes.Contains(object, []byte(`"`+openshift.AnnotationDelete+`"`)) { // decode only when it may be there
+		return false
+	}
+	var obj struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(object, &obj)
+	return obj.Metadata.Annotations[openshift.AnnotationDelete] == "true"
 }
 
 // fail builds the CheckError for step i.
@@ -294,20 +348,10 @@ func (m *model) manifestStep(i int, st *Step) error {
 	if mf == nil {
 		return m.fail(i, InvariantManifestDigest, "%s step without a manifest", st.Action)
 	}
-	d, err := ManifestDigest(mf.Object)
-	if err != nil || d != mf.Digest {
+	if !m.manifests[i].digestOK {
 		return m.fail(i, InvariantManifestDigest, "manifest %s %s does not match its digest", mf.Kind, mf.Name)
 	}
-	del := false
-	if bytes.Contains(mf.Object, []byte(`"`+openshift.AnnotationDelete+`"`)) { // decode only when it may be there
-		var obj struct {
-			Metadata struct {
-				Annotations map[string]string `json:"annotations"`
-			} `json:"metadata"`
-		}
-		_ = json.Unmarshal(mf.Object, &obj)
-		del = obj.Metadata.Annotations[openshift.AnnotationDelete] == "true"
-	}
+	del := m.manifests[i].deleteAnnotated
 	if del != (st.Action == ActionDelete) {
 		return m.fail(i, InvariantManifestDigest, "%s step for %s %s, annotated %s=%t", st.Action, mf.Kind, mf.Name, openshift.AnnotationDelete, del)
 	}

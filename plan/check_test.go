@@ -104,6 +104,13 @@ func TestCheckCatchesBrokenPlans(t *testing.T) {
 				})
 				p.Steps[i].Manifest.Object = json.RawMessage(strings.Replace(string(p.Steps[i].Manifest.Object), `"replicas":1`, `"replicas":3`, 1))
 			}},
+		{name: "two manifests edited: the first in step order is named", rule: InvariantManifestDigest, step: "apply-namespace-openshift-kube-apiserver-operator", text: "does not match its digest",
+			break_: func(t *testing.T, p *Plan) {
+				for _, name := range []string{"kube-apiserver-operator", "openshift-kube-apiserver-operator"} {
+					i := stepIndex(p, func(s *Step) bool { return s.Manifest != nil && s.Manifest.Name == name })
+					p.Steps[i].Manifest.Object = json.RawMessage(strings.Replace(string(p.Steps[i].Manifest.Object), `"name":"`, `"name":"x`, 1))
+				}
+			}},
 		{name: "a delete-annotated manifest applied", rule: InvariantManifestDigest, step: "configmap-v4-0-config-system-legacy", text: "annotated release.openshift.io/delete=true",
 			break_: func(t *testing.T, p *Plan) {
 				p.Steps[stepIndex(p, func(s *Step) bool { return s.Action == ActionDelete })].Action = ActionApply

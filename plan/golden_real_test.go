@@ -18,8 +18,8 @@ import (
 
 // realPlanGolden holds the sha256 and length of the plan JSON of the modeled real
 // wedge (about 4 MB, too large to keep whole), captured before the payload decoder,
-// parallel loading and the decoded-payload cache were changed: none of those may
-// change the plan's bytes.
+// parallel loading, the decoded-payload cache and the loaded-graph cache were
+// changed: none of those may change the plan's bytes.
 const realPlanGolden = "testdata/real-plan.golden.sha256"
 
 // TestRealPlanGolden makes the plan BenchmarkRealPlanEndToEnd makes (real graph,
@@ -34,13 +34,15 @@ func TestRealPlanGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := realWedge(t, pl)
-	g, err := graph.Load(context.Background(), graph.Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: "stable-4.4"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-	makeJSON := func(cacheDir string) []byte {
-		p, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: pdir, Version: "4.4.4", CacheDir: cacheDir}, Now: now, Generator: "recover-golden"})
+	// makeJSON loads the graph and plans, with the loaded-graph cache in
+	// graphCache and the decoded-payload cache in payloadCache ("": none).
+	makeJSON := func(graphCache, payloadCache string) []byte {
+		g, err := graph.Load(context.Background(), graph.Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: "stable-4.4", CacheDir: graphCache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Make(context.Background(), Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: pdir, Version: "4.4.4", CacheDir: payloadCache}, Now: now, Generator: "recover-golden"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,12 +52,22 @@ func TestRealPlanGolden(t *testing.T) {
 		}
 		return j
 	}
-	got := makeJSON("")
-	// The decoded-payload cache, cold and then warm, makes the same bytes.
-	cache := t.TempDir()
-	for _, run := range []string{"cold", "warm"} {
-		if !bytes.Equal(makeJSON(cache), got) {
-			t.Fatalf("the plan made with a %s decoded-payload cache differs from the one made without", run)
+	got := makeJSON("", "")
+	// The loaded-graph and decoded-payload caches, each alone and together, cold
+	// and then warm, make the same bytes.
+	for _, caches := range []string{"graph", "payload", "both"} {
+		root := t.TempDir()
+		graphCache, payloadCache := filepath.Join(root, "graphs"), filepath.Join(root, "decoded")
+		switch caches {
+		case "graph":
+			payloadCache = ""
+		case "payload":
+			graphCache = ""
+		}
+		for _, run := range []string{"cold", "warm"} {
+			if !bytes.Equal(makeJSON(graphCache, payloadCache), got) {
+				t.Fatalf("the plan made with the %s cache %s differs from the one made without", caches, run)
+			}
 		}
 	}
 	root := filepath.Dir(pdir)

@@ -65,13 +65,15 @@ type PayloadDir struct {
 
 // LoadPayload loads the directory.
 func (d PayloadDir) LoadPayload(_ context.Context, t Target, in payload.Inclusion) (*payload.Payload, InputRef, error) {
-	pl, err := payload.LoadDir(d.Dir, payload.Options{Inclusion: in, ReleaseImage: t.Image, Version: d.Version, CacheDir: d.CacheDir})
+	pl, err := payload.LoadDir(d.Dir, payload.Options{Inclusion: in, ReleaseImage: t.Image, Version: d.Version, CacheDir: d.CacheDir, DirDigest: true})
 	if err != nil {
 		return nil, InputRef{}, err
 	}
-	digest, err := DigestDir(d.Dir)
-	if err != nil {
-		return nil, InputRef{}, &InputError{Msg: fmt.Sprintf("payload %s: %v", d.Dir, err)}
+	digest := pl.DirDigest
+	if digest == "" { // a file the loader did not need could not be read: say which
+		if digest, err = payload.DigestDir(d.Dir); err != nil {
+			return nil, InputRef{}, &InputError{Msg: fmt.Sprintf("payload %s: %v", d.Dir, err)}
+		}
 	}
 	return pl, InputRef{Source: d.Dir, Digest: digest}, nil
 }
@@ -371,7 +373,7 @@ func inputs(in Options, plRef *InputRef, sigRecord string) (Inputs, error) {
 	}
 	out.Graph = InputRef{Source: in.Graph.Source, Digest: in.Graph.Digest}
 	if in.Graph.GraphData != "" {
-		d, err := DigestDir(in.Graph.GraphData)
+		d, err := payload.DigestDir(in.Graph.GraphData)
 		if err != nil {
 			return out, &InputError{Msg: fmt.Sprintf("graph-data %s: %v", in.Graph.GraphData, err)}
 		}

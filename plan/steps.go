@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/openshift"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -341,6 +340,7 @@ func (b *builder) manifestSteps() []Step {
 			}
 		}
 	}
+	digestManifests(out)
 	return out
 }
 
@@ -532,7 +532,25 @@ func numberSteps(steps []Step) {
 	}
 }
 
-var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
+// dashRuns replaces every run of characters other than a-z and 0-9 with one '-',
+// as regexp [^a-z0-9]+ would: a multi-byte or invalid UTF-8 sequence is bytes
+// outside the class either way.
+func dashRuns(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	inRun := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') {
+			b.WriteByte(c)
+			inRun = false
+		} else if !inRun {
+			b.WriteByte('-')
+			inRun = true
+		}
+	}
+	return b.String()
+}
 
 func slug(s *Step) string {
 	var parts []string
@@ -566,7 +584,7 @@ func slug(s *Step) string {
 		}
 		parts = append(parts, "static-pods", name)
 	}
-	out := strings.Trim(slugRE.ReplaceAllString(strings.ToLower(strings.Join(parts, "-")), "-"), "-")
+	out := strings.Trim(dashRuns(strings.ToLower(strings.Join(parts, "-"))), "-")
 	if len(out) > 64 {
 		out = strings.TrimRight(out[:64], "-")
 	}

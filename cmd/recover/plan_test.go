@@ -12,6 +12,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/inspect/mustgather"
+	"github.com/openshift-recover/recover/internal/testing/cachetest"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -234,5 +235,52 @@ func TestPlanExitCodesMatch(t *testing.T) {
 	if exitCodeFor(risks) != ExitRisksNotAccepted || exitCodeFor(none) != ExitNoSafeTarget || exitCodeFor(force) != ExitUsage ||
 		exitCodeFor(&plan.PayloadMismatchError{}) != ExitBadInput {
 		t.Fatal("plan error exit codes differ from cmd/recover/exitcodes.go")
+	}
+}
+
+// TestPlanCaches: recover plan keeps the loaded graph in <payload-cache-dir>/graphs
+// and the decoded payload in <payload-cache-dir>/decoded by default, plans the same
+// from them, and --graph-cache=false and --decoded-payload-cache=false leave them
+// out.
+func TestPlanCaches(t *testing.T) {
+	planJSON := func(extra ...string) string {
+		t.Helper()
+		code, out, errOut := runRecover(t, append(append(quickstart, "-o", "json"), extra...)...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
+		}
+		// Everything but the time it was made.
+		var p map[string]any
+		if err := json.Unmarshal([]byte(out), &p); err != nil {
+			t.Fatal(err)
+		}
+		delete(p, "createdAt")
+		b, _ := json.Marshal(p)
+		return string(b)
+	}
+	entries := func(dir, prefix string) int {
+		t.Helper()
+		return len(cachetest.Entries(t, dir, prefix))
+	}
+	off := t.TempDir()
+	want := planJSON("--payload-cache-dir", off, "--graph-cache=false", "--decoded-payload-cache=false")
+	if des, _ := os.ReadDir(off); len(des) != 0 {
+		t.Fatalf("%d files in the cache directory with both caches off", len(des))
+	}
+	cache := t.TempDir()
+	for _, run := range []string{"cold", "warm"} {
+		if got := planJSON("--payload-cache-dir", cache); got != want {
+			t.Fatalf("the plan with the caches %s differs from the one without", run)
+		}
+		if g, d := entries(filepath.Join(cache, "graphs"), "graph-"), entries(filepath.Join(cache, "decoded"), "decoded-"); g != 1 || d != 1 {
+			t.Fatalf("%s: %d graph entries, %d decoded-payload entries", run, g, d)
+		}
+	}
+	only := t.TempDir()
+	if got := planJSON("--payload-cache-dir", only, "--decoded-payload-cache=false"); got != want {
+		t.Fatal("the plan with the graph cache alone differs")
+	}
+	if g, d := entries(filepath.Join(only, "graphs"), "graph-"), entries(filepath.Join(only, "decoded"), "decoded-"); g != 1 || d != 0 {
+		t.Fatalf("graph cache alone: %d graph entries, %d decoded-payload entries", g, d)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,6 +31,9 @@ type planInputFlags struct {
 	CacheDir       string
 	// DecodedCache keeps decoded payloads in the cache directory's decoded/.
 	DecodedCache bool
+	// GraphCache keeps loaded graphs in the cache directory's graphs/ (only the
+	// commands that register --graph-cache, which also take --payload-cache-dir).
+	GraphCache bool
 }
 
 // addGraphFlags registers --graph, --graph-data, --channel and --arch.
@@ -55,6 +59,12 @@ func (f *planInputFlags) addPayloadFlags(cmd *cobra.Command) {
 	_ = cmd.MarkFlagDirname("payload")
 	_ = cmd.MarkFlagFilename("registry-config", "json")
 	_ = cmd.MarkFlagDirname("payload-cache-dir")
+}
+
+// addGraphCacheFlag registers --graph-cache, for commands that also register the
+// payload flags (the cache lives in --payload-cache-dir).
+func (f *planInputFlags) addGraphCacheFlag(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.GraphCache, "graph-cache", true, "Keep loaded update graphs in the payload cache directory's graphs/, so a graph with graph-data, channel and arch seen before is not processed again; =false disables it.")
 }
 
 // trim normalises the flag values (Complete).
@@ -85,7 +95,20 @@ func (f *planInputFlags) validatePayload() error {
 
 // graphOptions builds the graph loader's options.
 func (f *planInputFlags) graphOptions() graph.Options {
-	return graph.Options{Graph: f.Graph, GraphData: f.GraphData, Channel: f.Channel, Arch: f.Arch, UserAgent: "recover/" + currentVersion().Version}
+	return graph.Options{Graph: f.Graph, GraphData: f.GraphData, Channel: f.Channel, Arch: f.Arch, UserAgent: "recover/" + currentVersion().Version, CacheDir: f.graphCacheDir()}
+}
+
+// graphCacheDir is the loaded-graph cache directory, "" when disabled: graphs/
+// beside the decoded payloads.
+func (f *planInputFlags) graphCacheDir() string {
+	if !f.GraphCache {
+		return ""
+	}
+	root := f.CacheDir
+	if root == "" {
+		root = payload.DefaultCacheDir()
+	}
+	return filepath.Join(root, "graphs")
 }
 
 // loadGraph loads the graph the flags name.

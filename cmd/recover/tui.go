@@ -122,6 +122,7 @@ restore the CVO. Keys and screens: docs/tui.md.`,
 	o.source = addSourceFlags(cmd)
 	o.inputs.addGraphFlags(cmd)
 	o.inputs.addPayloadFlags(cmd)
+	o.inputs.addGraphCacheFlag(cmd)
 	fs := cmd.Flags()
 	fs.StringVar(&o.planPath, "plan", "", "Open a saved plan (recover plan -o json). With --resume, the plan's new path if it moved.")
 	fs.StringVar(&o.resume, "resume", "", "Reattach to the interrupted run recorded in this journal.")

@@ -64,6 +64,41 @@ const maxGraphDataFileBytes = 16 << 20
 // disconnected tree often has only channels/ and blocked-edges/); every file that is
 // read must be well formed.
 func ReadGraphData(dir string) (*GraphData, error) {
+	files, err := readGraphDataFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	return files.parse()
+}
+
+// graphDataFiles is what ReadGraphData reads of a graph-data directory, each
+// read's error kept at its place, so that parse reports the first problem in the
+// order of reading and parsing file by file, and a cache key can be made of the
+// very bytes that are parsed.
+type graphDataFiles struct {
+	dir               string
+	version, metadata fileRead // a missing file is an fs.ErrNotExist error
+	channels, blocked dirRead
+}
+
+// fileRead is one file's content or read error.
+type fileRead struct {
+	rel  string
+	data []byte
+	err  error
+}
+
+// dirRead is one sub-directory's files that cincinnati reads, and the names it
+// skips, or the error of listing it.
+type dirRead struct {
+	files   []fileRead
+	skipped []string
+	err     error
+}
+
+// readGraphDataFiles reads every file ReadGraphData parses. Only a directory that
+// cannot be read at all is an error here.
+func readGraphDataFiles(dir string) (*graphDataFiles, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, &InputError{Source: dir, Msg: "cannot read graph-data directory: " + errText(err), Hint: "pass a cincinnati-graph-data checkout or tarball extract (channels/, blocked-edges/)", Err: err}
@@ -71,9 +106,50 @@ func ReadGraphData(dir string) (*GraphData, error) {
 	if !st.IsDir() {
 		return nil, &InputError{Source: dir, Msg: "not a directory", Hint: "--graph-data takes a cincinnati-graph-data directory (channels/, blocked-edges/)"}
 	}
+	read := func(rel string) fileRead {
+		data, err := bounded.ReadFile(filepath.Join(dir, rel), maxGraphDataFileBytes)
+		return fileRead{rel: rel, data: data, err: err}
+	}
+	list := func(sub string) dirRead {
+		var d dirRead
+		var names []string
+		names, d.skipped, d.err = listGraphDataDir(dir, sub)
+		for _, rel := range names {
+			d.files = append(d.files, read(rel))
+		}
+		return d
+	}
+	return &graphDataFiles{dir: dir, version: read(graphDataVersionFile), metadata: read(graphDataRawMetadata),
+		channels: list(graphDataChannels), blocked: list(graphDataBlocked)}, nil
+}
+
+// complete reports whether every file was read: nothing failed but an optional
+// file's absence.
+func (f *graphDataFiles) complete() bool {
+	for _, r := range []fileRead{f.version, f.metadata} {
+		if r.err != nil && !errors.Is(r.err, fs.ErrNotExist) {
+			return false
+		}
+	}
+	for _, d := range []dirRead{f.channels, f.blocked} {
+		if d.err != nil {
+			return false
+		}
+		for _, r := range d.files {
+			if r.err != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// parse validates the files read and makes the GraphData.
+func (f *graphDataFiles) parse() (*GraphData, error) {
+	dir := f.dir
 	gd := &GraphData{Dir: dir}
-	if data, err := bounded.ReadFile(filepath.Join(dir, graphDataVersionFile), maxGraphDataFileBytes); err == nil {
-		gd.Version = strings.TrimSpace(string(data))
+	if err := f.version.err; err == nil {
+		gd.Version = strings.TrimSpace(string(f.version.data))
 		if !slices.Contains(supportedGraphDataVersions, gd.Version) {
 			return nil, &InputError{Source: filepath.Join(dir, graphDataVersionFile), Msg: fmt.Sprintf("unsupported graph-data schema version %q (supported: %s)", gd.Version, strings.Join(supportedGraphDataVersions, ", "))}
 		}
@@ -81,32 +157,30 @@ func ReadGraphData(dir string) (*GraphData, error) {
 		return nil, &InputError{Source: filepath.Join(dir, graphDataVersionFile), Msg: errText(err), Err: err}
 	}
 	rawPath := filepath.Join(dir, graphDataRawMetadata)
-	if data, err := bounded.ReadFile(rawPath, maxGraphDataFileBytes); err == nil {
-		if err := json.Unmarshal(data, &gd.RawMetadata); err != nil {
-			return nil, jsonError(rawPath, data, err, "raw/metadata.json maps versions to metadata objects of strings")
+	if err := f.metadata.err; err == nil {
+		if err := json.Unmarshal(f.metadata.data, &gd.RawMetadata); err != nil {
+			return nil, jsonError(rawPath, f.metadata.data, err, "raw/metadata.json maps versions to metadata objects of strings")
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, &InputError{Source: rawPath, Msg: errText(err), Err: err}
 	}
-	channelFiles, skipped, err := graphDataFiles(dir, graphDataChannels)
-	if err != nil {
-		return nil, err
+	if f.channels.err != nil {
+		return nil, f.channels.err
 	}
-	gd.Skipped = append(gd.Skipped, skipped...)
-	for _, rel := range channelFiles {
-		ch, err := readChannel(dir, rel)
+	gd.Skipped = append(gd.Skipped, f.channels.skipped...)
+	for _, r := range f.channels.files {
+		ch, err := parseChannel(dir, r)
 		if err != nil {
 			return nil, err
 		}
 		gd.Channels = append(gd.Channels, ch)
 	}
-	blockedFiles, skipped, err := graphDataFiles(dir, graphDataBlocked)
-	if err != nil {
-		return nil, err
+	if f.blocked.err != nil {
+		return nil, f.blocked.err
 	}
-	gd.Skipped = append(gd.Skipped, skipped...)
-	for _, rel := range blockedFiles {
-		be, err := readBlockedEdge(dir, rel)
+	gd.Skipped = append(gd.Skipped, f.blocked.skipped...)
+	for _, r := range f.blocked.files {
+		be, err := parseBlockedEdge(dir, r)
 		if err != nil {
 			return nil, err
 		}
@@ -118,9 +192,9 @@ func ReadGraphData(dir string) (*GraphData, error) {
 	return gd, nil
 }
 
-// graphDataFiles lists the files of sub (sorted by name) that cincinnati would read,
-// and those it would skip. A missing sub-directory is empty.
-func graphDataFiles(dir, sub string) (read, skipped []string, err error) {
+// listGraphDataDir lists the files of sub (sorted by name) that cincinnati would
+// read, and those it would skip. A missing sub-directory is empty.
+func listGraphDataDir(dir, sub string) (read, skipped []string, err error) {
 	entries, err := os.ReadDir(filepath.Join(dir, sub))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -153,11 +227,10 @@ func yamlError(source string, err error, hint string) error {
 	return ie
 }
 
-func readChannel(dir, rel string) (Channel, error) {
-	path := filepath.Join(dir, rel)
-	data, err := bounded.ReadFile(path, maxGraphDataFileBytes)
-	if err != nil {
-		return Channel{}, &InputError{Source: path, Msg: errText(err), Err: err}
+func parseChannel(dir string, r fileRead) (Channel, error) {
+	rel, data, path := r.rel, r.data, filepath.Join(dir, r.rel)
+	if r.err != nil {
+		return Channel{}, &InputError{Source: path, Msg: errText(r.err), Err: r.err}
 	}
 	var ch Channel
 	if err := yaml.Unmarshal(data, &ch); err != nil {
@@ -188,11 +261,10 @@ type blockedEdgeFile struct {
 	MatchingRules []MatchingRule `json:"matchingRules"`
 }
 
-func readBlockedEdge(dir, rel string) (BlockedEdge, error) {
-	path := filepath.Join(dir, rel)
-	data, err := bounded.ReadFile(path, maxGraphDataFileBytes)
-	if err != nil {
-		return BlockedEdge{}, &InputError{Source: path, Msg: errText(err), Err: err}
+func parseBlockedEdge(dir string, r fileRead) (BlockedEdge, error) {
+	rel, data, path := r.rel, r.data, filepath.Join(dir, r.rel)
+	if r.err != nil {
+		return BlockedEdge{}, &InputError{Source: path, Msg: errText(r.err), Err: r.err}
 	}
 	var f blockedEdgeFile
 	if err := yaml.Unmarshal(data, &f); err != nil {
@@ -272,6 +344,25 @@ type pipeline struct {
 // applyGraphData runs cincinnati's secondary-metadata and edge plugins, then the
 // arch and channel filters, and returns the served graph with blocked edges kept.
 func applyGraphData(source string, data []byte, gd *GraphData, arch, channel string) (*Graph, error) {
+	p, err := newPipeline(source, data)
+	if err != nil {
+		return nil, err
+	}
+	return p.apply(gd, arch, channel)
+}
+
+// apply runs the plugins and the filters on a new pipeline.
+func (p *pipeline) apply(gd *GraphData, arch, channel string) (*Graph, error) {
+	p.rawMetadata(gd)
+	p.channels(gd)
+	p.edgeAddRemove()
+	p.blockedEdges(gd)
+	return p.filter(gd, arch, channel)
+}
+
+// newPipeline decodes a graph-builder graph into a pipeline that graph-data has
+// not touched yet.
+func newPipeline(source string, data []byte) (*pipeline, error) {
 	w, nodes, err := decodeWire(source, data)
 	if err != nil {
 		return nil, err
@@ -296,11 +387,7 @@ func applyGraphData(source string, data []byte, gd *GraphData, arch, channel str
 	if len(w.ConditionalEdges) > 0 {
 		p.warnings = append(p.warnings, fmt.Sprintf("%s: %d conditionalEdges in a graph-builder graph ignored; graph-data blocked-edges decide them", source, len(w.ConditionalEdges)))
 	}
-	p.rawMetadata(gd)
-	p.channels(gd)
-	p.edgeAddRemove()
-	p.blockedEdges(gd)
-	return p.filter(gd, arch, channel)
+	return p, nil
 }
 
 func (p *pipeline) addEdge(f, t int) *rawEdge {
@@ -352,14 +439,29 @@ func (p *pipeline) rawMetadata(gd *GraphData) {
 
 // channels adds each channel to the concrete nodes it lists (a listed version
 // without build metadata names every architecture).
+//
+// A channel's versions are indexed by their version without build metadata, the
+// part semver's EQ compares, so each node is checked only against the versions
+// it can equal rather than against the whole list.
 func (p *pipeline) channels(gd *GraphData) {
+	keys := make([]string, len(p.nodes))
+	for i := range p.nodes {
+		if p.nodes[i].concrete {
+			keys[i] = eqKey(p.nodes[i].semver)
+		}
+	}
 	for _, ch := range gd.Channels {
+		listed := make(map[string][]semver.Version, len(ch.parsed))
+		for _, v := range ch.parsed {
+			k := eqKey(v)
+			listed[k] = append(listed[k], v)
+		}
 		for i := range p.nodes {
 			n := &p.nodes[i]
 			if !n.concrete {
 				continue
 			}
-			for _, v := range ch.parsed {
+			for _, v := range listed[keys[i]] {
 				if v.EQ(n.semver) && (len(v.Build) == 0 || slices.Equal(v.Build, n.semver.Build)) {
 					if !slices.Contains(n.Channels, ch.Name) {
 						n.Channels = append(n.Channels, ch.Name)
@@ -369,12 +471,25 @@ func (p *pipeline) channels(gd *GraphData) {
 			}
 		}
 	}
+	p.joinChannels()
+}
+
+// joinChannels sorts each node's channels and writes them into its metadata.
+func (p *pipeline) joinChannels() {
 	for i := range p.nodes {
 		sortChannels(p.nodes[i].Channels)
 		if len(p.nodes[i].Channels) > 0 {
 			p.nodes[i].Metadata[MetadataChannels] = strings.Join(p.nodes[i].Channels, ",")
 		}
 	}
+}
+
+// eqKey is v without its build metadata, as text: two parsed versions that semver's
+// EQ calls equal have the same key (major, minor, patch and each prerelease part,
+// numeric or not, are what EQ compares).
+func eqKey(v semver.Version) string {
+	v.Build = nil
+	return v.String()
 }
 
 // annotate gives version the architecture of ref, as cincinnati's
@@ -552,6 +667,9 @@ func (p *pipeline) filter(gd *GraphData, arch, channel string) (*Graph, error) {
 		}
 		sv := n.semver
 		sv.Build = slices.DeleteFunc(slices.Clone(sv.Build), func(b string) bool { return b == arch })
+		if len(sv.Build) == 0 {
+			sv.Build = nil // as semver.Parse leaves a version without build metadata
+		}
 		out.semver = sv
 		out.Version = sv.String()
 		newIndex[i] = len(nodes)

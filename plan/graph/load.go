@@ -48,6 +48,10 @@ type Options struct {
 	MaxBytes int64
 	// UserAgent is sent with requests.
 	UserAgent string
+	// CacheDir, when set, is the loaded-graph cache (see cache.go): a graph loaded
+	// before from the same graph bytes, graph-data files and options is read from
+	// there instead of being made again. "" disables it.
+	CacheDir string
 }
 
 // Result is a loaded graph and a digest of the bytes it was read from.
@@ -97,16 +101,52 @@ func Load(ctx context.Context, o Options) (*Result, error) {
 	}
 	sum := sha256.Sum256(data)
 	digest := "sha256:" + hex.EncodeToString(sum[:])
+	var gdf *graphDataFiles
 	if o.GraphData != "" {
-		gd, err := ReadGraphData(o.GraphData)
+		if gdf, err = readGraphDataFiles(o.GraphData); err != nil {
+			return nil, err
+		}
+	}
+	var key [sha256.Size]byte
+	keyed := o.CacheDir != "" && (gdf == nil || gdf.complete())
+	if keyed {
+		key = graphCacheKey(o, digest, gdf)
+		if g, ok := readGraphCache(o.CacheDir, key); ok {
+			return &Result{Graph: g, Digest: digest}, nil
+		}
+	}
+	g, err := build(o, arch, data, gdf)
+	if err != nil {
+		return nil, err
+	}
+	if keyed {
+		writeGraphCache(o.CacheDir, key, g)
+	}
+	return &Result{Graph: g, Digest: digest}, nil
+}
+
+// build makes the graph from the graph document and, when gdf is not nil, the
+// graph-data files read.
+func build(o Options, arch string, data []byte, gdf *graphDataFiles) (*Graph, error) {
+	if gdf != nil {
+		// The graph-data YAML is parsed while the graph's JSON is decoded; a
+		// graph-data error is still the one reported first.
+		var gd *GraphData
+		var gdErr error
+		parsed := make(chan struct{})
+		go func() {
+			defer close(parsed)
+			gd, gdErr = gdf.parse()
+		}()
+		p, err := newPipeline(o.Graph, data)
+		<-parsed
+		if gdErr != nil {
+			return nil, gdErr
+		}
 		if err != nil {
 			return nil, err
 		}
-		g, err := applyGraphData(o.Graph, data, gd, arch, o.Channel)
-		if err != nil {
-			return nil, err
-		}
-		return &Result{Graph: g, Digest: digest}, nil
+		return p.apply(gd, arch, o.Channel)
 	}
 	g, err := Parse(o.Graph, data)
 	if err != nil {
@@ -119,7 +159,7 @@ func Load(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	return &Result{Graph: g, Digest: digest}, nil
+	return g, nil
 }
 
 // filterChannel keeps the nodes whose channel metadata lists channel. A served

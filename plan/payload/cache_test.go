@@ -1,36 +1,27 @@
 package payload
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/openshift-recover/recover/internal/bounded"
+	"github.com/openshift-recover/recover/internal/testing/cachetest"
 )
 
 // cacheEntries returns the cache's entry files, failing on leftovers of a write.
 func cacheEntries(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), "decoded-") {
-			t.Fatalf("cache holds %s besides entries", e.Name())
-		}
-		out = append(out, filepath.Join(dir, e.Name()))
-	}
-	return out
+	return cachetest.Entries(t, dir, "decoded-")
 }
 
 func TestDecodedCacheWarmEqualsCold(t *testing.T) {
 	cases := payloadCases(t)
 	for _, c := range cases {
+		c.o.DirDigest = true // a load with the cache computes the digest anyway
 		want, err := LoadDir(c.dir, c.o)
 		if err != nil {
 			t.Fatal(err)
@@ -73,7 +64,7 @@ func TestDecodedCacheIsRead(t *testing.T) {
 	}
 	entry := cacheEntries(t, o.CacheDir)[0]
 	key, ms := readEntry(t, o.CacheDir, entry)
-	ms[0].JSON = []byte(strings.Replace(string(ms[0].JSON), `"kind":"`, `"kind":"Marked`, 1))
+	ms[0].Object.Object["kind"] = "Marked" + ms[0].Kind
 	writeCache(o.CacheDir, key, ms)
 	p, err := LoadDir(dir, o)
 	if err != nil {
@@ -101,20 +92,28 @@ func readEntry(t *testing.T, cache, entry string) ([32]byte, []*Manifest) {
 
 func TestDecodedCacheIgnoresBadEntries(t *testing.T) {
 	dir := filepath.Join(exampleReleases, "4.4.4")
-	want, err := LoadDir(dir, Options{})
+	want, err := LoadDir(dir, Options{DirDigest: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, spoil := range map[string]func([]byte) []byte{
-		"truncated":      func(b []byte) []byte { return b[:len(b)/2] },
-		"header only":    func(b []byte) []byte { return b[:headerLength] },
-		"empty":          func([]byte) []byte { return nil },
-		"flipped byte":   func(b []byte) []byte { b[len(b)-10] ^= 0x40; return b },
-		"other magic":    func(b []byte) []byte { b[0] = 'X'; return b },
-		"other version":  func(b []byte) []byte { binary.BigEndian.PutUint32(b[len(cacheMagic):], cacheFormat+1); return b },
-		"other key":      func(b []byte) []byte { b[len(cacheMagic)+4] ^= 1; return b },
-		"not gob":        func(b []byte) []byte { return reseal(b[:headerLength], []byte("garbage")) },
-		"bad manifest":   func(b []byte) []byte { return b }, // replaced below
+		"truncated":     func(b []byte) []byte { return b[:len(b)/2] },
+		"header only":   func(b []byte) []byte { return b[:bounded.SealedHeaderLength(cacheMagic)] },
+		"empty":         func([]byte) []byte { return nil },
+		"flipped byte":  func(b []byte) []byte { b[len(b)-10] ^= 0x40; return b },
+		"other magic":   func(b []byte) []byte { b[0] = 'X'; return b },
+		"other version": func(b []byte) []byte { binary.BigEndian.PutUint32(b[len(cacheMagic):], cacheFormat+1); return b },
+		"other key":     func(b []byte) []byte { b[len(cacheMagic)+4] ^= 1; return b },
+		"not a body":    func(b []byte) []byte { return reseal(b, []byte("garbage")) },
+		"bad manifest":  func(b []byte) []byte { return b }, // replaced below
+		"cut tree": func(b []byte) []byte {
+			strs, cms, err := parseBody(b[bounded.SealedHeaderLength(cacheMagic):])
+			if err != nil {
+				t.Fatal(err)
+			}
+			cms[0].Object = cms[0].Object[:len(cms[0].Object)/2]
+			return reseal(b, appendBody(strs, cms))
+		},
 		"appended bytes": func(b []byte) []byte { return append(b, 0) },
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -130,7 +129,7 @@ func TestDecodedCacheIgnoresBadEntries(t *testing.T) {
 			bad := spoil(append([]byte(nil), good...))
 			if name == "bad manifest" {
 				key, ms := readEntry(t, o.CacheDir, entry)
-				ms[0].JSON = []byte(`{"apiVersion":"v1","metadata":{"name":"x"}}`) // no kind
+				delete(ms[0].Object.Object, "kind")
 				writeCache(o.CacheDir, key, ms)
 				bad, _ = os.ReadFile(entry)
 			}
@@ -152,45 +151,65 @@ func TestDecodedCacheIgnoresBadEntries(t *testing.T) {
 	}
 }
 
-// reseal puts a body behind a header with the body's checksum recomputed.
-func reseal(hdr, body []byte) []byte {
-	h := append([]byte(nil), hdr...)
-	sum := sha256Sum(body)
-	copy(h[len(cacheMagic)+4+32:], sum[:])
-	return append(h, body...)
+// appendBody is the body of an entry with these strings and manifests.
+func appendBody(strs []string, cms []cachedManifest) []byte {
+	body := binary.AppendUvarint(appendTable(nil, strs), uint64(len(cms)))
+	for i := range cms {
+		body = cms[i].append(body)
+	}
+	return body
+}
+
+// TestCacheBodyRefusesDamage: a body cut anywhere, or with any byte changed, is
+// refused or read without a panic; the whole body reads back as written.
+func TestCacheBodyRefusesDamage(t *testing.T) {
+	o := Options{CacheDir: t.TempDir()}
+	if _, err := LoadDir(filepath.Join(exampleReleases, "4.4.4"), o); err != nil {
+		t.Fatal(err)
+	}
+	entry, err := os.ReadFile(cacheEntries(t, o.CacheDir)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := entry[bounded.SealedHeaderLength(cacheMagic):]
+	strs, cms, err := parseBody(body)
+	if err != nil || len(cms) < 10 {
+		t.Fatalf("%d manifests: %v", len(cms), err)
+	}
+	if again := appendBody(strs, cms); string(again) != string(body) {
+		t.Fatal("the body does not read back as written")
+	}
+	for n := 0; n < len(body); n++ {
+		if _, _, err := parseBody(body[:n]); err == nil {
+			t.Fatalf("body cut at %d of %d: accepted", n, len(body))
+		}
+	}
+	for i := 0; i < len(body); i += 7 {
+		bad := append([]byte(nil), body...)
+		bad[i] ^= 0xff
+		_, _, _ = parseBody(bad) // must not panic
+	}
+}
+
+// reseal returns a sealed entry with the key of entry and body as its body.
+func reseal(entry, body []byte) []byte {
+	var key [32]byte
+	copy(key[:], entry[len(cacheMagic)+4:])
+	return append(bounded.SealedHeader(cacheMagic, cacheFormat, key, body), body...)
 }
 
 func TestDecodedCachePermissionsAndConcurrentWriters(t *testing.T) {
 	dir := filepath.Join(exampleReleases, "4.4.4")
 	cache := filepath.Join(t.TempDir(), "a", "decoded")
 	o := Options{CacheDir: cache}
-	want, err := LoadDir(dir, Options{})
+	want, err := LoadDir(dir, Options{DirDigest: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, 8)
-	for i := range errs {
-		wg.Go(func() { _, errs[i] = LoadDir(dir, o) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	st, err := os.Stat(cache)
-	if err != nil || st.Mode().Perm() != 0o700 {
-		t.Fatalf("cache directory: %v %v", st.Mode(), err)
-	}
-	entries := cacheEntries(t, cache) // no temporary files left
-	if len(entries) != 1 {
-		t.Fatalf("%d entries", len(entries))
-	}
-	st, err = os.Stat(entries[0])
-	if err != nil || st.Mode().Perm() != 0o600 {
-		t.Fatalf("cache entry: %v %v", st.Mode(), err)
-	}
+	cachetest.ConcurrentWriters(t, 8, cache, "decoded-", func() error {
+		_, err := LoadDir(dir, o)
+		return err
+	})
 	got, err := LoadDir(dir, o)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("after concurrent writers: %v", err)
@@ -223,4 +242,38 @@ func TestDecodedCacheFollowsContent(t *testing.T) {
 	}
 }
 
-func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
+// TestDecodedCacheFollowsSymlinkedManifest: a manifest file behind a symbolic
+// link is not in DigestDir's digest, yet it is in the key: changing the file it
+// points at is another key.
+func TestDecodedCacheFollowsSymlinkedManifest(t *testing.T) {
+	dir := writePayload(t, map[string]string{"release-manifests/0000_50_a_00_ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns\n" + annotated})
+	target := filepath.Join(t.TempDir(), "cm.yaml")
+	write := func(name string) {
+		t.Helper()
+		if err := os.WriteFile(target, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "+name+"\n  namespace: ns\n"+annotated), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("one")
+	if err := os.Symlink(target, filepath.Join(dir, "release-manifests/0000_50_a_01_cm.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{CacheDir: t.TempDir()}
+	for _, name := range []string{"one", "two"} {
+		write(name)
+		p, err := LoadDir(dir, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Manifests) != 2 || p.Manifests[1].Name != name {
+			t.Fatalf("the linked manifest reads %+v, want %s", p.Manifests[len(p.Manifests)-1], name)
+		}
+		d, err := DigestDir(dir)
+		if err != nil || p.DirDigest != d {
+			t.Fatalf("DirDigest %s, DigestDir %s %v", p.DirDigest, d, err)
+		}
+	}
+	if n := len(cacheEntries(t, o.CacheDir)); n != 2 {
+		t.Fatalf("%d entries for two contents of the linked file", n)
+	}
+}

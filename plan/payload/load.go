@@ -38,6 +38,9 @@ type Options struct {
 	// whose manifest files, image-references, ReleaseImage and profile were seen
 	// before is read from there instead of being decoded. "" disables it.
 	CacheDir string
+	// DirDigest sets Payload.DirDigest, DigestDir of the directory, from the same
+	// reads as the manifests (the decoded-payload cache computes it anyway).
+	DirDigest bool
 }
 
 // IsPullSpec reports whether source names a release image rather than a directory:
@@ -111,11 +114,14 @@ func loadDir(dir string, o Options, workers int) (*Payload, error) {
 	files := listManifestFiles(dir)
 	var raws [][]byte
 	var key [32]byte
-	cached := false
-	if o.CacheDir != "" {
-		var ok bool
-		if key, raws, ok = cacheKey(dir, files, render, p.Images); ok {
-			p.Manifests, cached = readCache(o.CacheDir, key, workers)
+	keyed, cached := false, false
+	if o.CacheDir != "" || o.DirDigest {
+		if pf, ok := readPayloadFiles(dir, files); ok {
+			raws, p.DirDigest = pf.raws, pf.digest
+			if o.CacheDir != "" {
+				key, keyed = cacheKey(files, pf, render, p.Images), true
+				p.Manifests, cached = readCache(o.CacheDir, key, workers)
+			}
 		}
 	}
 	if !cached {
@@ -124,7 +130,7 @@ func loadDir(dir string, o Options, workers int) (*Payload, error) {
 			return nil, err
 		}
 		p.Manifests = ms
-		if raws != nil {
+		if keyed {
 			writeCache(o.CacheDir, key, ms)
 		}
 	}

@@ -32,6 +32,9 @@ type Payload struct {
 	Source string `json:"source"`
 	Dir    string `json:"dir"`
 	Digest string `json:"digest,omitempty"`
+	// DirDigest is DigestDir(Dir), when Options.DirDigest or Options.CacheDir asked
+	// for it and every file could be read; "" otherwise.
+	DirDigest string `json:"-"`
 	// Release is release-metadata; VersionFrom says where Release.Version came from:
 	// "release-metadata", or "option" for a bare manifest tree loaded with
 	// Options.Version.
