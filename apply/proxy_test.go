@@ -58,7 +58,7 @@ func TestApplyInjectsTheClusterProxyAndHidesItsCredentials(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		digest, err := resource.ManifestDigest(raw)
+		digest, err := plan.ManifestDigest(raw)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,28 +2,41 @@ package plan_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/payload"
 )
 
-// compareManifestDigest fails when plan.ManifestDigest and the rule apply
-// verifies (resource.ManifestDigest: json.Compact, then sha256) disagree on the
-// digest or on whether, and in which words, the object is refused. An object the
+// compactDigest is the digest rule spelled the long way, as the oracle of the
+// fast path: json.Compact, then sha256.
+func compactDigest(object []byte) (string, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, object); err != nil {
+		return "", fmt.Errorf("manifest object is not valid JSON: %w", err)
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// compareManifestDigest fails when plan.ManifestDigest and the rule spelled the
+// long way (compactDigest: json.Compact, then sha256) disagree on the digest or
+// on whether, and in which words, the object is refused. An object the
 // fast path took while json.Compact would change or refuse it gives another
 // digest or no error, so this covers the fast path's soundness too.
 func compareManifestDigest(t *testing.T, name string, object []byte) {
 	t.Helper()
 	got, gotErr := plan.ManifestDigest(object)
-	want, wantErr := resource.ManifestDigest(object)
+	want, wantErr := compactDigest(object)
 	if got != want || (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
-		t.Fatalf("%s: plan %s %v, apply %s %v", name, got, gotErr, want, wantErr)
+		t.Fatalf("%s: fast path %s %v, json.Compact %s %v", name, got, gotErr, want, wantErr)
 	}
 }
 

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -120,7 +121,7 @@ func Decode(m *plan.Manifest) (*unstructured.Unstructured, error) {
 	if m == nil {
 		return nil, fmt.Errorf("the step has no manifest")
 	}
-	digest, err := ManifestDigest(m.Object)
+	digest, err := plan.ManifestDigest(m.Object)
 	if err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", m.File, err)
 	}

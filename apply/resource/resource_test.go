@@ -113,9 +113,9 @@ func TestMergeLeavesAnExistingJobsSpecAlone(t *testing.T) {
 
 func TestDecodeChecksDigestAndIdentity(t *testing.T) {
 	raw := json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"}}`)
-	d, _ := ManifestDigest(raw)
+	d, _ := plan.ManifestDigest(raw)
 	indented := json.RawMessage("{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"ConfigMap\",\n  \"metadata\": {\"name\": \"c\", \"namespace\": \"n\"}\n}")
-	if d2, _ := ManifestDigest(indented); d2 != d {
+	if d2, _ := plan.ManifestDigest(indented); d2 != d {
 		t.Errorf("the digest must not depend on indentation")
 	}
 	m := &plan.Manifest{File: "f", APIVersion: "v1", Kind: "ConfigMap", Namespace: "n", Name: "c", Object: raw, Digest: d}
@@ -133,7 +133,7 @@ func TestDecodeChecksDigestAndIdentity(t *testing.T) {
 		t.Errorf("identity mismatch must be refused")
 	}
 	tmpl := json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"},"data":{"i":"{{.ReleaseImage}}"}}`)
-	td, _ := ManifestDigest(tmpl)
+	td, _ := plan.ManifestDigest(tmpl)
 	if _, err := Decode(&plan.Manifest{APIVersion: "v1", Kind: "ConfigMap", Namespace: "n", Name: "c", Object: tmpl, Digest: td}); err == nil || !strings.Contains(err.Error(), "template") {
 		t.Errorf("unrendered templates must be refused: %v", err)
 	}

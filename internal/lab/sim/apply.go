@@ -42,7 +42,7 @@ func (s *Sim) applyManifest(ctx context.Context, m *payload.Manifest, cvUID type
 
 // planManifest wraps a payload manifest as the plan manifest apply/resource takes.
 func planManifest(m *payload.Manifest) (*plan.Manifest, error) {
-	digest, err := resource.ManifestDigest(m.JSON)
+	digest, err := plan.ManifestDigest(m.JSON)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Position(), err)
 	}

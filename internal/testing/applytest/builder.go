@@ -3,16 +3,16 @@ package applytest
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/openshift-recover/recover/internal/openshift"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -129,7 +129,7 @@ func ManifestOf(obj any) *plan.Manifest {
 	if err != nil {
 		panic(err)
 	}
-	digest, err := resource.ManifestDigest(raw)
+	digest, err := plan.ManifestDigest(raw)
 	if err != nil {
 		panic(err)
 	}
