@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -17,12 +16,14 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/mustgather"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 )
 
@@ -254,6 +255,16 @@ func TestForbiddenResourcesAreRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer kube.RbacV1().ClusterRoleBindings().Delete(ctx, "inspect-partial", metav1.DeleteOptions{})
+	// The authorizer sees a new binding through its informers, a moment later:
+	// wait until the user can list what the role grants, or a loaded machine
+	// collects before it does and finds everything forbidden.
+	limited := configclient.NewForConfigOrDie(cfg)
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := limited.ConfigV1().ClusterVersions().List(ctx, metav1.ListOptions{Limit: 1})
+		return err == nil, nil
+	}); err != nil {
+		t.Fatalf("the binding never took effect: %v", err)
+	}
 	s := collect(t, cfg, Options{})
 	states := map[string]inspect.CollectionState{}
 	for _, r := range s.Resources {
