@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"hash"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -98,4 +100,38 @@ func WriteSealed(path, magic string, version uint32, key [sha256.Size]byte, body
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// KeyHash makes a sealed entry's key: the sha256 of a sequence of numbers and
+// length-prefixed byte strings, so that no two sequences of values hash alike.
+type KeyHash struct {
+	h hash.Hash
+	n [8]byte
+}
+
+// NewKeyHash returns an empty key hash.
+func NewKeyHash() *KeyHash { return &KeyHash{h: sha256.New()} }
+
+// Uint writes v (8 bytes, big-endian).
+func (k *KeyHash) Uint(v uint64) {
+	binary.BigEndian.PutUint64(k.n[:], v)
+	k.h.Write(k.n[:])
+}
+
+// Bytes writes b's length, then b.
+func (k *KeyHash) Bytes(b []byte) {
+	k.Uint(uint64(len(b)))
+	k.h.Write(b)
+}
+
+// String writes s as Bytes does.
+func (k *KeyHash) String(s string) {
+	k.Uint(uint64(len(s)))
+	io.WriteString(k.h, s)
+}
+
+// Key is the key of what was written.
+func (k *KeyHash) Key() (key [sha256.Size]byte) {
+	k.h.Sum(key[:0])
+	return key
 }

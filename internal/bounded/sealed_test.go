@@ -91,3 +91,27 @@ func TestSealedRoundTripAndRefusals(t *testing.T) {
 		t.Fatalf("after rewrite %q %v", got, ok)
 	}
 }
+
+// TestKeyHashPrefixesLengths: values split differently never give the same key,
+// and the same values always do.
+func TestKeyHashPrefixesLengths(t *testing.T) {
+	key := func(parts ...string) [32]byte {
+		kh := NewKeyHash()
+		for _, p := range parts {
+			kh.String(p)
+		}
+		return kh.Key()
+	}
+	if key("ab", "c") == key("a", "bc") || key("ab") == key("a", "b") || key("") == key() {
+		t.Error("differently split values hash alike")
+	}
+	if key("a", "bc") != key("a", "bc") {
+		t.Error("the same values hash differently")
+	}
+	kb, ks := NewKeyHash(), NewKeyHash()
+	kb.Bytes([]byte("x"))
+	ks.String("x")
+	if kb.Key() != ks.Key() {
+		t.Error("Bytes and String of the same text differ")
+	}
+}

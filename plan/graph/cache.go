@@ -3,11 +3,9 @@ package graph
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/gob"
 	"encoding/hex"
 	"errors"
-	"hash"
 	"path/filepath"
 	"reflect"
 
@@ -60,61 +58,42 @@ type cachedNode struct {
 	Semver semver.Version
 }
 
-// graphCacheKey is the entry key of a load with o (arch is o's effective
-// architecture) of the graph document whose sha256 is digest, with the graph-data
-// files gdf (nil without graph-data; complete).
-func graphCacheKey(o Options, digest string, gdf *graphDataFiles) (key [sha256.Size]byte) {
-	h := sha256.New()
-	kh := keyHash{h: h}
-	kh.uint(graphCacheFormat)
+// graphCacheKey is the entry key of a load with o of the graph document whose
+// sha256 is digest, with the graph-data files gdf (nil without graph-data;
+// complete).
+func graphCacheKey(o Options, digest string, gdf *graphDataFiles) [sha256.Size]byte {
+	kh := bounded.NewKeyHash()
+	kh.Uint(graphCacheFormat)
 	for _, s := range []string{o.Graph, o.GraphData, o.Arch, o.Channel, digest} {
-		kh.bytes([]byte(s))
+		kh.String(s)
 	}
 	if gdf != nil {
 		for _, r := range []fileRead{gdf.version, gdf.metadata} {
-			kh.file(r)
+			keyFile(kh, r)
 		}
 		for _, d := range []dirRead{gdf.channels, gdf.blocked} {
-			kh.uint(uint64(len(d.files)))
+			kh.Uint(uint64(len(d.files)))
 			for _, r := range d.files {
-				kh.file(r)
+				keyFile(kh, r)
 			}
-			kh.uint(uint64(len(d.skipped)))
+			kh.Uint(uint64(len(d.skipped)))
 			for _, s := range d.skipped {
-				kh.bytes([]byte(s))
+				kh.String(s)
 			}
 		}
 	}
-	h.Sum(key[:0])
-	return key
+	return kh.Key()
 }
 
-// keyHash writes length-prefixed values, so that no two sequences of them hash
-// alike.
-type keyHash struct {
-	h hash.Hash
-	n [8]byte
-}
-
-func (k *keyHash) uint(v uint64) {
-	binary.BigEndian.PutUint64(k.n[:], v)
-	k.h.Write(k.n[:])
-}
-
-func (k *keyHash) bytes(b []byte) {
-	k.uint(uint64(len(b)))
-	k.h.Write(b)
-}
-
-// file writes a file's name, whether it is there, and its content.
-func (k *keyHash) file(r fileRead) {
-	k.bytes([]byte(r.rel))
+// keyFile writes a file's name, whether it is there, and its content.
+func keyFile(kh *bounded.KeyHash, r fileRead) {
+	kh.String(r.rel)
 	if r.err != nil { // absent (complete allows nothing else)
-		k.uint(0)
+		kh.Uint(0)
 		return
 	}
-	k.uint(1)
-	k.bytes(r.data)
+	kh.Uint(1)
+	kh.Bytes(r.data)
 }
 
 // errBadEntry is an entry whose edges name versions it has no node for.

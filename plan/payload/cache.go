@@ -140,33 +140,23 @@ func readPayloadFiles(root string, files []manifestFile) (pf payloadFiles, ok bo
 // cacheFormat, the render inputs, the directory's digest (every regular file's
 // path, size and content) and the name and content of each manifest file the
 // digest does not cover.
-func cacheKey(files []manifestFile, pf payloadFiles, data renderData, images []ImageRef) (key [sha256.Size]byte) {
-	h := sha256.New()
-	var n [8]byte
-	put := func(b []byte) {
-		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-		h.Write(n[:])
-		h.Write(b)
-	}
-	binary.BigEndian.PutUint64(n[:], cacheFormat)
-	h.Write(n[:])
-	put([]byte(data.ReleaseImage))
-	put([]byte(data.ClusterProfile))
-	binary.BigEndian.PutUint64(n[:], uint64(len(images)))
-	h.Write(n[:])
+func cacheKey(files []manifestFile, pf payloadFiles, data renderData, images []ImageRef) [sha256.Size]byte {
+	kh := bounded.NewKeyHash()
+	kh.Uint(cacheFormat)
+	kh.String(data.ReleaseImage)
+	kh.String(data.ClusterProfile)
+	kh.Uint(uint64(len(images)))
 	for _, r := range images {
-		put([]byte(r.Name))
-		put([]byte(r.From))
+		kh.String(r.Name)
+		kh.String(r.From)
 	}
-	put([]byte(pf.digest))
-	binary.BigEndian.PutUint64(n[:], uint64(len(pf.unwalked)))
-	h.Write(n[:])
+	kh.String(pf.digest)
+	kh.Uint(uint64(len(pf.unwalked)))
 	for _, i := range pf.unwalked {
-		put([]byte(files[i].sub + "/" + files[i].name))
-		put(pf.raws[i])
+		kh.String(files[i].sub + "/" + files[i].name)
+		kh.Bytes(pf.raws[i])
 	}
-	h.Sum(key[:0])
-	return key
+	return kh.Key()
 }
 
 func cachePath(dir string, key [sha256.Size]byte) string {
