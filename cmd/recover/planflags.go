@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -104,11 +103,7 @@ func (f *planInputFlags) graphCacheDir() string {
 	if !f.GraphCache {
 		return ""
 	}
-	root := f.CacheDir
-	if root == "" {
-		root = payload.DefaultCacheDir()
-	}
-	return filepath.Join(root, "graphs")
+	return payload.GraphCacheDir(f.CacheDir)
 }
 
 // loadGraph loads the graph the flags name.

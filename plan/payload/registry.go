@@ -59,11 +59,18 @@ func DefaultCacheDir() string {
 // DecodedCacheDir returns the decoded-payload cache directory (Options.CacheDir)
 // that goes with a pulled-image cache directory ("" is DefaultCacheDir): its
 // decoded/ subdirectory, beside the sha256-<hex> image directories.
-func DecodedCacheDir(cacheDir string) string {
+func DecodedCacheDir(cacheDir string) string { return cacheSubdir(cacheDir, "decoded") }
+
+// GraphCacheDir returns the loaded-graph cache directory (graph.Options.CacheDir)
+// that goes with a pulled-image cache directory ("" is DefaultCacheDir): its
+// graphs/ subdirectory, beside decoded/.
+func GraphCacheDir(cacheDir string) string { return cacheSubdir(cacheDir, "graphs") }
+
+func cacheSubdir(cacheDir, name string) string {
 	if cacheDir == "" {
 		cacheDir = DefaultCacheDir()
 	}
-	return filepath.Join(cacheDir, "decoded")
+	return filepath.Join(cacheDir, name)
 }
 
 // Pull makes the release image named by a by-digest pull spec available as an
