@@ -341,16 +341,6 @@ type pipeline struct {
 	warnings []string
 }
 
-// applyGraphData runs cincinnati's secondary-metadata and edge plugins, then the
-// arch and channel filters, and returns the served graph with blocked edges kept.
-func applyGraphData(source string, data []byte, gd *GraphData, arch, channel string) (*Graph, error) {
-	p, err := newPipeline(source, data)
-	if err != nil {
-		return nil, err
-	}
-	return p.apply(gd, arch, channel)
-}
-
 // apply runs the plugins and the filters on a new pipeline.
 func (p *pipeline) apply(gd *GraphData, arch, channel string) (*Graph, error) {
 	p.rawMetadata(gd)
