@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
@@ -185,20 +182,10 @@ type manifestFacts struct {
 // reports the first problem, as it would have found it.
 func verifyManifests(steps []Step) []manifestFacts {
 	facts := make([]manifestFacts, len(steps))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i := range steps {
-		mf := steps[i].Manifest
-		if mf == nil {
-			continue
-		}
-		g.Go(func() error {
-			d, err := ManifestDigest(mf.Object)
-			facts[i] = manifestFacts{digestOK: err == nil && d == mf.Digest, deleteAnnotated: deleteAnnotated(mf.Object)}
-			return nil
-		})
-	}
-	_ = g.Wait()
+	eachManifest(steps, func(i int, mf *Manifest) {
+		d, err := ManifestDigest(mf.Object)
+		facts[i] = manifestFacts{digestOK: err == nil && d == mf.Digest, deleteAnnotated: deleteAnnotated(mf.Object)}
+	})
 	return facts
 }
 

@@ -47,17 +47,23 @@ func embedManifest(m *payload.Manifest) *Manifest {
 	}
 }
 
-// digestManifests sets the digest of every embedded manifest of steps, on
-// GOMAXPROCS goroutines (hashing the objects is the largest part of making the
-// steps). The payload's JSON is compact already (payload.Manifest.JSON), so its
-// digest is apply's; the checker re-verifies every digest with ManifestDigest.
+// digestManifests sets the digest of every embedded manifest of steps (hashing
+// the objects is the largest part of making the steps). The payload's JSON is
+// compact already (payload.Manifest.JSON), so its digest is apply's; the checker
+// re-verifies every digest with ManifestDigest.
 func digestManifests(steps []Step) {
+	eachManifest(steps, func(_ int, mf *Manifest) { mf.Digest = digestBytes(mf.Object) })
+}
+
+// eachManifest calls f with every step's embedded manifest on GOMAXPROCS
+// goroutines; f must touch only what belongs to step i.
+func eachManifest(steps []Step, f func(i int, mf *Manifest)) {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range steps {
 		if mf := steps[i].Manifest; mf != nil {
 			g.Go(func() error {
-				mf.Digest = digestBytes(mf.Object)
+				f(i, mf)
 				return nil
 			})
 		}
