@@ -645,7 +645,7 @@ func (r *run) nextCommands(res *Result) []string {
 		}
 	}
 	if res.CVODisabled {
-		next = append(next, nextcmd.ScaleCVO(max(ptrValue(r.cvoOriginal, 1), 1))+"   # give control back to the CVO without finishing the plan")
+		next = append(next, nextcmd.RestoreCVO(r.cvoOriginal)+"   # give control back to the CVO without finishing the plan")
 	}
 	return next
 }

@@ -122,11 +122,7 @@ func Summarize(j *Journal) *Summary {
 	}
 	s.Changes = append(s.Changes, approvals(j)...)
 	if st.CVO.Disabled {
-		replicas := int32(1)
-		if st.CVO.OriginalReplicas != nil && *st.CVO.OriginalReplicas > 0 {
-			replicas = *st.CVO.OriginalReplicas
-		}
-		s.Next = append(s.Next, nextcmd.ScaleCVO(replicas))
+		s.Next = append(s.Next, nextcmd.RestoreCVO(st.CVO.OriginalReplicas))
 	}
 	return s
 }

@@ -43,6 +43,17 @@ func ScaleCVO(replicas int32) string {
 	return fmt.Sprintf("oc scale deployment/%s -n %s --replicas=%d", openshift.CVODeployment, openshift.CVONamespace, replicas)
 }
 
+// RestoreCVO gives control back to the cluster-version operator: it scales it
+// to the replicas it ran with before recovery, or to 1 when those are unknown or
+// were 0 (a CVO scaled to 0 before recovery was already disabled; the command
+// is how to give it control back).
+func RestoreCVO(original *int32) string {
+	if original == nil || *original < 1 {
+		return ScaleCVO(1)
+	}
+	return ScaleCVO(*original)
+}
+
 // Resource is how oc names an object: "machineconfigpool/worker",
 // "kubeapiserver.operator.openshift.io/cluster". The group is left out where
 // the kind alone is unambiguous on an OpenShift cluster (the core group and the

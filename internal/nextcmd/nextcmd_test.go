@@ -20,6 +20,9 @@ func TestCommands(t *testing.T) {
 		{"scripted", ApplyScripted("p.json", "b.yaml"), "recover apply --plan p.json --backup-record b.yaml --yes --events json"},
 		{"a placeholder is quoted, not a redirection", Resume("recover-apply-<time>.journal"), "recover apply --resume 'recover-apply-<time>.journal' --yes"},
 		{"scale the CVO", ScaleCVO(1), "oc scale deployment/cluster-version-operator -n openshift-cluster-version --replicas=1"},
+		{"restore the CVO to its replicas", RestoreCVO(ptrTo(3)), "oc scale deployment/cluster-version-operator -n openshift-cluster-version --replicas=3"},
+		{"restore a CVO whose replicas are unknown", RestoreCVO(nil), "oc scale deployment/cluster-version-operator -n openshift-cluster-version --replicas=1"},
+		{"restore a CVO that ran 0 replicas", RestoreCVO(ptrTo(0)), "oc scale deployment/cluster-version-operator -n openshift-cluster-version --replicas=1"},
 		{"disable the CVO", ScaleCVO(0), "oc scale deployment/cluster-version-operator -n openshift-cluster-version --replicas=0"},
 		{"core resource", Resource("v1", "ConfigMap", "admin-acks"), "configmap/admin-acks"},
 		{"short group", Resource("policy/v1", "PodDisruptionBudget", "build"), "poddisruptionbudget/build"},
@@ -58,3 +61,5 @@ func TestPatchReachesOcIntact(t *testing.T) {
 		t.Errorf("oc received patch %q, want %q", got, patch)
 	}
 }
+
+func ptrTo(v int32) *int32 { return &v }

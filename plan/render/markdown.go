@@ -156,11 +156,7 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 		md("# 2. Give the CVO a desired update: the target\n")
 		md("%s\n", nextcmd.DesiredUpdate(p.Target.Version, p.Target.Image, p.Target.Force))
 	}
-	replicas := int32(1)
-	if p.Cluster.CVOReplicas != nil && *p.Cluster.CVOReplicas > 0 {
-		replicas = *p.Cluster.CVOReplicas
-	}
-	md("# 3. Scale the CVO back to its replicas before recovery\n%s\n```\n", nextcmd.ScaleCVO(replicas))
+	md("# 3. Scale the CVO back to its replicas before recovery\n%s\n```\n", nextcmd.RestoreCVO(p.Cluster.CVOReplicas))
 	return ew.err
 }
 
@@ -174,21 +170,13 @@ const (
 	runbookJournal = "recover-apply-<time>.journal"
 )
 
-// cvoReplicas is what restore-cvo scales the CVO back to.
-func cvoReplicas(p *plan.Plan) int32 {
-	if p.Cluster.CVOReplicas != nil && *p.Cluster.CVOReplicas > 0 {
-		return *p.Cluster.CVOReplicas
-	}
-	return 1
-}
-
 // markdownRemediationRollback is the roll-back section of a remediation plan:
 // restore the temporary changes still in force, then the CVO.
 func markdownRemediationRollback(md func(string, ...any), p *plan.Plan) {
 	md("\n## Roll back\n\n")
 	md("If the run is abandoned part-way, `recover apply` restores every temporary change still in force from its journal and prints the commands to resume or to restore the CVO. By hand, in this order:\n\n```sh\n")
 	md("%s", temporaryRestores(p))
-	md("# Scale the CVO back to its replicas before recovery (the plan does not change its desired update)\n%s\n```\n", nextcmd.ScaleCVO(cvoReplicas(p)))
+	md("# Scale the CVO back to its replicas before recovery (the plan does not change its desired update)\n%s\n```\n", nextcmd.RestoreCVO(p.Cluster.CVOReplicas))
 }
 
 // temporaryRestores are the commands that put back each temporary change, as
@@ -268,7 +256,7 @@ func handCommand(p *plan.Plan, s *plan.Step) string {
 			return nextcmd.DesiredUpdate(du.Version, du.Image, du.Force)
 		}
 	case plan.ActionRestoreCVO:
-		return nextcmd.ScaleCVO(cvoReplicas(p))
+		return nextcmd.RestoreCVO(p.Cluster.CVOReplicas)
 	}
 	return remedyHandCommand(s)
 }
