@@ -142,7 +142,7 @@ func ValidatePlan(p *plan.Plan) error {
 				add("%s: %v", where, err)
 				break
 			}
-			del := obj.GetAnnotations()[openshift.AnnotationDelete] == "true"
+			del := openshift.DeleteAnnotated(obj.GetAnnotations())
 			if s.Action == plan.ActionApply && del {
 				add("%s: manifest %s is annotated %s=true; it must be a delete step", where, s.Manifest.File, openshift.AnnotationDelete)
 			}

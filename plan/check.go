@@ -201,7 +201,7 @@ func deleteAnnotated(object json.RawMessage) bool {
 		} `json:"metadata"`
 	}
 	_ = json.Unmarshal(object, &obj)
-	return obj.Metadata.Annotations[openshift.AnnotationDelete] == "true"
+	return openshift.DeleteAnnotated(obj.Metadata.Annotations)
 }
 
 // fail builds the CheckError for step i.

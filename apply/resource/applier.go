@@ -167,7 +167,7 @@ func (a *Applier) Prepare(ctx context.Context, m *plan.Manifest, opts PrepareOpt
 		Mapping:    mapping,
 		Name:       obj.GetName(),
 		manifest:   obj,
-		createOnly: obj.GetAnnotations()[openshift.AnnotationCreateOnly] == "true",
+		createOnly: openshift.CreateOnly(obj.GetAnnotations()),
 		opts:       opts,
 	}
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {

@@ -44,6 +44,19 @@ const (
 	ReleaseAnnotationInfix = "release.openshift.io/"
 )
 
+// CreateOnly reports whether a manifest's annotations make the CVO create the
+// object when it is missing and never update it
+// (release.openshift.io/create-only=true).
+func CreateOnly(annotations map[string]string) bool {
+	return annotations[AnnotationCreateOnly] == "true"
+}
+
+// DeleteAnnotated reports whether a manifest's annotations ask the CVO to delete
+// the object: release.openshift.io/delete=true, the only value the CVO accepts.
+func DeleteAnnotated(annotations map[string]string) bool {
+	return annotations[AnnotationDelete] == "true"
+}
+
 // Node role labels. Control-plane nodes carry master (every release) or
 // control-plane (4.9 and later), or both.
 const (

@@ -135,7 +135,7 @@ func ManifestOf(obj any) *plan.Manifest {
 	}
 	return &plan.Manifest{
 		File: "0000_50_test_" + strings.ToLower(u.GetKind()) + ".yaml", APIVersion: u.GetAPIVersion(), Kind: u.GetKind(),
-		Namespace: u.GetNamespace(), Name: u.GetName(), CreateOnly: u.GetAnnotations()[openshift.AnnotationCreateOnly] == "true",
+		Namespace: u.GetNamespace(), Name: u.GetName(), CreateOnly: openshift.CreateOnly(u.GetAnnotations()),
 		Object: raw, Digest: digest,
 	}
 }

@@ -1,0 +1,24 @@
+package openshift
+
+import "testing"
+
+func TestManifestAnnotationPredicates(t *testing.T) {
+	for _, tc := range []struct {
+		ann                 map[string]string
+		createOnly, deleted bool
+	}{
+		{nil, false, false},
+		{map[string]string{AnnotationCreateOnly: "true"}, true, false},
+		{map[string]string{AnnotationCreateOnly: "True"}, false, false},
+		{map[string]string{AnnotationDelete: "true"}, false, true},
+		{map[string]string{AnnotationDelete: "false"}, false, false},
+		{map[string]string{AnnotationDelete: ""}, false, false},
+	} {
+		if got := CreateOnly(tc.ann); got != tc.createOnly {
+			t.Errorf("CreateOnly(%v) = %v", tc.ann, got)
+		}
+		if got := DeleteAnnotated(tc.ann); got != tc.deleted {
+			t.Errorf("DeleteAnnotated(%v) = %v", tc.ann, got)
+		}
+	}
+}
