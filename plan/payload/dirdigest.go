@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/openshift-recover/recover/internal/bounded"
@@ -79,11 +78,12 @@ func digestDir(dir string, keep map[string]bool) (string, map[string][]byte, err
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), kept, nil
 }
 
-// readAhead reads the files want picks, in order, on GOMAXPROCS goroutines.
+// readAhead reads the files want picks, in order, on GOMAXPROCS goroutines
+// (inOrder's) in the background.
 type readAhead struct {
-	slots   []*readSlot // nil for a file not picked
-	halt    atomic.Bool
-	readers sync.WaitGroup
+	slots []*readSlot // nil for a file not picked
+	halt  atomic.Bool
+	done  chan struct{}
 }
 
 type readSlot struct {
@@ -93,7 +93,7 @@ type readSlot struct {
 }
 
 func readAheadFiles(files []string, want func(int) bool) *readAhead {
-	a := &readAhead{slots: make([]*readSlot, len(files))}
+	a := &readAhead{slots: make([]*readSlot, len(files)), done: make(chan struct{})}
 	var picked []int
 	for i := range files {
 		if want(i) {
@@ -101,27 +101,25 @@ func readAheadFiles(files []string, want func(int) bool) *readAhead {
 			picked = append(picked, i)
 		}
 	}
-	var next atomic.Int64
-	for range min(runtime.GOMAXPROCS(0), len(picked)) {
-		a.readers.Go(func() {
-			for !a.halt.Load() {
-				k := int(next.Add(1) - 1)
-				if k >= len(picked) {
-					return
-				}
-				r := a.slots[picked[k]]
-				r.data, r.err = bounded.ReadFile(files[picked[k]], maxManifestFileBytes)
-				close(r.ready)
+	go func() {
+		defer close(a.done)
+		inOrder(len(picked), runtime.GOMAXPROCS(0), func(k int) bool {
+			if a.halt.Load() {
+				return false
 			}
+			r := a.slots[picked[k]]
+			r.data, r.err = bounded.ReadFile(files[picked[k]], maxManifestFileBytes)
+			close(r.ready)
+			return true
 		})
-	}
+	}()
 	return a
 }
 
 // stop makes the readers stop claiming files and waits for them.
 func (a *readAhead) stop() {
 	a.halt.Store(true)
-	a.readers.Wait()
+	<-a.done
 }
 
 func writeDigestHeader(h hash.Hash, rel string, size int64) {
