@@ -34,6 +34,9 @@ func TestApplyRefusesBadInvocationsBeforeTouchingACluster(t *testing.T) {
 		{[]string{"apply", "--plan", planPath, "--yes", "--backup-record", "b.yaml", "--i-have-a-backup"}, ExitUsage, "not both"},
 		{[]string{"apply", "--plan", planPath, "--yes", "--events", "xml"}, ExitUsage, "--events"},
 		{[]string{"apply", "--resume", filepath.Join(dir, "missing.journal"), "--yes"}, ExitBadInput, "journal"},
+		// Outside a pod, without --kubeconfig, there is no service account to run as.
+		{[]string{"apply", "--in-cluster", "--yes"}, ExitCluster, "run it in a pod, or pass --kubeconfig"},
+		{[]string{"apply", "--print-plan-configmap", "--yes"}, ExitUsage, "no plan"},
 	} {
 		code, _, errOut := runRecover(t, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
