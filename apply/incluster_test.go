@@ -11,12 +11,14 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
@@ -116,6 +118,16 @@ func prepareInClusterRBAC(t *testing.T, ctx context.Context, c *applytest.Cluste
 	ic.first = saConfig(t, ctx, c, sa)
 	if also != "" {
 		ic.next = saConfig(t, ctx, c, also)
+	}
+	// The identities hold the generated RBAC and nothing more: not even a
+	// list of Secrets anywhere.
+	for _, cfg := range []*rest.Config{ic.first, ic.next} {
+		if cfg == nil {
+			continue
+		}
+		if _, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Secrets("").List(ctx, metav1.ListOptions{Limit: 1}); !apierrors.IsForbidden(err) {
+			t.Fatalf("the run's ServiceAccount may list Secrets (%v): it is not limited to the generated RBAC", err)
+		}
 	}
 	return ic
 }
@@ -247,6 +259,7 @@ func TestInClusterCrashMatrix(t *testing.T) {
 	want := referenceState(t, ctx, c)
 	for i, cp := range inClusterCrashPoints() {
 		t.Run(cp.name, func(t *testing.T) {
+			ctx := caseContext(t)
 			if err := c.Reset(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -284,6 +297,14 @@ func TestInClusterCrashMatrix(t *testing.T) {
 	}
 }
 
+// caseContext bounds one case of a matrix (setup's context bounds a whole
+// test, shorter than a matrix of runs that each wait for a lease to expire).
+func caseContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // assertTwoHolders checks that the journal was begun by one lock holder and
 // resumed by another.
 func assertTwoHolders(t *testing.T, path string) {
@@ -309,10 +330,11 @@ func assertTwoHolders(t *testing.T, path string) {
 // outstanding, and the API server saw exactly one relax and one restore per
 // run that made the change.
 func TestInClusterCrashMatrixRemediation(t *testing.T) {
-	c, ctx := setup(t)
+	c, _ := setup(t)
 	points := append(append([]crashPoint(nil), remedyCrashPoints...), crashPoint{name: "evicted (SIGTERM) during the nodes-settled wait", event: "waiting", stepPart: "relax-pdb"})
 	for i, cp := range points {
 		t.Run(cp.name, func(t *testing.T) {
+			ctx := caseContext(t)
 			if err := c.Reset(ctx); err != nil {
 				t.Fatal(err)
 			}

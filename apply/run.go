@@ -89,7 +89,7 @@ func (r *run) execute(ctx context.Context) *Result {
 func (r *run) main(ctx context.Context) error {
 	r.emit(Event{Type: EventRunStarted, Message: fmt.Sprintf("applying plan, %s %s (%d steps)", targetText(r.p), r.p.Target.Image, len(r.p.Steps)), Run: &RunInfo{
 		RunID: r.runID, PlanPath: r.opts.PlanPath, PlanDigest: r.opts.PlanDigest, TargetVersion: r.p.Target.Version, TargetImage: r.p.Target.Image,
-		Steps: len(r.p.Steps), Journal: r.opts.JournalPath, DryRun: r.opts.DryRun, Resume: r.opts.Resume, Server: r.e.server, Mode: r.p.Mode,
+		Steps: len(r.p.Steps), Journal: r.eventJournal(), DryRun: r.opts.DryRun, Resume: r.opts.Resume, Server: r.e.server, Mode: r.p.Mode,
 	}})
 	if err := ValidatePlan(r.p); err != nil {
 		r.emit(Event{Type: EventPreflight, Preflight: &PreflightCheck{Name: "plan", Message: err.Error()}})
@@ -261,6 +261,15 @@ func (r *run) record(rec journal.Record) error {
 		return &Error{Outcome: OutcomeError, Err: fmt.Errorf("%w; nothing further was changed", err)}
 	}
 	return nil
+}
+
+// eventJournal names the journal in the run-started event: the path as given,
+// or the store's location.
+func (r *run) eventJournal() string {
+	if r.opts.Journal != nil {
+		return r.opts.Journal.Location()
+	}
+	return r.opts.JournalPath
 }
 
 // journalLocation names the journal in the lock and in messages: a file's

@@ -361,6 +361,13 @@ func (s *JournalStore) retry(send func(ctx context.Context) error, landed func()
 		err := send(ctx)
 		lost := retry.Transient(err) || errors.Is(ctx.Err(), context.DeadlineExceeded)
 		cancel()
+		if err != nil && !lost && n > 0 {
+			// A request sent again is refused (a conflict, AlreadyExists): the
+			// one whose answer was lost may have been applied meanwhile.
+			if ok, lerr := landed(); lerr == nil && ok {
+				return nil
+			}
+		}
 		if err == nil || !lost {
 			return err
 		}
