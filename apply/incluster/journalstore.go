@@ -41,7 +41,7 @@ const (
 // append costs, MaxRecordBytes is the largest record (a record larger than a
 // chunk gets a chunk of its own). A record holds a diff of at most 32 KiB.
 const (
-	DefaultChunkBytes = 128 << 10
+	DefaultChunkBytes = 64 << 10
 	MaxRecordBytes    = 900 << 10
 )
 
