@@ -43,7 +43,8 @@ var PreflightAccess = []apply.Access{{Verb: "create", Group: "authorization.k8s.
 // RBAC renders the permissions a run needs (apply.Engine.RequiredAccess, the
 // list preflight checks, plus PreflightAccess and, when the run checks the
 // plan's staleness, FingerprintAccess) as the objects that grant them to the
-// run's ServiceAccount and nothing more: the ServiceAccount; a Role and a
+// run's ServiceAccount and nothing more: the run's Namespace and its
+// ServiceAccount; a Role and a
 // RoleBinding in every namespace the run touches; a ClusterRole and a
 // ClusterRoleBinding for the cluster-scoped resources, the permissions across
 // namespaces and those in namespaces that do not exist yet. Verbs are exactly
@@ -61,13 +62,17 @@ func RBAC(access []apply.Access, o RBACOptions) []runtime.Object {
 	byNS := map[string][]apply.Access{}
 	for _, a := range access {
 		ns := a.Namespace
-		if ns != "" && o.NamespaceExists != nil && !o.NamespaceExists(ns) {
+		// The run's own namespace is created with its ServiceAccount.
+		if ns != "" && ns != o.Namespace && o.NamespaceExists != nil && !o.NamespaceExists(ns) {
 			ns = ""
 			a.Namespace = ""
 		}
 		byNS[ns] = append(byNS[ns], a)
 	}
-	out := []runtime.Object{&corev1.ServiceAccount{
+	out := []runtime.Object{&corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: o.Namespace, Labels: labels},
+	}, &corev1.ServiceAccount{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
 		ObjectMeta: metav1.ObjectMeta{Name: o.ServiceAccount, Namespace: o.Namespace, Labels: labels},
 	}}

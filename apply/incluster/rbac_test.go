@@ -58,15 +58,17 @@ func TestRBACGrantsPerNamespaceWhereItCan(t *testing.T) {
 		{Verb: "create", Resource: "configmaps", Namespace: "openshift-new"},
 		{Verb: "create", Resource: "configmaps", Namespace: "openshift-recover"},
 	}
-	objs := incluster.RBAC(access, incluster.RBACOptions{Namespace: "openshift-recover", NamespaceExists: func(ns string) bool { return ns != "openshift-new" }})
+	// Neither openshift-new nor the run's own namespace exists yet: the run's
+	// is created with it, the plan's is not.
+	objs := incluster.RBAC(access, incluster.RBACOptions{Namespace: "openshift-recover", NamespaceExists: func(ns string) bool { return ns != "openshift-new" && ns != "openshift-recover" }})
 	var kinds []string
 	for _, o := range objs {
 		kinds = append(kinds, o.GetObjectKind().GroupVersionKind().Kind)
 	}
-	if got := strings.Join(kinds, " "); got != "ServiceAccount ClusterRole ClusterRoleBinding Role RoleBinding Role RoleBinding" {
+	if got := strings.Join(kinds, " "); got != "Namespace ServiceAccount ClusterRole ClusterRoleBinding Role RoleBinding Role RoleBinding" {
 		t.Fatalf("objects: %s", got)
 	}
-	cr := objs[1].(*rbacv1.ClusterRole)
+	cr := objs[2].(*rbacv1.ClusterRole)
 	want := []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
 		{APIGroups: []string{"config.openshift.io"}, Resources: []string{"clusterversions"}, Verbs: []string{"get"}},
@@ -74,8 +76,11 @@ func TestRBACGrantsPerNamespaceWhereItCan(t *testing.T) {
 	if !reflect.DeepEqual(cr.Rules, want) {
 		t.Errorf("ClusterRole rules %+v, want %+v", cr.Rules, want)
 	}
-	if r := objs[3].(*rbacv1.Role); r.Namespace != "openshift-cluster-version" || r.Rules[0].Resources[0] != "deployments" {
+	if r := objs[4].(*rbacv1.Role); r.Namespace != "openshift-cluster-version" || r.Rules[0].Resources[0] != "deployments" {
 		t.Errorf("first Role: %+v", r)
+	}
+	if r := objs[6].(*rbacv1.Role); r.Namespace != "openshift-recover" || r.Rules[0].Resources[0] != "configmaps" {
+		t.Errorf("the run's own Role: %+v", r)
 	}
 	for _, o := range objs {
 		var subjects []rbacv1.Subject
@@ -92,7 +97,7 @@ func TestRBACGrantsPerNamespaceWhereItCan(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := incluster.WriteManifests(&buf, []runtime.Object{objs[0], objs[1]}); err != nil {
+	if err := incluster.WriteManifests(&buf, []runtime.Object{objs[1], objs[2]}); err != nil {
 		t.Fatal(err)
 	}
 	if out := buf.String(); strings.Count(out, "\n---\n") != 1 || strings.Contains(out, "creationTimestamp") || !strings.Contains(out, "kind: ClusterRole\n") {

@@ -37,7 +37,7 @@ to resume the run or restore the CVO.
 
 With --in-cluster it reads the journal a run inside the cluster keeps as
 ConfigMaps NAME-0, NAME-1, ... in the namespace (--namespace, or the pod's),
-through the kubeconfig (or the pod's service account).`,
+through the kubeconfig (in a pod without one, its service account).`,
 		Example: `  recover journal recover-apply-20200524T160251Z.journal
   recover journal run.journal -o json | jq '.cvo'
   recover journal --in-cluster recover-plan-journal --namespace openshift-recover`,
@@ -59,11 +59,12 @@ through the kubeconfig (or the pod's service account).`,
 func (o *journalOptions) Run() error {
 	store := journal.Store(journal.NewFileStore(o.path))
 	if o.inCluster {
-		var ic inClusterFlags
-		cfg, err := ic.restConfig(o.g)
+		// The kubeconfig (in a pod without one: its service account).
+		cfg, err := o.g.kube.ToRESTConfig()
 		if err != nil {
-			return err
+			return withExitCode(fmt.Errorf("loading the kubeconfig: %w", err), ExitCluster)
 		}
+		var ic inClusterFlags
 		client, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
 			return withExitCode(fmt.Errorf("creating the Kubernetes client: %w", err), ExitCluster)
