@@ -157,7 +157,10 @@ func applyManifests(t *testing.T, ctx context.Context, c *applytest.Cluster, str
 			put(func() error { _, err := cms.Create(ctx, o, metav1.CreateOptions{}); return err },
 				func() error { _, err := cms.Update(ctx, o, metav1.UpdateOptions{}); return err })
 		case *corev1.Namespace:
-			put(func() error { _, err := c.Kube.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{}); return err }, func() error { return nil })
+			put(func() error {
+				_, err := c.Kube.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{})
+				return err
+			}, func() error { return nil })
 		case *corev1.ServiceAccount:
 			sas := c.Kube.CoreV1().ServiceAccounts(o.Namespace)
 			put(func() error { _, err := sas.Create(ctx, o, metav1.CreateOptions{}); return err }, func() error { return nil })
