@@ -15,7 +15,9 @@ import (
 // leaves out. Read only: get and list.
 //
 // The list is built from inspect's catalog, not from inspect/live's jobs;
-// TestFingerprintAccessCollectsEverything holds the two to one answer.
+// apply's TestInClusterRunChecksStalenessWithItsRBAC holds the two to one
+// answer: a ServiceAccount with these reads computes the admin's fingerprint,
+// one without them does not.
 func FingerprintAccess() []apply.Access {
 	var out []apply.Access
 	add := func(r inspect.Resource, ns string) {
