@@ -30,6 +30,19 @@ func LoadPlan(path string) (*plan.Plan, string, error) {
 	if err != nil {
 		return nil, "", &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("reading plan: %w", err)}
 	}
+	return ParsePlan(data, path)
+}
+
+// MaxPlanBytes is the largest plan LoadPlan and ParsePlan accept.
+const MaxPlanBytes = maxPlanBytes
+
+// ParsePlan reads a plan document's bytes (path names where they came from: a
+// file, a ConfigMap) and returns it with their digest, as LoadPlan does for a
+// file: the same bytes have the same digest wherever they are kept.
+func ParsePlan(data []byte, path string) (*plan.Plan, string, error) {
+	if len(data) > maxPlanBytes {
+		return nil, "", fail(OutcomeBadInput, "plan %s is larger than %d bytes", path, maxPlanBytes)
+	}
 	sum := sha256.Sum256(data)
 	var p plan.Plan
 	if err := json.Unmarshal(data, &p); err != nil {

@@ -129,6 +129,11 @@ func (r *run) requiredAccess(ctx context.Context) ([]access, []string) {
 	}
 	if !r.opts.DryRun {
 		add("coordination.k8s.io", "leases", lock.Namespace, "get", "create", "update", "delete")
+		if n, ok := r.store.(accessNeeder); ok {
+			for _, a := range n.Access() {
+				set[a.internal()] = true
+			}
+		}
 	}
 	add("config.openshift.io", "clusterversions", "", "get")
 	for i := range r.p.Steps {

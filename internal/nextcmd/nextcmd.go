@@ -102,3 +102,15 @@ func DesiredUpdate(version, image string, force bool) string {
 	b, _ := json.Marshal(patch) // strings and a bool: cannot fail
 	return MergePatch("clusterversion/"+openshift.ClusterVersionName, "", string(b))
 }
+
+// ResumeInCluster continues a stopped apply run inside the cluster: the plan
+// from its ConfigMaps (planConfigMap; "" when unknown), the journal from
+// its ConfigMaps in namespace. It is also the command a Job runs: a Job's next
+// pod resumes the run this way.
+func ResumeInCluster(namespace, planConfigMap, journal string) string {
+	cmd := "recover apply --in-cluster --namespace " + shell.Quote(namespace)
+	if planConfigMap != "" {
+		cmd += " --plan-configmap " + shell.Quote(planConfigMap)
+	}
+	return cmd + " --journal " + shell.Quote(journal) + " --yes"
+}
