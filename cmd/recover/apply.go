@@ -46,6 +46,7 @@ type applyOptions struct {
 	gateTimeouts  *gateTimeoutFlag
 	leaseDuration time.Duration
 	showDiffs     bool
+	verdict       *applyVerdictFlags
 
 	// resolved by Complete
 	plan     *plan.Plan
@@ -119,6 +120,7 @@ Without --yes it asks before every change (a terminal is required).`,
 	o.gateTimeouts = addGateTimeoutFlag(fs)
 	fs.DurationVar(&o.leaseDuration, "lease-duration", o.leaseDuration, "Duration of the apply lock's lease; it is renewed every third of it.")
 	fs.BoolVar(&o.showDiffs, "diff", false, "Print each step's diff (plain events; always shown in JSON events and when asking).")
+	o.verdict = addApplyVerdictFlags(fs)
 	_ = cmd.MarkFlagFilename("plan", "json")
 	_ = cmd.MarkFlagFilename("resume", "journal")
 	_ = cmd.MarkFlagFilename("backup-record", "yaml", "yml", "json")
@@ -209,10 +211,19 @@ func (o *applyOptions) Run(ctx context.Context) error {
 		opts.Confirm = true
 		opts.Decider = &promptDecider{in: bufio.NewReader(o.g.streams.In), out: o.g.streams.ErrOut}
 	}
+	vp, err := o.verdict.printer(ctx, cfg, o.dryRun)
+	if err != nil {
+		return err
+	}
 	var res *apply.Result
 	for ev := range engine.Run(ctx, o.plan, opts) {
 		if err := p.Print(ev); err != nil && !errors.Is(err, io.ErrClosedPipe) {
 			fmt.Fprintf(o.g.streams.ErrOut, "warning: printing events: %v\n", err)
+		}
+		if vp != nil {
+			if err := vp.Print(ev); err != nil {
+				fmt.Fprintf(o.g.streams.ErrOut, "warning: %v\n", err)
+			}
 		}
 		if ev.Type == apply.EventDone {
 			res = ev.Result

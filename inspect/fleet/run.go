@@ -80,7 +80,7 @@ func Run[T any](ctx context.Context, targets []Target, o Options, judge func(con
 	}
 	i := 0
 feed:
-	for ; i < len(targets); i++ {
+	for ; i < len(targets) && ctx.Err() == nil; i++ {
 		select {
 		case next <- i:
 		case <-ctx.Done():

@@ -57,6 +57,14 @@ var (
 	FieldCVODisabled   = Field{"cvoDisabled", `"true" when the apply run left the CVO scaled down`, func(v *Verdict) string {
 		return applyValue(v, func(a *ApplyState) string { return strconv.FormatBool(a.CVODisabled) })
 	}}
+	FieldCVOReplicas = Field{"cvoReplicas", "the replicas that give the CVO control back, when a run left it disabled", func(v *Verdict) string {
+		return applyValue(v, func(a *ApplyState) string {
+			if !a.CVODisabled {
+				return ""
+			}
+			return strconv.Itoa(int(a.CVOReplicas))
+		})
+	}}
 	FieldHandBack = Field{"handBack", "the command that gives the CVO control back, when a run left it disabled", func(v *Verdict) string { return applyValue(v, func(a *ApplyState) string { return a.HandBack }) }}
 )
 
@@ -91,7 +99,7 @@ func Fields() []Field {
 		out = append(out, CauseCode(i), CauseSubject(i))
 	}
 	return append(out, FieldAnswer, FieldRemedies, FieldAcceptNeeded, FieldAccept, FieldPlanDigest, FieldSignature,
-		FieldSettled, FieldApplyPhase, FieldApplyStep, FieldApplyResult, FieldCVODisabled, FieldHandBack)
+		FieldSettled, FieldApplyPhase, FieldApplyStep, FieldApplyResult, FieldCVODisabled, FieldCVOReplicas, FieldHandBack)
 }
 
 func applyValue(v *Verdict, f func(*ApplyState) string) string {

@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"regexp"
 	"testing"
@@ -11,38 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/util/jsonpath"
-)
 
-// feedbackValue evaluates a feedback rule's JSONPath on an object the way the
-// ACM work agent does (open-cluster-management-io/ocm
-// pkg/work/spoke/statusfeedback/reader.go, getValueByJsonPath: client-go's
-// jsonpath with missing keys allowed, the first result only, and only an
-// int64, string or bool is a value). ok is false when the agent would report
-// nothing for the name.
-func feedbackValue(t *testing.T, obj map[string]any, name, path string) (string, bool) {
-	t.Helper()
-	j := jsonpath.New(name).AllowMissingKeys(true)
-	if err := j.Parse(fmt.Sprintf("{%s}", path)); err != nil {
-		t.Fatalf("the work agent cannot parse %s: %v", path, err)
-	}
-	res, err := j.FindResults(obj)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if len(res) == 0 || len(res[0]) == 0 {
-		return "", false
-	}
-	switch v := res[0][0].Interface().(type) {
-	case string:
-		return v, true
-	case int64, bool:
-		t.Fatalf("%s is a %T; the verdict writes strings", path, v)
-	default:
-		t.Fatalf("%s is a %T: the work agent reports no value for it (only int64, string, bool)", path, v)
-	}
-	return "", false
-}
+	"github.com/openshift-recover/recover/internal/testing/fleetengines"
+)
 
 func sampleVerdict() *Verdict {
 	v := &Verdict{FormatVersion: FormatVersion, Wave: "w7", Source: "live:https://api.example:6443", InspectedAt: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
@@ -79,13 +49,13 @@ func TestFieldsAreWhatTheWorkAgentReads(t *testing.T) {
 		if !keyRE.MatchString(f.Name) || !nameRE.MatchString(f.Name) {
 			t.Errorf("field %q is not a plain data key a simple JSONPath names", f.Name)
 		}
-		got, ok := feedbackValue(t, obj, f.Name, f.Path())
-		want := f.Value(v)
-		if want == "" {
-			continue // an empty string is still a value; nothing more to check
+		got, ok, err := fleetengines.FeedbackValue(obj, f.Name, f.Path())
+		if err != nil {
+			t.Errorf("%s: the work agent reports an error: %v", f.Path(), err)
+			continue
 		}
-		if !ok || got != want {
-			t.Errorf("%s: the work agent reads %q (found %v), the verdict wrote %q", f.Path(), got, ok, want)
+		if want := f.Value(v); !ok || got.Type != "String" || got.Value != want {
+			t.Errorf("%s: the work agent reads %+v (found %v), the verdict wrote %q", f.Path(), got, ok, want)
 		}
 	}
 	for name, want := range map[string]string{"wedged": "true", "cause3Code": "PoolPaused", "cause2Subject": "node/worker-2", "acceptNeeded": "true",
@@ -180,16 +150,19 @@ func TestStoreRoundTrip(t *testing.T) {
 	if !got.Settled || got.Apply == nil || got.Apply.Result != ResultCompleted {
 		t.Errorf("loaded %+v", got)
 	}
-	d1, err := st.SavePlan(ctx, PlanConfigMapName("w7"), []byte("first"))
+	d1, err := st.SavePlan(ctx, PlanConfigMapName("w7"), []byte("first"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d2, err := st.SavePlan(ctx, PlanConfigMapName("w7"), []byte("second"))
+	d2, err := st.SavePlan(ctx, PlanConfigMapName("w7"), []byte("second"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d1 != Digest([]byte("first")) || d2 != d1 {
 		t.Errorf("digests %s %s: the stored plan was replaced", d1, d2)
+	}
+	if d, err := st.SavePlan(ctx, PlanConfigMapName("w8"), nil, "answer none: nothing holds the update"); err != nil || d != "" {
+		t.Errorf("no plan: digest %q, %v", d, err)
 	}
 }
 

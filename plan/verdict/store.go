@@ -32,8 +32,9 @@ type Store struct {
 	Name      string
 }
 
-// Save writes v, creating the ConfigMap or replacing its data (the last
-// writer wins: inspect writes a new verdict, an apply run its progress).
+// Save writes v, creating the ConfigMap (and its namespace, when missing) or
+// replacing its data (the last writer wins: inspect writes a new verdict, an
+// apply run its progress).
 func (s Store) Save(ctx context.Context, v *Verdict) error {
 	want, err := ToConfigMap(v, s.Namespace, s.Name)
 	if err != nil {
@@ -43,8 +44,13 @@ func (s Store) Save(ctx context.Context, v *Verdict) error {
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur, err := cms.Get(ctx, s.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			if _, err = cms.Create(ctx, want, metav1.CreateOptions{}); apierrors.IsNotFound(err) {
-				return fmt.Errorf("namespace %s does not exist: create it ('kubectl create namespace %s') or name another with --verdict-namespace: %w", s.Namespace, s.Namespace, err)
+			_, err = cms.Create(ctx, want, metav1.CreateOptions{})
+			if apierrors.IsNotFound(err) {
+				// The namespace the verdict is kept in is missing: make it.
+				if err := s.createNamespace(ctx); err != nil {
+					return err
+				}
+				_, err = cms.Create(ctx, want, metav1.CreateOptions{})
 			}
 			return err
 		}
@@ -67,6 +73,14 @@ func (s Store) Save(ctx context.Context, v *Verdict) error {
 	return nil
 }
 
+func (s Store) createNamespace(ctx context.Context) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.Namespace, Labels: map[string]string{"app.kubernetes.io/name": "recover"}}}
+	if _, err := s.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("namespace %s does not exist and could not be created (%w); create it ('kubectl create namespace %s') or name another with --verdict-namespace", s.Namespace, err, s.Namespace)
+	}
+	return nil
+}
+
 // Load reads the verdict; a missing ConfigMap is an error that says so
 // (apierrors.IsNotFound holds for it).
 func (s Store) Load(ctx context.Context) (*Verdict, error) {
@@ -81,30 +95,37 @@ func (s Store) wrap(doing string, err error) error {
 	return fmt.Errorf("%s the verdict configmap %s/%s: %w", doing, s.Namespace, s.Name, err)
 }
 
-// SavePlan stores plan (PlanBytes) in the ConfigMap name of the verdict's
-// namespace unless it exists: a plan already there stays, since an apply run
-// may have started on it. It returns the digest of the plan the ConfigMap
-// holds afterwards.
-func (s Store) SavePlan(ctx context.Context, name string, plan []byte) (string, error) {
+// PlanReasonKey holds, in the plan ConfigMap, why there is no plan when there
+// is none (the verdict's answer and reason): the ConfigMap exists either way, so
+// a fleet template that waits for it is never held by a cluster with nothing to
+// apply.
+const PlanReasonKey = "reason"
+
+// SavePlan stores plan (PlanBytes; nil when the verdict has none, with reason
+// saying why) in the ConfigMap name of the verdict's namespace unless it
+// exists: a ConfigMap already there stays, since an apply run may have started
+// on its plan. It returns the digest of the plan the ConfigMap holds
+// afterwards ("" for none).
+func (s Store) SavePlan(ctx context.Context, name string, plan []byte, reason string) (string, error) {
+	data := map[string]string{PlanReasonKey: reason}
+	if plan != nil {
+		data = map[string]string{PlanKey: string(plan)}
+	}
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: name, Labels: map[string]string{"app.kubernetes.io/name": "recover", "app.kubernetes.io/component": "plan"}},
-		Data:       map[string]string{PlanKey: string(plan)},
+		Data:       data,
 	}
 	cms := s.Client.CoreV1().ConfigMaps(s.Namespace)
-	_, err := cms.Create(ctx, cm, metav1.CreateOptions{})
-	if err == nil {
-		return Digest(plan), nil
+	cur, err := cms.Create(ctx, cm, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		cur, err = cms.Get(ctx, name, metav1.GetOptions{})
 	}
-	if !apierrors.IsAlreadyExists(err) {
-		return "", fmt.Errorf("writing the plan configmap %s/%s: %w", s.Namespace, name, err)
-	}
-	cur, err := cms.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return "", fmt.Errorf("reading the plan configmap %s/%s: %w", s.Namespace, name, err)
+		return "", fmt.Errorf("writing the plan configmap %s/%s: %w", s.Namespace, name, err)
 	}
 	doc, ok := cur.Data[PlanKey]
 	if !ok {
-		return "", fmt.Errorf("configmap %s/%s holds no plan (no %s key); delete it and inspect again", s.Namespace, name, PlanKey)
+		return "", nil
 	}
 	return Digest([]byte(doc)), nil
 }

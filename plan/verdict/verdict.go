@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"fmt"
 	"time"
 )
 
@@ -114,6 +115,8 @@ const (
 // ApplyState is an apply run's progress, as the engine's events report it.
 type ApplyState struct {
 	Phase ApplyPhase `json:"phase"`
+	// PlanDigest is the digest of the plan the run executes.
+	PlanDigest string `json:"planDigest,omitempty"`
 	// Step is the ID of the step running, or the last one that ran.
 	Step string `json:"step,omitempty"`
 	// StepIndex counts from 1; StepsTotal is the plan's.
@@ -124,9 +127,11 @@ type ApplyState struct {
 	Result  string `json:"result,omitempty"`
 	Message string `json:"message,omitempty"`
 	// CVODisabled is true when the run left the CVO scaled down; HandBack is
-	// then the command that gives it control back.
+	// then the command that gives it control back, with CVOReplicas the
+	// replicas it scales the CVO to.
 	CVODisabled bool   `json:"cvoDisabled,omitempty"`
 	HandBack    string `json:"handBack,omitempty"`
+	CVOReplicas int32  `json:"cvoReplicas,omitempty"`
 	// Next is the first command to run next, when the run says one.
 	Next      string    `json:"next,omitempty"`
 	UpdatedAt time.Time `json:"updatedAt"`
@@ -142,4 +147,27 @@ func (v *Verdict) SetApply(a ApplyState) {
 	if a.Phase == PhaseDone && a.Result == ResultCompleted {
 		v.Settled = true
 	}
+}
+
+// MaxWaveLength keeps a wave name short enough for the object names it is part
+// of (recover-inspect-<wave>, a Job whose name is also a label value).
+const MaxWaveLength = 40
+
+// ValidateWave checks a wave name: lowercase letters, digits and '-', starting
+// and ending with a letter or digit, at most MaxWaveLength characters ("" is
+// no wave).
+func ValidateWave(w string) error {
+	if w == "" {
+		return nil
+	}
+	ok := len(w) <= MaxWaveLength && w[0] != '-' && w[len(w)-1] != '-'
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			ok = false
+		}
+	}
+	if !ok {
+		return fmt.Errorf("wave %q: use lowercase letters, digits and '-', at most %d characters, starting and ending with a letter or digit", w, MaxWaveLength)
+	}
+	return nil
 }
