@@ -16,7 +16,7 @@ func init() { registerCommand(newInspectCmd) }
 
 // inspectOptions are the options of recover inspect.
 type inspectOptions struct {
-	g      *globalOptions
+	g       *globalOptions
 	source  *sourceFlags
 	output  *outputFlag
 	verdict *verdictFlags
