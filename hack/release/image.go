@@ -47,7 +47,7 @@ func imageLabels(cfg config) map[string]string {
 }
 
 // buildImage builds the binary for each image platform and writes the OCI
-// layout into cfg.Out/image. Its digest depends on the binaries, the version,
+// layout into cfg.Out. Its digest depends on the binaries, the version,
 // the commit and SOURCE_DATE_EPOCH alone.
 func buildImage(ctx context.Context, cfg config, work string) (v1.Hash, error) {
 	bins := map[platform][]byte{}
@@ -72,7 +72,7 @@ func buildImage(ctx context.Context, cfg config, work string) (v1.Hash, error) {
 	if err != nil {
 		return v1.Hash{}, err
 	}
-	return writeLayout(filepath.Join(cfg.Out, imageDir), idx, cfg.Version)
+	return writeLayout(cfg.Out, idx, cfg.Version)
 }
 
 // imageIndex is the image index of one image per platform, in the platforms'
