@@ -93,9 +93,13 @@ fleet with ACM/TALM or Argo Workflows (docs/fleet.md).`,
 	return cmd, o
 }
 
-// Complete lists the targets: the directory's entries or the contexts.
+// Complete lists the targets: the directory's entries or the contexts (when
+// one kind of source is given; Validate says what is wrong otherwise).
 func (o *fleetOptions) Complete() error {
 	o.tty = isTerminal(o.g.streams.ErrOut)
+	if o.sources() != 1 {
+		return nil
+	}
 	var err error
 	switch {
 	case o.dir != "":
@@ -120,15 +124,20 @@ func (o *fleetOptions) Complete() error {
 	return nil
 }
 
-// Validate checks that one kind of source is given, and the numbers.
-func (o *fleetOptions) Validate() error {
+// sources counts the kinds of source given.
+func (o *fleetOptions) sources() int {
 	n := 0
 	for _, set := range []bool{o.dir != "", len(o.contexts) > 0, o.allContexts} {
 		if set {
 			n++
 		}
 	}
-	switch {
+	return n
+}
+
+// Validate checks that one kind of source is given, and the numbers.
+func (o *fleetOptions) Validate() error {
+	switch n := o.sources(); {
 	case n == 0:
 		return usageError{msg: "nothing to inspect: pass --dir DIR, --contexts A,B or --all-contexts"}
 	case n > 1:

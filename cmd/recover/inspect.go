@@ -80,8 +80,12 @@ It exits 0 whenever it could inspect, whatever it found.`,
 	return cmd, o
 }
 
-// Complete has nothing to fill: the flags are the options.
-func (o *inspectOptions) Complete() error { return nil }
+// Complete makes YAML the default output of --verdict; the other flags are the
+// options as given.
+func (o *inspectOptions) Complete() error {
+	o.verdict.complete(o.output, o.outputSet)
+	return nil
+}
 
 // Validate checks the output format and the source flags, before anything is read.
 func (o *inspectOptions) Validate() error {

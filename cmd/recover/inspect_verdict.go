@@ -58,10 +58,14 @@ func (f *verdictFlags) Validate(live bool, output *outputFlag, outputSet bool) e
 	if outputSet && !output.Machine() {
 		return usageError{msg: "--verdict prints the verdict ConfigMap: use -o yaml (the default) or -o json"}
 	}
-	if !outputSet {
+	return nil
+}
+
+// complete makes YAML the verdict's default output.
+func (f *verdictFlags) complete(output *outputFlag, outputSet bool) {
+	if f.enabled && !outputSet {
 		output.format = outputYAML
 	}
-	return nil
 }
 
 // write judges the snapshot, stores the verdict (and the plan) in the live
