@@ -1,11 +1,9 @@
 package fleetexport_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -32,18 +30,7 @@ import (
 // runRecover runs the recover binary against the test control plane.
 func runRecover(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(recoverbin.Path(t), append([]string{"--kubeconfig", env.Kubeconfig}, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, out.String(), errOut.String()
+	return recoverbin.Run(t, []string{"HOME=" + t.TempDir()}, append([]string{"--kubeconfig", env.Kubeconfig}, args...)...)
 }
 
 // serviceAccountUser is the user name a service account's token authenticates as.
