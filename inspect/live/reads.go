@@ -5,9 +5,9 @@ import "github.com/openshift-recover/recover/inspect"
 // Reads lists every resource type the live source lists, with the namespace it
 // lists it in ("" for every namespace, or a cluster-scoped type): what an
 // identity needs to read for a complete snapshot (verbs: ReadVerbs). The
-// fleet's inspect Job gets exactly these permissions
-// (apply/fleetexport.InspectRBAC), and TestReadsCoverACollection holds them to
-// what Collect requests.
+// fleet's inspect and apply Jobs get these permissions
+// (apply/fleetexport.InspectAccess); TestAWaveOnARealAPIServer there collects a
+// live snapshot with nothing else and finds no resource forbidden.
 func Reads() []inspect.ResourceIn {
 	var out []inspect.ResourceIn
 	for _, r := range inspect.ClusterResources {
