@@ -8,9 +8,11 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift-recover/recover/internal/testing/fleetgen"
+	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan/verdict"
 )
 
@@ -158,5 +160,59 @@ func TestFleetExportWritesTheWave(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errOut, tc.msg) {
 			t.Errorf("%v: exit %d %q, want %d with %q", tc.args, code, errOut, ExitUsage, tc.msg)
 		}
+	}
+}
+
+// TestFleetProgress: on a terminal the bar is redrawn in place with the count
+// and cleared at the end; elsewhere nothing is written.
+func TestFleetProgress(t *testing.T) {
+	var tty, pipe strings.Builder
+	p := newFleetProgress(&tty, true)
+	q := newFleetProgress(&pipe, false)
+	for i := 1; i <= 3; i++ {
+		p.update(i, 3)
+		q.update(i, 3)
+	}
+	p.done()
+	q.done()
+	if pipe.Len() != 0 {
+		t.Errorf("not a terminal, yet %q was written", pipe.String())
+	}
+	out := tty.String()
+	if strings.Count(out, "\r") != 4 || !strings.Contains(out, "3/3 clusters") || !strings.HasSuffix(out, "\r\033[K") || strings.Contains(out, "\n") {
+		t.Errorf("terminal output %q", out)
+	}
+}
+
+// TestFleetOfContexts inspects live clusters by kubeconfig context on a real
+// kube-apiserver: a plain Kubernetes cluster is reported as not inspected (not
+// OpenShift), and so is a context the kubeconfig does not have; neither stops
+// the other.
+func TestFleetOfContexts(t *testing.T) {
+	env := apiServer(t, kubetest.Options{SkipCRDs: true})
+	cfg, err := clientcmd.LoadFromFile(env.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runRecover(t, "fleet", "--kubeconfig", env.Kubeconfig, "--contexts", cfg.CurrentContext+",nosuch", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d %s", code, errOut)
+	}
+	var r verdict.FleetReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Clusters != 2 || r.Failed != 2 || len(r.Failures) != 2 {
+		t.Fatalf("report %+v", r)
+	}
+	for _, f := range r.Failures {
+		want := map[string]string{cfg.CurrentContext: "not an OpenShift 4 cluster", "nosuch": "nosuch"}[f.Cluster]
+		if want == "" || !strings.Contains(f.Error, want) {
+			t.Errorf("%s: %q, want it to say %q", f.Cluster, f.Error, want)
+		}
+	}
+	code, out, _ = runRecover(t, "fleet", "--kubeconfig", env.Kubeconfig, "--all-contexts", "-o", "json")
+	if code != ExitOK || json.Unmarshal([]byte(out), &r) != nil || r.Clusters != len(cfg.Contexts) {
+		t.Errorf("--all-contexts: exit %d, %d clusters for %d contexts", code, r.Clusters, len(cfg.Contexts))
 	}
 }
