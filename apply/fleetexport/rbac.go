@@ -65,7 +65,7 @@ func rbac(o Options, name, sa string, accesses []Access) []runtime.Object {
 		byNS[a.Namespace][k] = union(byNS[a.Namespace][k], a.Verbs)
 	}
 	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: o.Namespace}}
-	l := map[string]string{"app.kubernetes.io/name": "recover"}
+	l := labels(o)
 	var out []runtime.Object
 	if len(cluster) > 0 {
 		out = append(out,

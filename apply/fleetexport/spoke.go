@@ -17,12 +17,7 @@ import (
 const (
 	InspectServiceAccount = "recover-inspect"
 	ApplyServiceAccount   = "recover-apply"
-	// JobTTL is how long a finished Job stays for its logs.
-	JobTTL = 7 * 24 * 60 * 60
 )
-
-// WaveLabel marks every object of a wave with its name.
-const WaveLabel = "recover.openshift.io/wave"
 
 // InspectJobName and ApplyJobName are the wave's Jobs: one per wave, since a
 // Job's pod template cannot change and a finished Job does not run again.
@@ -30,7 +25,7 @@ func InspectJobName(wave string) string { return "recover-inspect-" + wave }
 func ApplyJobName(wave string) string   { return "recover-apply-" + wave }
 
 func labels(o Options) map[string]string {
-	return map[string]string{"app.kubernetes.io/name": "recover", WaveLabel: o.Wave}
+	return map[string]string{"app.kubernetes.io/name": "recover", verdict.WaveLabel: o.Wave}
 }
 
 // InspectArgs are the inspect Job's arguments: the verdict (and the plan, or
@@ -69,8 +64,9 @@ func job(o Options, name, sa string, args []string, backoff int32) *batchv1.Job 
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: name, Labels: l},
 		Spec: batchv1.JobSpec{
-			BackoffLimit:            ptr.To(backoff),
-			TTLSecondsAfterFinished: ptr.To(int32(JobTTL)),
+			// No ttlSecondsAfterFinished: a ManifestWork still in place would
+			// create a collected Job again, and run it again.
+			BackoffLimit: ptr.To(backoff),
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: l},
 				Spec: corev1.PodSpec{

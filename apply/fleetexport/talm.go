@@ -1,5 +1,7 @@
 package fleetexport
 
+import "github.com/openshift-recover/recover/plan/verdict"
+
 // The ClusterGroupUpgrade as recover fills it (openshift-kni/cluster-group-upgrades-operator
 // pkg/api/clustergroupupgrades/v1alpha1/types.go).
 type (
@@ -54,7 +56,7 @@ func ClusterGroupUpgrade(o Options) (map[string]any, error) {
 			RemediationStrategy:   remediationStrategy{Canaries: o.Canaries, MaxConcurrency: o.MaxConcurrency, Timeout: int(o.Timeout.Minutes())},
 			BatchTimeoutAction:    "Abort",
 			Enable:                false,
-			Actions:               cguActions{AfterCompletion: afterCompletion{AddClusterLabels: map[string]string{WaveLabel: o.Wave}, DeleteObjects: true}},
+			Actions:               cguActions{AfterCompletion: afterCompletion{AddClusterLabels: map[string]string{verdict.WaveLabel: o.Wave}, DeleteObjects: true}},
 		},
 	}
 	if len(o.ClusterLabels) > 0 {

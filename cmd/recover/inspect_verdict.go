@@ -94,7 +94,7 @@ func (f *verdictFlags) write(ctx context.Context, g *globalOptions, snap *inspec
 			}
 			// A plan already stored for this wave stays: an apply run may be on it.
 			reason := fmt.Sprintf("no plan: the verdict's answer is %s: %s", v.Remedy.Answer, v.Remedy.Reason)
-			if v.Remedy.PlanDigest, err = store.SavePlan(ctx, verdict.PlanConfigMapName(f.wave), b, reason); err != nil {
+			if v.Remedy.PlanDigest, err = store.SavePlan(ctx, f.wave, b, reason); err != nil {
 				return withExitCode(err, ExitCluster)
 			}
 		}

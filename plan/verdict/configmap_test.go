@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
@@ -150,19 +151,23 @@ func TestStoreRoundTrip(t *testing.T) {
 	if !got.Settled || got.Apply == nil || got.Apply.Result != ResultCompleted {
 		t.Errorf("loaded %+v", got)
 	}
-	d1, err := st.SavePlan(ctx, PlanConfigMapName("w7"), []byte("first"), "")
+	d1, err := st.SavePlan(ctx, "w7", []byte("first"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d2, err := st.SavePlan(ctx, PlanConfigMapName("w7"), []byte("second"), "")
+	d2, err := st.SavePlan(ctx, "w7", []byte("second"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d1 != Digest([]byte("first")) || d2 != d1 {
 		t.Errorf("digests %s %s: the stored plan was replaced", d1, d2)
 	}
-	if d, err := st.SavePlan(ctx, PlanConfigMapName("w8"), nil, "answer none: nothing holds the update"); err != nil || d != "" {
+	if d, err := st.SavePlan(ctx, "w8", nil, "answer none: nothing holds the update"); err != nil || d != "" {
 		t.Errorf("no plan: digest %q, %v", d, err)
+	}
+	cm, err := st.Client.CoreV1().ConfigMaps("recover").Get(ctx, "recover-plan-w8", metav1.GetOptions{})
+	if err != nil || cm.Labels[WaveLabel] != "w8" || cm.Data[PlanReasonKey] == "" || cm.Data[PlanKey] != "" {
+		t.Errorf("the plan configmap of a wave without a plan: %+v %v", cm, err)
 	}
 }
 

@@ -101,12 +101,16 @@ func (s Store) wrap(doing string, err error) error {
 // apply.
 const PlanReasonKey = "reason"
 
+// WaveLabel marks what a fleet wave leaves on a cluster with the wave's name.
+const WaveLabel = "recover.openshift.io/wave"
+
 // SavePlan stores plan (PlanBytes; nil when the verdict has none, with reason
-// saying why) in the ConfigMap name of the verdict's namespace unless it
-// exists: a ConfigMap already there stays, since an apply run may have started
-// on its plan. It returns the digest of the plan the ConfigMap holds
-// afterwards ("" for none).
-func (s Store) SavePlan(ctx context.Context, name string, plan []byte, reason string) (string, error) {
+// saying why) in the wave's plan ConfigMap (PlanConfigMapName) of the verdict's
+// namespace unless it exists: a ConfigMap already there stays, since an apply
+// run may have started on its plan. It returns the digest of the plan the
+// ConfigMap holds afterwards ("" for none).
+func (s Store) SavePlan(ctx context.Context, wave string, plan []byte, reason string) (string, error) {
+	name := PlanConfigMapName(wave)
 	data := map[string]string{PlanReasonKey: reason}
 	if plan != nil {
 		data = map[string]string{PlanKey: string(plan)}
@@ -114,6 +118,9 @@ func (s Store) SavePlan(ctx context.Context, name string, plan []byte, reason st
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: name, Labels: map[string]string{"app.kubernetes.io/name": "recover", "app.kubernetes.io/component": "plan"}},
 		Data:       data,
+	}
+	if wave != "" {
+		cm.Labels[WaveLabel] = wave
 	}
 	cms := s.Client.CoreV1().ConfigMaps(s.Namespace)
 	cur, err := cms.Create(ctx, cm, metav1.CreateOptions{})
