@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -82,7 +83,7 @@ func imageIndex(cfg config, bins map[platform][]byte) (v1.ImageIndex, error) {
 	for p := range bins {
 		plats = append(plats, p)
 	}
-	slices.SortFunc(plats, func(a, b platform) int { return cmpString(a.String(), b.String()) })
+	slices.SortFunc(plats, func(a, b platform) int { return strings.Compare(a.String(), b.String()) })
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
 	for _, p := range plats {
 		img, err := image(cfg, p, bins[p])
@@ -145,14 +146,4 @@ func writeLayout(dir string, idx v1.ImageIndex, ref string) (v1.Hash, error) {
 		return v1.Hash{}, err
 	}
 	return idx.Digest()
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
