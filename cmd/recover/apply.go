@@ -47,6 +47,7 @@ type applyOptions struct {
 	leaseDuration time.Duration
 	showDiffs     bool
 	ic            inClusterFlags
+	verdict       *applyVerdictFlags
 
 	// resolved by Complete
 	plan     *plan.Plan
@@ -132,6 +133,7 @@ an existing journal is resumed, so the Job's next pod continues the run.
 	fs.DurationVar(&o.leaseDuration, "lease-duration", o.leaseDuration, "Duration of the apply lock's lease; it is renewed every third of it.")
 	fs.BoolVar(&o.showDiffs, "diff", false, "Print each step's diff (plain events; always shown in JSON events and when asking).")
 	o.ic.addFlags(fs)
+	o.verdict = addApplyVerdictFlags(fs)
 	_ = cmd.MarkFlagFilename("plan", "json")
 	_ = cmd.MarkFlagFilename("resume", "journal")
 	_ = cmd.MarkFlagFilename("backup-record", "yaml", "yml", "json")
@@ -238,10 +240,19 @@ func (o *applyOptions) Run(ctx context.Context) error {
 		opts.Confirm = true
 		opts.Decider = &promptDecider{in: bufio.NewReader(o.g.streams.In), out: o.g.streams.ErrOut}
 	}
+	vp, err := o.verdict.printer(ctx, cfg, o.dryRun)
+	if err != nil {
+		return err
+	}
 	var res *apply.Result
 	for ev := range engine.Run(ctx, o.plan, opts) {
 		if err := p.Print(ev); err != nil && !errors.Is(err, io.ErrClosedPipe) {
 			fmt.Fprintf(o.g.streams.ErrOut, "warning: printing events: %v\n", err)
+		}
+		if vp != nil {
+			if err := vp.Print(ev); err != nil {
+				fmt.Fprintf(o.g.streams.ErrOut, "warning: %v\n", err)
+			}
 		}
 		if ev.Type == apply.EventDone {
 			res = ev.Result

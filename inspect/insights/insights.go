@@ -40,7 +40,7 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := findRoot(fsys)
+	root, err := FindRoot(fsys)
 	if err != nil {
 		return nil, &inspect.InputError{Path: s.Path, Err: err}
 	}
@@ -101,8 +101,9 @@ func resourceForKind(kind string) inspect.Resource {
 	return inspect.Resource{Kind: kind}
 }
 
-// findRoot returns the directory holding config/version[.json].
-func findRoot(fsys fs.FS) (string, error) {
+// FindRoot returns the directory of fsys holding config/version[.json], the
+// archive's root; an error says fsys is no Insights archive.
+func FindRoot(fsys fs.FS) (string, error) {
 	level := []string{"."}
 	for depth := 0; depth < 5 && len(level) > 0; depth++ {
 		var next []string

@@ -47,11 +47,15 @@ func ScaleCVO(replicas int32) string {
 // to the replicas it ran with before recovery, or to 1 when those are unknown or
 // were 0 (a CVO scaled to 0 before recovery was already disabled; the command
 // is how to give it control back).
-func RestoreCVO(original *int32) string {
+func RestoreCVO(original *int32) string { return ScaleCVO(RestoreReplicas(original)) }
+
+// RestoreReplicas are the replicas that give the CVO control back: those it
+// ran with before recovery, or 1 when they are unknown or were 0.
+func RestoreReplicas(original *int32) int32 {
 	if original == nil || *original < 1 {
-		return ScaleCVO(1)
+		return 1
 	}
-	return ScaleCVO(*original)
+	return *original
 }
 
 // Resource is how oc names an object: "machineconfigpool/worker",
