@@ -451,13 +451,17 @@ const (
 	// GateConditionCleared: the ClusterVersion or ClusterOperator named by Object
 	// no longer has Condition False (or True, for Degraded) with Reason.
 	GateConditionCleared GateKind = "condition-cleared"
+	// GateReleaseAccepted: ClusterVersion reports ReleaseAccepted=True for the
+	// release Image (status.desired.image): the CVO retrieved and verified it
+	// (formatVersion 1.2).
+	GateReleaseAccepted GateKind = "release-accepted"
 )
 
 // GateKinds lists every gate kind, in the order the documentation gives them.
 func GateKinds() []GateKind {
 	return []GateKind{GateClusterOperator, GateCRDEstablished, GateWorkloadRollout, GateStaticPods, GatePoolUpdated,
 		GateCVOScaledDown, GateCVORunning, GateDeleted,
-		GateNodesSettled, GateNodesReady, GateCSRIssued, GateRestored, GateConditionCleared}
+		GateNodesSettled, GateNodesReady, GateCSRIssued, GateRestored, GateConditionCleared, GateReleaseAccepted}
 }
 
 // Gate is one verifiable condition.
@@ -488,6 +492,9 @@ type Gate struct {
 	// gate is then met once the CVO runs and has observed ClusterVersion,
 	// whether it takes the update or not (formatVersion 1.1).
 	RefusalExpected string `json:"refusalExpected,omitempty"`
+	// Image is set for release-accepted gates: the release pull spec, by
+	// digest (formatVersion 1.2).
+	Image string `json:"image,omitempty"`
 }
 
 // OperandVersion is one entry a ClusterOperator must report in status.versions.

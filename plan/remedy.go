@@ -119,7 +119,7 @@ func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Tim
 				rs.unpause(fd)
 			}
 		case inspect.CodeDrainBlockedByPDB:
-			if isGuardPDB(fd.Details["namespace"], fd.Details["name"]) {
+			if inspect.IsGuardPDB(fd.Details["namespace"], fd.Details["name"]) {
 				rs.guard(fd)
 				continue
 			}

@@ -127,7 +127,7 @@ first (-o json: a versioned report).`,
 	o.inputs.addPayloadFlags(cmd)
 	o.inputs.addGraphCacheFlag(cmd)
 	fs := cmd.Flags()
-	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names, and remedies that are the admin's promise ("+plan.AcceptUsage+"), to accept (comma-separated), after reviewing them.")
+	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names, and remedies that are the admin's promise ("+plan.AcceptUsage()+"), to accept (comma-separated), after reviewing them.")
 	fs.StringVar(&o.forceReason, "force-reason", "", "Force the desired update (desiredUpdate.force), recording why; needed when the target needs force.")
 	o.policy = addPolicyFlag(cmd)
 	o.signatures = addSignatureFlags(cmd)

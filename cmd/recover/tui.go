@@ -129,7 +129,7 @@ restore the CVO. Keys and screens: docs/tui.md.`,
 	fs.StringVar(&o.journalPath, "journal", "", "Journal a run writes (default recover-apply-<time>.journal in the current directory).")
 	fs.StringVar(&o.planOut, "plan-out", "", "Where a plan computed in the session is saved before it is applied (default recover-plan-<time>.json).")
 	fs.BoolVar(&o.readOnly, "read-only", false, "Look only: remove every key that changes the cluster.")
-	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names (with --graph) and remedies that are the admin's promise ("+plan.AcceptUsage+") to accept when computing the plan (comma-separated; the Target screen accepts more).")
+	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names (with --graph) and remedies that are the admin's promise ("+plan.AcceptUsage()+") to accept when computing the plan (comma-separated; the Target screen accepts more).")
 	fs.StringVar(&o.backupRecord, "backup-record", "", "etcd backup record (path, sha256, etcdRevision, clusterVersion) a run checks and journals.")
 	fs.BoolVar(&o.iHaveABackup, "i-have-a-backup", false, "Acknowledge that a current etcd backup exists (otherwise starting a run asks).")
 	fs.BoolVar(&o.allowStale, "allow-stale", false, "Apply even if the cluster changed since the plan was made.")
@@ -199,7 +199,7 @@ func (o *tuiOptions) Validate() error {
 	if !computing {
 		for _, a := range o.accept {
 			if !plan.IsRemedyName(a) {
-				return usageError{msg: "--accept " + a + " names a conditional-update risk, which only a plan to a new release accepts: pass it with --graph and --payload (without them --accept takes remedy names: " + plan.AcceptUsage + ")"}
+				return usageError{msg: "--accept " + a + " names a conditional-update risk, which only a plan to a new release accepts: pass it with --graph and --payload (without them --accept takes remedy names: " + plan.AcceptUsage() + ")"}
 			}
 		}
 	}
@@ -261,7 +261,7 @@ func (o *tuiOptions) buildSession(ctx context.Context) (*tui.Session, error) {
 	}
 	switch {
 	case o.planPath != "":
-		p, digest, err := apply.LoadPlan(o.planPath)
+		p, digest, err := plan.Load(o.planPath)
 		if err != nil {
 			return nil, err
 		}
@@ -338,7 +338,7 @@ func (o *tuiOptions) savePlan(p *plan.Plan) (string, string, error) {
 	if path == "" {
 		path = fmt.Sprintf("recover-plan-%s.json", time.Now().UTC().Format("20060102T150405Z"))
 	}
-	digest, err := apply.SavePlan(path, p)
+	digest, err := plan.Save(path, p)
 	if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrPermission) {
 		err = fmt.Errorf("%w (pass --plan-out FILE)", err)
 	}

@@ -104,7 +104,7 @@ func TestProgramAppliesTheRemediationPlan(t *testing.T) {
 	if err := os.WriteFile(planPath, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lp, digest, err := apply.LoadPlan(planPath)
+	lp, digest, err := plan.Load(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
