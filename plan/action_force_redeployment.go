@@ -42,6 +42,9 @@ func init() {
 		},
 		validate: func(p *Plan, i int, at problemFunc) { validateChange(&p.Steps[i], at) },
 		check: func(m *model, i int, st *Step) error {
+			if st.Change == nil {
+				return m.fail(i, InvariantRemedies, "%s without a change (object, patch and fields)", st.Action)
+			}
 			sp := staticPodFor(st.Change.Object.Kind)
 			if sp == nil {
 				return m.fail(i, InvariantRemedies, "force-redeployment of a %s, which is no static-pod operator", st.Change.Object.Kind)

@@ -33,6 +33,9 @@ func init() {
 			}
 		},
 		check: func(m *model, i int, st *Step) error {
+			if st.Change == nil {
+				return m.fail(i, InvariantRemedies, "%s without a change (object, patch and fields)", st.Action)
+			}
 			o := st.Change.Object
 			if o.Kind != "PodDisruptionBudget" {
 				return m.fail(i, InvariantRemedies, "relax-pdb changes a %s, not a PodDisruptionBudget", o.Kind)

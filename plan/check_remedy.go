@@ -149,7 +149,7 @@ func (m *model) remedyStep(i int, st *Step) error {
 	if st.Remedy == "" {
 		return m.fail(i, InvariantRemedies, "%s without the remedy it belongs to", st.Action)
 	}
-	if st.Action != ActionApproveCSR && st.Change == nil {
+	if st.Change == nil && st.CSR == nil && st.Manifest == nil {
 		return m.fail(i, InvariantRemedies, "%s without a change (object, patch and fields)", st.Action)
 	}
 	if st.Change != nil && st.Action != ActionRevert {

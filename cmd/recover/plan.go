@@ -178,7 +178,7 @@ func (o *planOptions) Validate() error {
 	if err := plan.ValidateAccept(o.accept); err != nil {
 		return usageError{msg: err.Error()}
 	}
-	return nil
+	return o.signatures.validate()
 }
 
 // Run reads the policy, collects the snapshot, loads the graph (unless the plan is remediation
@@ -196,13 +196,17 @@ func (o *planOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the cluster: %w", err)
 	}
+	sigs, err := o.signatures.releaseSignatures(ctx, snap)
+	if err != nil {
+		return err
+	}
 	in := plan.Options{
 		Snapshot: snap, Accept: o.accept, ForceReason: o.forceReason,
 		Generator: "recover " + currentVersion().Version, Now: clock(),
-		VerifyRelease: o.signatures.verifier(),
+		VerifyRelease: o.signatures.verifier(), ReleaseSignatures: sigs,
 	}
 	o.policy.setOn(&in)
-	if !o.remediationOnly(snap) {
+	if !o.remediationOnly(snap, sigs) {
 		g, err := o.graph(ctx, snap)
 		if err != nil {
 			return err
@@ -237,7 +241,7 @@ func (o *planOptions) Run(ctx context.Context) error {
 // the plan is remediation only: no new release is needed (not even a retarget)
 // and there is something to remedy. When a release is needed it says why on
 // stderr, and the cluster's update service is asked.
-func (o *planOptions) remediationOnly(snap *inspect.Snapshot) bool {
+func (o *planOptions) remediationOnly(snap *inspect.Snapshot, sigs plan.ReleaseSignatures) bool {
 	if o.inputs.Graph != "" || o.inputs.Payload != "" {
 		return false
 	}
@@ -248,7 +252,7 @@ func (o *planOptions) remediationOnly(snap *inspect.Snapshot) bool {
 		why = append(why, n.Reason)
 	}
 	switch {
-	case len(needs) == 0 && plan.Remedial(snap, o.accept):
+	case len(needs) == 0 && plan.Remedial(snap, o.accept, sigs):
 		fmt.Fprintln(errOut, "recover plan: no --graph or --payload given and no new release is needed: planning the remediation only (the CVO resumes its update); pass --graph to plan an update")
 		return true
 	case len(needs) > 0:

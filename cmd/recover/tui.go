@@ -462,7 +462,7 @@ func (o *tuiOptions) planRemediation(ctx context.Context, s *tui.Session) error 
 		s.PlanHint = "A new release is needed, not only remedies: " + strings.Join(why, "; ") + ". " + planHint
 		return nil
 	}
-	if !plan.Remedial(snap, o.accept) {
+	if !plan.Remedial(snap, o.accept, nil) {
 		s.PlanHint = "Nothing to remedy: inspect finds no wedge the remedies answer, and no new release is needed. To plan an update anyway: " + planHint
 		return nil
 	}
