@@ -2,8 +2,8 @@ package plan_test
 
 import (
 	"bytes"
-	"errors"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"

@@ -74,7 +74,9 @@ func TestValidatePlanRefusesUnsafeRemediations(t *testing.T) {
 		{"guard PDB", func(b *applytest.Builder) *plan.Plan {
 			return relaxedIn(b, "openshift-kube-apiserver", "kube-apiserver-guard-pdb").Plan()
 		}, "a guard PodDisruptionBudget is never relaxed"},
-		{"etcd quorum guard", func(b *applytest.Builder) *plan.Plan { return relaxedIn(b, "openshift-etcd", "etcd-quorum-guard").Plan() }, "never relaxed"},
+		{"etcd quorum guard", func(b *applytest.Builder) *plan.Plan {
+			return relaxedIn(b, "openshift-etcd", "etcd-quorum-guard").Plan()
+		}, "never relaxed"},
 		// inspect.IsGuardPDB is the one rule: a user's budget whose name only
 		// ends in -guard-pdb is ordinary (apply used to refuse any such name,
 		// so a plan recover made for it could not be applied).
