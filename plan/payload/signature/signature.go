@@ -204,6 +204,13 @@ func Verify(ctx context.Context, digest string, o Options) (*Result, error) {
 		digest, strings.Join(missing, ", "), strings.Join(seen, "; "))}
 }
 
+// VerifySignature checks one atomic container signature of digest against a
+// keyring and returns the fingerprint of the key that signed it: the check a
+// signature store's verifier makes of each signature it finds.
+func VerifySignature(data []byte, keyring openpgp.EntityList, digest string) (string, error) {
+	return verifyOne(data, keyring, digest)
+}
+
 // maxKeyringBytes caps a keyring file; Red Hat's release key is about 2 KiB.
 const maxKeyringBytes = 16 << 20
 
