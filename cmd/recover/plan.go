@@ -200,20 +200,14 @@ func (o *planOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	in := plan.Options{
-		Snapshot: snap, Accept: o.accept, ForceReason: o.forceReason,
-		Generator: "recover " + currentVersion().Version, Now: clock(),
-		VerifyRelease: o.signatures.verifier(), ReleaseSignatures: sigs,
-	}
-	o.policy.setOn(&in)
-	if !o.remediationOnly(snap, sigs) {
-		g, err := o.graph(ctx, snap)
-		if err != nil {
+	ps := o.session()
+	var g *graph.Result
+	if !o.remediationOnly(ps, snap, sigs) {
+		if g, err = o.graph(ctx, snap); err != nil {
 			return err
 		}
-		in.Graph, in.Payload = g, o.inputs.payloadSource()
 	}
-	p, err := plan.Make(ctx, in)
+	p, err := plan.Make(ctx, ps.options(snap, g, o.accept, sigs))
 	var nte *plan.NoTargetError
 	if errors.As(err, &nte) {
 		if perr := o.printCandidates(out, nte); perr != nil {
@@ -241,24 +235,25 @@ func (o *planOptions) Run(ctx context.Context) error {
 // the plan is remediation only: no new release is needed (not even a retarget)
 // and there is something to remedy. When a release is needed it says why on
 // stderr, and the cluster's update service is asked.
-func (o *planOptions) remediationOnly(snap *inspect.Snapshot, sigs plan.ReleaseSignatures) bool {
-	if o.inputs.Graph != "" || o.inputs.Payload != "" {
+func (o *planOptions) remediationOnly(ps *planSession, snap *inspect.Snapshot, sigs plan.ReleaseSignatures) bool {
+	if ps.graphGiven() {
 		return false
 	}
 	errOut := o.g.streams.ErrOut
-	needs := plan.TargetNeeded(snap)
-	var why []string
-	for _, n := range needs {
-		why = append(why, n.Reason)
-	}
+	m := ps.mode(snap, o.accept, sigs)
 	switch {
-	case len(needs) == 0 && plan.Remedial(snap, o.accept, sigs):
+	case m.Remediation:
 		fmt.Fprintln(errOut, "recover plan: no --graph or --payload given and no new release is needed: planning the remediation only (the CVO resumes its update); pass --graph to plan an update")
 		return true
-	case len(needs) > 0:
-		fmt.Fprintf(errOut, "recover plan: a new release is needed (%s): asking the cluster's update service for one; pass --graph FILE|URL to use another graph\n", strings.Join(why, "; "))
+	case len(m.Needs) > 0:
+		fmt.Fprintf(errOut, "recover plan: a new release is needed (%s): asking the cluster's update service for one; pass --graph FILE|URL to use another graph\n", m.needsText())
 	}
 	return false
+}
+
+// session is the planning session of these flags (plansession.go).
+func (o *planOptions) session() *planSession {
+	return &planSession{inputs: &o.inputs, policy: o.policy, signatures: o.signatures, forceReason: o.forceReason}
 }
 
 // graph loads the update graph: --graph, or the cluster's own update service.

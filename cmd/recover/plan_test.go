@@ -70,7 +70,7 @@ func TestPlanJSONIsWhatApplyExecutes(t *testing.T) {
 
 func TestPlanYAMLAndMarkdown(t *testing.T) {
 	code, out, _ := runRecover(t, append(quickstart, "-o", "yaml")...)
-	if code != ExitOK || !strings.Contains(out, "kind: RecoveryPlan") || !strings.Contains(out, `formatVersion: "1.1"`) {
+	if code != ExitOK || !strings.Contains(out, "kind: RecoveryPlan") || !strings.Contains(out, `formatVersion: "`+plan.FormatVersion+`"`) {
 		t.Fatalf("yaml: exit %d\n%.300s", code, out)
 	}
 	code, out, _ = runRecover(t, append(quickstart, "-o", "markdown")...)

@@ -408,18 +408,9 @@ func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
 	if err != nil {
 		return fmt.Errorf("loading the update graph: %w", err)
 	}
-	base := plan.Options{
-		Snapshot: snap, Graph: g, ForceReason: o.forceReason, Payload: o.inputs.payloadSource(),
-		Generator: "recover " + currentVersion().Version, VerifyRelease: o.signatures.verifier(),
-	}
-	o.policy.setOn(&base)
-	s.Replan = func(ctx context.Context, accept []string) (*plan.Plan, error) {
-		in := base
-		in.Accept = accept
-		return plan.Make(ctx, in)
-	}
+	s.Replan = o.planning().replanner(g)
 	fmt.Fprintf(o.g.streams.ErrOut, "recover tui: planning with %s ...\n", o.inputs.Graph)
-	p, err := s.Replan(ctx, o.accept)
+	p, err := s.Replan(ctx, snap, o.accept)
 	var nte *plan.NoTargetError
 	var rre *plan.RemedyRefusedError
 	switch {
@@ -454,27 +445,18 @@ const planHint = "Open a saved plan with 'recover tui --plan plan.json', or comp
 // refusals.
 func (o *tuiOptions) planRemediation(ctx context.Context, s *tui.Session) error {
 	snap := s.Snapshot
-	if needs := plan.TargetNeeded(snap); len(needs) > 0 {
-		var why []string
-		for _, n := range needs {
-			why = append(why, n.Reason)
-		}
-		s.PlanHint = "A new release is needed, not only remedies: " + strings.Join(why, "; ") + ". " + planHint
+	ps := o.planning()
+	switch m := ps.mode(snap, o.accept, nil); {
+	case len(m.Needs) > 0:
+		s.PlanHint = "A new release is needed, not only remedies: " + m.needsText() + ". " + planHint
 		return nil
-	}
-	if !plan.Remedial(snap, o.accept, nil) {
+	case m.NothingToRemedy:
 		s.PlanHint = "Nothing to remedy: inspect finds no wedge the remedies answer, and no new release is needed. To plan an update anyway: " + planHint
 		return nil
 	}
-	base := plan.Options{Snapshot: snap, Generator: "recover " + currentVersion().Version, Now: clock()}
-	o.policy.setOn(&base)
-	s.Replan = func(ctx context.Context, accept []string) (*plan.Plan, error) {
-		in := base
-		in.Accept = accept
-		return plan.Make(ctx, in)
-	}
+	s.Replan = ps.replanner(nil)
 	fmt.Fprintln(o.g.streams.ErrOut, "recover tui: no new release is needed: planning the remediation only (the CVO resumes its update) ...")
-	p, err := s.Replan(ctx, o.accept)
+	p, err := s.Replan(ctx, snap, o.accept)
 	var rre *plan.RemedyRefusedError
 	switch {
 	case errors.As(err, &rre):
@@ -485,6 +467,12 @@ func (o *tuiOptions) planRemediation(ctx context.Context, s *tui.Session) error 
 	}
 	s.Plan, s.Accepted = p, o.accept
 	return nil
+}
+
+// session is the planning session of these flags (plansession.go), the one
+// recover plan uses.
+func (o *tuiOptions) planning() *planSession {
+	return &planSession{inputs: &o.inputs, policy: o.policy, signatures: o.signatures, forceReason: o.forceReason}
 }
 
 // noticeSink takes what client-go would write to stderr while the TUI owns the

@@ -184,7 +184,7 @@ func TestTUISessionPlansUnderThePolicy(t *testing.T) {
 
 func replan(t *testing.T, s *tui.Session) *plan.Plan {
 	t.Helper()
-	p, err := s.Replan(context.Background(), s.Accepted)
+	p, err := s.Replan(context.Background(), s.Snapshot, s.Accepted)
 	if err != nil {
 		t.Fatal(err)
 	}
