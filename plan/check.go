@@ -108,10 +108,15 @@ type lag struct {
 // through the plan and asserts the invariants after every step. The first broken
 // invariant is returned as a *CheckError naming the step and the rule.
 func Check(p *Plan, s *inspect.Snapshot, pol *policy.Policy) error {
+	return check(p, s, pol, newFacts(s))
+}
+
+// check is Check with the planner's facts of s, which Make computed once.
+func check(p *Plan, s *inspect.Snapshot, pol *policy.Policy, f *facts) error {
 	if pol == nil {
 		pol = policy.Default()
 	}
-	m := newModel(p, s, pol)
+	m := newModel(p, s, pol, f)
 	for i := range p.Steps {
 		if err := m.step(i); err != nil {
 			return err
@@ -120,8 +125,7 @@ func Check(p *Plan, s *inspect.Snapshot, pol *policy.Policy) error {
 	return m.end()
 }
 
-func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy) *model {
-	f := newFacts(s)
+func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy, f *facts) *model {
 	m := &model{p: p, s: s, tmp: newTemporaries(p), pol: pol, history: f.history, targetKube: kubeMinor(kubeForRelease(p.Target.Version)),
 		operands: map[string]*span{}, nodes: map[string]*nodeModel{}, pools: map[string]*poolModel{}, cos: map[string]string{},
 		baseline: map[string]int{}, compOperand: map[string]string{}, compCO: map[string]string{}, pendingStatic: map[string]string{},

@@ -269,7 +269,7 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 	for _, w := range pl.Warnings {
 		p.Warnings = append(p.Warnings, "payload: "+w)
 	}
-	if err := Check(p, in.Snapshot, pol); err != nil {
+	if err := check(p, in.Snapshot, pol, sel.facts); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -336,7 +336,7 @@ func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, 
 	var refusedWarnings []string
 	p.Refused, refusedWarnings = refusedList(rs.refused)
 	p.Warnings = append(p.Warnings, refusedWarnings...)
-	if err := Check(p, s, pol); err != nil {
+	if err := check(p, s, pol, f); err != nil {
 		return nil, err
 	}
 	return p, nil
