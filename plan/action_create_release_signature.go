@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/base64"
 	"encoding/json"
+	"regexp"
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect"
@@ -94,6 +95,9 @@ func signatureManifestProblem(mf *Manifest) string {
 	}
 	return ""
 }
+
+// digestNameRE is a signature ConfigMap's name: the release digest's key prefix.
+var digestNameRE = regexp.MustCompile(`^sha256-[0-9a-f]{64}$`)
 
 func hasNoLabel(labels map[string]string) bool {
 	_, ok := labels[openshift.LabelVerificationSignatures]

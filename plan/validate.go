@@ -3,7 +3,6 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -105,8 +104,6 @@ func Validate(p *Plan) error {
 	}
 	return nil
 }
-
-var digestNameRE = regexp.MustCompile(`^sha256-[0-9a-f]{64}$`)
 
 // ValidationError is a plan document that is not valid. It is bad input.
 type ValidationError struct{ Msg string }
