@@ -91,7 +91,7 @@ func (r *run) main(ctx context.Context) error {
 		RunID: r.runID, PlanPath: r.opts.PlanPath, PlanDigest: r.opts.PlanDigest, TargetVersion: r.p.Target.Version, TargetImage: r.p.Target.Image,
 		Steps: len(r.p.Steps), Journal: r.eventJournal(), DryRun: r.opts.DryRun, Resume: r.opts.Resume, Server: r.e.server, Mode: r.p.Mode,
 	}})
-	if err := ValidatePlan(r.p); err != nil {
+	if err := plan.Validate(r.p); err != nil {
 		r.emit(Event{Type: EventPreflight, Preflight: &PreflightCheck{Name: "plan", Message: err.Error()}})
 		return &Error{Outcome: OutcomeBadInput, Err: err}
 	}
@@ -453,7 +453,12 @@ func (r *run) decide(ctx context.Context, req Request) (Decision, error) {
 
 // stepGates are the gates a step waits for: its plan gate, and for the CVO steps
 // the CVO's own gate even when the plan leaves it out.
-func (r *run) stepGates(s *plan.Step) []*plan.Gate {
+func (r *run) stepGates(s *plan.Step) []*plan.Gate { return stepGates(r.p, s) }
+
+// stepGates are the gates a step of p waits for: its own, and the one its
+// action implies (disable-cvo, restore-cvo), a restored gate pointed at the
+// object the reverted step changed.
+func stepGates(p *plan.Plan, s *plan.Step) []*plan.Gate {
 	var gates []*plan.Gate
 	implicit := map[plan.Action]plan.GateKind{plan.ActionDisableCVO: plan.GateCVOScaledDown, plan.ActionRestoreCVO: plan.GateCVORunning}
 	if kind, ok := implicit[s.Action]; ok && (s.Gate == nil || s.Gate.Kind != kind) {
@@ -463,7 +468,7 @@ func (r *run) stepGates(s *plan.Step) []*plan.Gate {
 		g := s.Gate
 		if g.Kind == plan.GateRestored && g.Object == nil {
 			// A restored gate watches the object the reverted step changed.
-			if t, err := r.revertTarget(s); err == nil {
+			if t, err := revertTarget(p, s); err == nil {
 				cp := *g
 				cp.Object = &t.Change.Object
 				g = &cp

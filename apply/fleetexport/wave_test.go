@@ -261,7 +261,7 @@ func TestAWaveOnARealAPIServer(t *testing.T) {
 	if err := os.WriteFile(planFile, planBytes, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := apply.LoadPlan(planFile)
+	p, _, err := plan.Load(planFile)
 	if err != nil {
 		t.Fatal(err)
 	}

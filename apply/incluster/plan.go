@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
@@ -14,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/plan"
 )
@@ -66,7 +63,7 @@ func PlanConfigMaps(data []byte, namespace, planName string) ([]*corev1.ConfigMa
 }
 
 func planConfigMaps(data []byte, namespace, planName string, partBytes int) ([]*corev1.ConfigMap, error) {
-	if _, _, err := apply.ParsePlan(data, Ref(namespace, planName)); err != nil {
+	if _, _, err := plan.Parse(data, Ref(namespace, planName)); err != nil {
 		return nil, err
 	}
 	var gz bytes.Buffer
@@ -89,7 +86,7 @@ func planConfigMaps(data []byte, namespace, planName string, partBytes int) ([]*
 	if len(parts) > maxPlanParts {
 		return nil, fmt.Errorf("plan of %d bytes needs %d ConfigMaps, more than %d", len(data), len(parts), maxPlanParts)
 	}
-	digest := Digest(data)
+	digest := plan.Digest(data)
 	var out []*corev1.ConfigMap
 	for i, p := range parts {
 		cm := &corev1.ConfigMap{
@@ -110,15 +107,9 @@ func planConfigMaps(data []byte, namespace, planName string, partBytes int) ([]*
 	return out, nil
 }
 
-// Digest is a plan's digest as apply records it: sha256 of its bytes.
-func Digest(data []byte) string {
-	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
 // LoadPlan reads the plan kept in ConfigMap planName (and its parts) in
 // namespace, checks that the parts assemble into the plan whose digest they
-// record, and parses it as apply.LoadPlan parses a file: it returns the plan, its
+// record, and parses it as plan.Load parses a file: it returns the plan, its
 // digest (the plan file's) and its reference (Ref). Errors about the ConfigMaps'
 // content classify as bad input.
 func LoadPlan(ctx context.Context, client kubernetes.Interface, namespace, planName string) (*plan.Plan, string, string, error) {
@@ -127,7 +118,7 @@ func LoadPlan(ctx context.Context, client kubernetes.Interface, namespace, planN
 	if err != nil {
 		return nil, "", ref, err
 	}
-	p, digest, err := apply.ParsePlan(data, ref)
+	p, digest, err := plan.Parse(data, ref)
 	return p, digest, ref, err
 }
 
@@ -185,16 +176,16 @@ func readPlan(ctx context.Context, client kubernetes.Interface, namespace, planN
 		if err != nil {
 			return nil, badPlanf("the plan in ConfigMaps %s/%s is not gzip'd data: %v: %s", namespace, planName, err, fix)
 		}
-		data, err = io.ReadAll(io.LimitReader(zr, apply.MaxPlanBytes+1))
+		data, err = io.ReadAll(io.LimitReader(zr, plan.MaxBytes+1))
 		if err != nil {
 			return nil, badPlanf("the plan in ConfigMaps %s/%s cannot be decompressed: %v: %s", namespace, planName, err, fix)
 		}
-		if len(data) > apply.MaxPlanBytes {
-			return nil, badPlanf("the plan in ConfigMaps %s/%s is larger than %d bytes uncompressed", namespace, planName, apply.MaxPlanBytes)
+		if len(data) > plan.MaxBytes {
+			return nil, badPlanf("the plan in ConfigMaps %s/%s is larger than %d bytes uncompressed", namespace, planName, plan.MaxBytes)
 		}
 	}
-	if digest != "" && Digest(data) != digest {
-		return nil, badPlanf("the plan in ConfigMaps %s/%s has digest %s, not the %s they record (a part is missing, damaged or from another plan): %s", namespace, planName, Digest(data), digest, fix)
+	if digest != "" && plan.Digest(data) != digest {
+		return nil, badPlanf("the plan in ConfigMaps %s/%s has digest %s, not the %s they record (a part is missing, damaged or from another plan): %s", namespace, planName, plan.Digest(data), digest, fix)
 	}
 	return data, nil
 }

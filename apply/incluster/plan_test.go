@@ -14,9 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
+	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/payload"
 )
 
@@ -50,7 +50,7 @@ func TestPlanConfigMapsAssembleIntoThePlanFile(t *testing.T) {
 	c, ns := client(t)
 	b, _ := applytest.FullPlan("cm")
 	path, data := planFile(t, b)
-	want, wantDigest, err := apply.LoadPlan(path)
+	want, wantDigest, err := plan.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestARealReleasePlanFitsItsConfigMaps(t *testing.T) {
 	}
 	b.RestoreCVO()
 	path, data := planFile(t, b)
-	_, wantDigest, err := apply.LoadPlan(path)
+	_, wantDigest, err := plan.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -165,7 +165,7 @@ func (o *applyOptions) Complete() error {
 	if o.planPath == "" {
 		return usageError{msg: "no plan: pass --plan FILE (make one with 'recover plan -o json'), or --resume JOURNAL"}
 	}
-	p, digest, err := apply.LoadPlan(o.planPath)
+	p, digest, err := plan.Load(o.planPath)
 	if err != nil {
 		return err
 	}

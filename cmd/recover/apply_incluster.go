@@ -17,6 +17,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/internal/bounded"
+	"github.com/openshift-recover/recover/plan"
 )
 
 // serviceAccountNamespaceFile is where a pod finds its own namespace.
@@ -164,7 +165,7 @@ func (f *inClusterFlags) print(ctx context.Context, o *applyOptions) error {
 		objects = append(objects, objs...)
 	}
 	if f.printPlanConfigMap {
-		data, err := bounded.ReadFile(o.planPath, apply.MaxPlanBytes)
+		data, err := bounded.ReadFile(o.planPath, plan.MaxBytes)
 		if err != nil {
 			return withExitCode(fmt.Errorf("reading plan: %w", err), ExitBadInput)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
+	"github.com/openshift-recover/recover/plan"
 )
 
 func TestApplyRefusesBadInvocationsBeforeTouchingACluster(t *testing.T) {
@@ -246,7 +247,7 @@ func TestJournalListsACSRApprovalAsALastingChange(t *testing.T) {
 // digest the plan file's.
 func TestPrintPlanConfigMapKeepsThePlanFile(t *testing.T) {
 	planPath := applytest.NewPlan().DisableCVO().RestoreCVO().Write(t, t.TempDir())
-	_, digest, err := apply.LoadPlan(planPath)
+	_, digest, err := plan.Load(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/fleetexport"
+	"github.com/openshift-recover/recover/plan"
 )
 
 // fleetExportOptions are the options of recover fleet export.
@@ -115,7 +115,7 @@ func (e *fleetExportOptions) Complete() error {
 		}
 	}
 	if e.planPath != "" {
-		p, _, err := apply.LoadPlan(e.planPath)
+		p, _, err := plan.Load(e.planPath)
 		if err != nil {
 			return err
 		}
