@@ -24,8 +24,8 @@ const refereeInternalAPI = "https://api-int.example.com:6443"
 
 func refereeFacts(ctx referee.Context) Facts {
 	return Facts{
-		Owner: &metav1.OwnerReference{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: ctx.CVName, UID: types.UID(ctx.CVUID)},
-		Proxy: ProxyEnv{HTTPProxy: ctx.Proxy.HTTPProxy, HTTPSProxy: ctx.Proxy.HTTPSProxy, NoProxy: ctx.Proxy.NoProxy},
+		Owner:                &metav1.OwnerReference{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: ctx.CVName, UID: types.UID(ctx.CVUID)},
+		Proxy:                ProxyEnv{HTTPProxy: ctx.Proxy.HTTPProxy, HTTPSProxy: ctx.Proxy.HTTPSProxy, NoProxy: ctx.Proxy.NoProxy},
 		APIServerInternalURL: refereeInternalAPI,
 	}
 }

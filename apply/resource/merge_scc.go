@@ -10,30 +10,30 @@ import (
 // SecurityContextConstraints (openshift/api security/v1 types.go) the CVO
 // merges, with the real type's JSON names and omitempty.
 type sccPolicy struct {
-	Priority                        *int32                 `json:"priority"`
-	AllowPrivilegedContainer        bool                   `json:"allowPrivilegedContainer"`
-	DefaultAddCapabilities          []corev1.Capability    `json:"defaultAddCapabilities"`
-	RequiredDropCapabilities        []corev1.Capability    `json:"requiredDropCapabilities"`
-	AllowedCapabilities             []corev1.Capability    `json:"allowedCapabilities"`
-	AllowHostDirVolumePlugin        bool                   `json:"allowHostDirVolumePlugin"`
-	Volumes                         []string               `json:"volumes"`
-	AllowedFlexVolumes              []sccFlexVolume        `json:"allowedFlexVolumes,omitempty"`
-	AllowHostNetwork                bool                   `json:"allowHostNetwork"`
-	AllowHostPorts                  bool                   `json:"allowHostPorts"`
-	AllowHostPID                    bool                   `json:"allowHostPID"`
-	AllowHostIPC                    bool                   `json:"allowHostIPC"`
-	DefaultAllowPrivilegeEscalation *bool                  `json:"defaultAllowPrivilegeEscalation,omitempty"`
-	AllowPrivilegeEscalation        *bool                  `json:"allowPrivilegeEscalation,omitempty"`
-	SELinuxContext                  sccSELinuxStrategy     `json:"seLinuxContext,omitempty"`
-	RunAsUser                       sccRunAsUserStrategy   `json:"runAsUser,omitempty"`
-	SupplementalGroups              sccIDRangeStrategy     `json:"supplementalGroups,omitempty"`
-	FSGroup                         sccIDRangeStrategy     `json:"fsGroup,omitempty"`
-	ReadOnlyRootFilesystem          bool                   `json:"readOnlyRootFilesystem"`
-	Users                           []string               `json:"users"`
-	Groups                          []string               `json:"groups"`
-	SeccompProfiles                 []string               `json:"seccompProfiles,omitempty"`
-	AllowedUnsafeSysctls            []string               `json:"allowedUnsafeSysctls,omitempty"`
-	ForbiddenSysctls                []string               `json:"forbiddenSysctls,omitempty"`
+	Priority                        *int32               `json:"priority"`
+	AllowPrivilegedContainer        bool                 `json:"allowPrivilegedContainer"`
+	DefaultAddCapabilities          []corev1.Capability  `json:"defaultAddCapabilities"`
+	RequiredDropCapabilities        []corev1.Capability  `json:"requiredDropCapabilities"`
+	AllowedCapabilities             []corev1.Capability  `json:"allowedCapabilities"`
+	AllowHostDirVolumePlugin        bool                 `json:"allowHostDirVolumePlugin"`
+	Volumes                         []string             `json:"volumes"`
+	AllowedFlexVolumes              []sccFlexVolume      `json:"allowedFlexVolumes,omitempty"`
+	AllowHostNetwork                bool                 `json:"allowHostNetwork"`
+	AllowHostPorts                  bool                 `json:"allowHostPorts"`
+	AllowHostPID                    bool                 `json:"allowHostPID"`
+	AllowHostIPC                    bool                 `json:"allowHostIPC"`
+	DefaultAllowPrivilegeEscalation *bool                `json:"defaultAllowPrivilegeEscalation,omitempty"`
+	AllowPrivilegeEscalation        *bool                `json:"allowPrivilegeEscalation,omitempty"`
+	SELinuxContext                  sccSELinuxStrategy   `json:"seLinuxContext,omitempty"`
+	RunAsUser                       sccRunAsUserStrategy `json:"runAsUser,omitempty"`
+	SupplementalGroups              sccIDRangeStrategy   `json:"supplementalGroups,omitempty"`
+	FSGroup                         sccIDRangeStrategy   `json:"fsGroup,omitempty"`
+	ReadOnlyRootFilesystem          bool                 `json:"readOnlyRootFilesystem"`
+	Users                           []string             `json:"users"`
+	Groups                          []string             `json:"groups"`
+	SeccompProfiles                 []string             `json:"seccompProfiles,omitempty"`
+	AllowedUnsafeSysctls            []string             `json:"allowedUnsafeSysctls,omitempty"`
+	ForbiddenSysctls                []string             `json:"forbiddenSysctls,omitempty"`
 }
 
 type sccFlexVolume struct {
