@@ -3,10 +3,10 @@ package gate
 import (
 	"context"
 	"fmt"
-	"time"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
@@ -134,9 +134,13 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 		what := g.Object.Kind + " " + qualified(g.Object.Namespace, g.Object.Name)
 		src := source{gvr: mapping.Resource, namespace: g.Object.Namespace, name: g.Object.Name}
 		if g.Kind == plan.GateDeleted {
-			return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress { return evalDeleted(what, first(o[0])) }}, nil
+			return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
+				return evalDeleted(what, first(o[0]))
+			}}, nil
 		}
-		return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress { return evalKstatus(what, first(o[0])) }}, nil
+		return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
+			return evalKstatus(what, first(o[0]))
+		}}, nil
 	case plan.GateStaticPods:
 		sp := g.StaticPods
 		if sp == nil || sp.Resource == "" || sp.Namespace == "" || sp.PodPrefix == "" {
@@ -174,7 +178,9 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 				{gvr: deployments, namespace: openshift.CVONamespace, name: openshift.CVODeployment},
 				{gvr: pods, namespace: openshift.CVONamespace, selector: openshift.CVOPodSelector},
 			},
-			eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress { return evalCVOScaledDown(first(o[0]), o[1]) },
+			eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
+				return evalCVOScaledDown(first(o[0]), o[1])
+			},
 		}, nil
 	case plan.GateCVORunning:
 		return &spec{

@@ -175,7 +175,9 @@ func (c *Checker) restoredSpec(g *plan.Gate, r *Restore) (*spec, error) {
 	what := g.Object.Kind + " " + qualified(g.Object.Namespace, g.Object.Name)
 	return &spec{
 		sources: []source{{gvr: mapping.Resource, namespace: g.Object.Namespace, name: g.Object.Name}},
-		eval:    func(o [][]*unstructured.Unstructured, _ time.Duration) Progress { return evalRestored(what, r, first(o[0])) },
+		eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
+			return evalRestored(what, r, first(o[0]))
+		},
 	}, nil
 }
 
@@ -215,7 +217,9 @@ func csrSpec(g *plan.Gate) (*spec, error) {
 	name := g.Object.Name
 	return &spec{
 		sources: []source{{gvr: csrs, name: name}},
-		eval:    func(o [][]*unstructured.Unstructured, _ time.Duration) Progress { return evalCSRIssued(name, first(o[0])) },
+		eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
+			return evalCSRIssued(name, first(o[0]))
+		},
 	}, nil
 }
 
