@@ -192,6 +192,15 @@ func (r *run) requiredAccess(ctx context.Context) ([]access, []string) {
 			if s.Action == plan.ActionApply && manifestInjectsProxy(m) {
 				add("config.openshift.io", "proxies", "", "get")
 			}
+			if s.Action == plan.ActionApply && openshift.IsCVODeployment(m.APIVersion, m.Kind, m.Namespace, m.Name) {
+				// The CVO's Deployment points at Infrastructure's internal API
+				// endpoint (resource.ReadInternalAPI).
+				add("config.openshift.io", "infrastructures", "", "get")
+			}
+			if s.Action == plan.ActionApply && openshift.IsClusterOperator(m.APIVersion, m.Kind) {
+				// A pre-created ClusterOperator gets its relatedObjects.
+				set[access{verb: "update", group: gvr.Group, resource: gvr.Resource, subresource: "status"}] = true
+			}
 			switch {
 			case s.Action == plan.ActionDelete:
 				add(gvr.Group, gvr.Resource, ns, "get", "delete")

@@ -25,19 +25,37 @@ const (
 // Dir returns the referee directory, or skips tb when there is none.
 func Dir(tb testing.TB) string {
 	tb.Helper()
-	if d := os.Getenv(EnvVar); d != "" {
-		if _, err := os.Stat(d); err == nil {
+	return shared(tb, "the CVO referee data", "referee", EnvVar, MergeCasesFile)
+}
+
+// RealDataEnvVar overrides where the real public data lives (as for inspect's
+// real-data tests).
+const RealDataEnvVar = "RECOVER_REALDATA"
+
+// RealData returns the real public data directory (../shared/realdata: the 4.3
+// and 4.4 payloads the referee's cases come from), or skips tb.
+func RealData(tb testing.TB) string {
+	tb.Helper()
+	return shared(tb, "the real payloads", "realdata", RealDataEnvVar, "payload-release-4.4")
+}
+
+// shared finds ../shared/<name> beside the repository (holding probe), or the
+// directory $envVar names, or skips tb saying what is missing.
+func shared(tb testing.TB, what, name, envVar, probe string) string {
+	tb.Helper()
+	if d := os.Getenv(envVar); d != "" {
+		if _, err := os.Stat(filepath.Join(d, probe)); err == nil {
 			return d
 		}
-		tb.Skipf("the CVO referee: $%s=%s does not exist", EnvVar, d)
+		tb.Skipf("%s: $%s=%s does not hold %s", what, envVar, d, probe)
 	}
 	if root, err := repoRoot(); err == nil {
-		d := filepath.Join(root, "..", "shared", "referee")
-		if _, err := os.Stat(filepath.Join(d, MergeCasesFile)); err == nil {
+		d := filepath.Join(root, "..", "shared", name)
+		if _, err := os.Stat(filepath.Join(d, probe)); err == nil {
 			return d
 		}
 	}
-	tb.Skipf("the CVO referee data is not here: set $%s or provide ../shared/referee beside the repository", EnvVar)
+	tb.Skipf("%s are not here: set $%s or provide ../shared/%s beside the repository", what, envVar, name)
 	return ""
 }
 
