@@ -72,7 +72,8 @@ func Load(ctx context.Context, cfg *rest.Config, rctx referee.Context, cases []r
 	var crds, rest []*unstructured.Unstructured
 	kinds := map[schema.GroupVersionKind]bool{}
 	for _, cs := range cases {
-		kinds[cs.Required.GroupVersionKind()] = true
+		served, _ := Restate(cs.Required.Unstructured)
+		kinds[served.GroupVersionKind()] = true
 		if cs.Mode != "update" || cs.LiveFrom != "old" || cs.Live.Unstructured == nil {
 			continue
 		}
@@ -84,7 +85,8 @@ func Load(ctx context.Context, cfg *rest.Config, rctx referee.Context, cases []r
 			rest = append(rest, u)
 		}
 	}
-	// The 4.3 cluster's CRDs, then a permissive CRD for each kind left unserved.
+	// The 4.3 cluster's CRDs (kubetest's own, from openshift/api, stay where
+	// they exist), then a permissive CRD for each kind left unserved.
 	for _, crd := range crds {
 		if _, err := c.create(ctx, crd); err != nil {
 			return nil, err
@@ -116,6 +118,22 @@ func Load(ctx context.Context, cfg *rest.Config, rctx referee.Context, cases []r
 	sort.SliceStable(rest, func(i, j int) bool {
 		return rest[i].GetKind() == "Namespace" && rest[j].GetKind() != "Namespace"
 	})
+	// Namespaces a real cluster has without a manifest (openshift, made by
+	// openshift-apiserver), for the objects of both payloads.
+	have := map[string]bool{}
+	for _, cs := range cases {
+		if cs.Required.GetKind() == "Namespace" && cs.Required.GetAPIVersion() == "v1" {
+			have[cs.Required.GetName()] = true // the 4.4 payload's or the loaded 4.3 one
+		}
+	}
+	for _, cs := range cases {
+		if ns := cs.Required.GetNamespace(); ns != "" && !have[ns] {
+			have[ns] = true
+			if _, err := c.create(ctx, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for _, u := range rest {
 		if _, err := c.create(ctx, u); err != nil {
 			return nil, err
@@ -178,8 +196,39 @@ func (c *Cluster) forCreate(live *unstructured.Unstructured) *unstructured.Unstr
 	if u.GetKind() == "Deployment" && u.GetNamespace() == "openshift-cluster-version" {
 		_ = unstructured.SetNestedField(u.Object, int64(1), "spec", "replicas")
 	}
+	if u.GetKind() == "Deployment" {
+		substituteVersion(u)
+	}
 	return u
 }
+
+// substituteVersion does to a 4.3 operator Deployment what oc adm release new
+// did to the release's manifests: the placeholder version 0.0.1-snapshot in its
+// containers' env (RELEASE_VERSION, OPERATOR_IMAGE_VERSION, ...) becomes the
+// release's, so the operators run 4.3.19 as a real cluster's do. (The payload
+// copies here were never substituted; the 4.4 target is applied as it is.)
+func substituteVersion(u *unstructured.Unstructured) {
+	for _, field := range []string{"containers", "initContainers"} {
+		list, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", field)
+		for _, c := range list {
+			cm, _ := c.(map[string]any)
+			env, _ := cm["env"].([]any)
+			for _, e := range env {
+				em, _ := e.(map[string]any)
+				if v, ok := em["value"].(string); ok && strings.Contains(v, placeholderVersion) {
+					em["value"] = strings.ReplaceAll(v, placeholderVersion, CurrentVersion)
+				}
+			}
+		}
+		if list != nil {
+			_ = unstructured.SetNestedSlice(u.Object, list, "spec", "template", "spec", field)
+		}
+	}
+}
+
+// placeholderVersion is the version component repositories' manifests carry
+// until oc adm release new substitutes the release's.
+const placeholderVersion = "0.0.1-snapshot"
 
 // mapOwner points the referee's ClusterVersion owner references at the real one.
 func (c *Cluster) mapOwner(u *unstructured.Unstructured) {
@@ -209,7 +258,20 @@ func (c *Cluster) create(ctx context.Context, u *unstructured.Unstructured) (*un
 		client = c.Dynamic.Resource(mapping.Resource).Namespace(u.GetNamespace())
 	}
 	created, err := client.Create(ctx, u, metav1.CreateOptions{})
-	if err != nil {
+	if apierrors.IsAlreadyExists(err) {
+		// kubetest's own (its openshift/api CRDs, a namespace): the 4.3
+		// cluster's object replaces it.
+		existing, gerr := client.Get(ctx, u.GetName(), metav1.GetOptions{})
+		if gerr != nil {
+			return nil, gerr
+		}
+		u = u.DeepCopy()
+		u.SetResourceVersion(existing.GetResourceVersion())
+		if created, err = client.Update(ctx, u, metav1.UpdateOptions{}); err != nil {
+			return nil, fmt.Errorf("updating %s: %w", KeyOf(u), err)
+		}
+	}
+	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("creating %s: %w", KeyOf(u), err)
 	}
 	if st, ok := u.Object["status"].(map[string]any); ok && len(st) > 0 && !strings.HasSuffix(mapping.Resource.Group, "k8s.io") && mapping.Resource.Group != "" && mapping.Resource.Group != "apps" {
@@ -265,9 +327,63 @@ func (c *Cluster) clusterFacts(ctx context.Context, rctx referee.Context) error 
 			return fmt.Errorf("%s/cluster: %w", f.resource, err)
 		}
 		u.Object["status"] = f.status
-		if _, err := client.UpdateStatus(ctx, u, metav1.UpdateOptions{}); err != nil {
+		_, err = client.UpdateStatus(ctx, u, metav1.UpdateOptions{})
+		if apierrors.IsNotFound(err) {
+			// The 4.3 CRD has no status subresource: status is written with
+			// the object.
+			_, err = client.Update(ctx, u, metav1.UpdateOptions{})
+		}
+		if err != nil {
 			return fmt.Errorf("%s/cluster status: %w", f.resource, err)
 		}
 	}
 	return nil
+}
+
+// Reconciled models the first incident on the loaded cluster: the 4.3.19 ->
+// 4.4.3 update the CVO declared done and reconciled out of order reached one
+// operator, whose Deployment (namespace/name) now runs release and whose
+// ClusterOperator reports it. A cluster so wedged cannot go back to 4.3.19 (a
+// cross-minor downgrade for that operator): recover plans the hop forward.
+func (c *Cluster) Reconciled(ctx context.Context, clusterOperator, namespace, name, release string) error {
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	d, err := c.Dynamic.Resource(deployments).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	list, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+	for _, ct := range list {
+		env, _ := ct.(map[string]any)["env"].([]any)
+		for _, e := range env {
+			if em := e.(map[string]any); em["name"] == "RELEASE_VERSION" {
+				em["value"] = release
+			}
+		}
+	}
+	_ = unstructured.SetNestedSlice(d.Object, list, "spec", "template", "spec", "containers")
+	if d, err = c.Dynamic.Resource(deployments).Namespace(namespace).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	c.Loaded[KeyOf(d)] = d
+	co, err := c.Dynamic.Resource(clusterOperators).Get(ctx, clusterOperator, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	_ = unstructured.SetNestedSlice(co.Object, []any{map[string]any{"name": "operator", "version": release}}, "status", "versions")
+	if co, err = c.Dynamic.Resource(clusterOperators).UpdateStatus(ctx, co, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	c.Loaded[KeyOf(co)] = co
+	// The Deployment rolls out its new template before the snapshot.
+	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		d, err := c.Dynamic.Resource(deployments).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		gen := d.GetGeneration()
+		observed, _, _ := unstructured.NestedInt64(d.Object, "status", "observedGeneration")
+		updated, _, _ := unstructured.NestedInt64(d.Object, "status", "updatedReplicas")
+		available, _, _ := unstructured.NestedInt64(d.Object, "status", "availableReplicas")
+		return observed == gen && updated >= 1 && available >= 1, nil
+	})
 }

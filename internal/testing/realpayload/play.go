@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/inspect"
@@ -91,17 +92,20 @@ func (pl *Players) play(ctx context.Context, e *apply.Event) error {
 	if st == nil || st.Gate == nil || st.Gate.Kind != e.Gate.Kind {
 		return nil
 	}
-	var err error
+	var act func() error
 	switch g := st.Gate; g.Kind {
 	case plan.GateClusterOperator:
-		err = pl.operatorReports(ctx, g)
+		act = func() error { return pl.operatorReports(ctx, g) }
 	case plan.GateStaticPods:
-		err = pl.staticPodsRoll(ctx, g.StaticPods)
+		act = func() error { return pl.staticPodsRoll(ctx, g.StaticPods) }
 	case plan.GateCVORunning:
-		err = pl.cvoTakesTheUpdate(ctx)
+		act = func() error { return pl.cvoTakesTheUpdate(ctx) }
 	default:
 		return nil
 	}
+	// A controller may write the same object meanwhile (kwok a mirror pod's
+	// status): an operator tries again from what it reads.
+	err := retry.OnError(retry.DefaultBackoff, func(error) bool { return ctx.Err() == nil }, act)
 	if err == nil {
 		pl.done[key] = true
 	}
@@ -184,6 +188,11 @@ func (pl *Players) staticPodsRoll(ctx context.Context, sp *plan.StaticPodsGate) 
 }
 
 func (pl *Players) mirrorPod(ctx context.Context, sp *plan.StaticPodsGate, node, container string, rev int64) error {
+	// The operator creates its operand's namespace (openshift-etcd has no
+	// manifest in the 4.4 payload).
+	if _, err := pl.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sp.Namespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
 	pods := pl.kube.CoreV1().Pods(sp.Namespace)
 	name := sp.PodPrefix + "-" + node
 	p, err := pods.Get(ctx, name, metav1.GetOptions{})

@@ -165,9 +165,9 @@ func crdV1(u *unstructured.Unstructured) *unstructured.Unstructured {
 	} else {
 		versions = append(versions, crdVersion(spec["version"], true, true, subresources))
 	}
-	scope := spec["scope"]
-	if scope == nil {
-		scope = "Namespaced"
+	scope, _ := spec["scope"].(string)
+	if scope == "" {
+		scope = "Namespaced" // the v1beta1 default (some payload CRDs say scope: "")
 	}
 	out.Object["spec"] = map[string]any{
 		"group":    spec["group"],
