@@ -2,8 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -76,7 +74,7 @@ func deliberate(declared []plan.OperandVersion, who string) string {
 // case and compares them with CVO main's verdict; the 4.4 CVO's are counted.
 func TestOperatorRulesAgreeWithTheCVOReferee(t *testing.T) {
 	cases := referee.LoadOperatorHealth(t)
-	counts := map[string]int{}
+	counts := referee.Counts{}
 	shown := 0
 	report := func(format string, args ...any) {
 		if shown++; shown <= 10 {
@@ -139,16 +137,7 @@ func TestOperatorRulesAgreeWithTheCVOReferee(t *testing.T) {
 			report("%s: the planner skips what the gate would wait on", c.ID)
 		}
 	}
-	var keys []string
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var sb strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&sb, "%6d %s\n", counts[k], k)
-	}
-	t.Logf("%d operator-health cases (%d gate verdicts at 4 clocks)\n%s", len(cases), 4*len(cases), sb.String())
+	t.Logf("%d operator-health cases (%d gate verdicts at 4 clocks)\n%s", len(cases), 4*len(cases), counts)
 	if counts["gate agrees with main"] == 0 || counts["skip agrees with main"] == 0 {
 		t.Errorf("nothing compared")
 	}
