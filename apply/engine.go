@@ -94,16 +94,18 @@ func DefaultHolder() string {
 	return fmt.Sprintf("%s@%s pid %d", name, host, os.Getpid())
 }
 
-// timeoutFor picks a gate's timeout: the options' per-kind override, else the
-// plan's, else the kind's default.
-func timeoutFor(g *plan.Gate, overrides map[plan.GateKind]time.Duration) time.Duration {
+// timeoutFor picks a gate's timeout: the options' per-kind override (the
+// admin's: hard, it ends a wait even where the CVO would still wait), else the
+// plan's, else the kind's default. explicit is false for the default, which
+// the gate may scale (machine-config's, to its pools).
+func timeoutFor(g *plan.Gate, overrides map[plan.GateKind]time.Duration) (d time.Duration, explicit, hard bool) {
 	if d, ok := overrides[g.Kind]; ok && d > 0 {
-		return d
+		return d, true, true
 	}
 	if g.Timeout != "" {
 		if d, err := time.ParseDuration(g.Timeout); err == nil && d > 0 {
-			return d
+			return d, true, false
 		}
 	}
-	return gate.DefaultTimeouts[g.Kind]
+	return gate.DefaultTimeouts[g.Kind], false, false
 }

@@ -178,12 +178,15 @@ func unstructuredInt(obj map[string]any, fields ...string) (int64, bool, error) 
 	return v, ok, nil
 }
 
+// assertOwner checks the owner reference the CVO's modifier sets
+// (pkg/cvo/cvo.go ownerReferenceModifier): controller true, or no controller
+// field for a create-only object; never blockOwnerDeletion.
 func assertOwner(t *testing.T, refs []metav1.OwnerReference, uid types.UID, controller bool) {
 	t.Helper()
 	for _, r := range refs {
 		if r.Kind == "ClusterVersion" && r.Name == "version" && r.UID == uid {
-			if r.Controller == nil || *r.Controller != controller {
-				t.Errorf("ClusterVersion owner reference controller=%v, want %v", r.Controller, controller)
+			if controller && (r.Controller == nil || !*r.Controller) || !controller && r.Controller != nil || r.BlockOwnerDeletion != nil {
+				t.Errorf("ClusterVersion owner reference controller=%v blockOwnerDeletion=%v, want controller %v and no blockOwnerDeletion", r.Controller, r.BlockOwnerDeletion, controller)
 			}
 			return
 		}

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 
+	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -25,6 +26,15 @@ func init() {
 			}
 			if manifestInjectsProxy(m) {
 				out = append(out, verbs("config.openshift.io", "proxies", "", "get")...)
+			}
+			if openshift.IsCVODeployment(m.APIVersion, m.Kind, m.Namespace, m.Name) {
+				// The CVO's Deployment points at Infrastructure's internal API
+				// endpoint (resource.ReadInternalAPI).
+				out = append(out, verbs("config.openshift.io", "infrastructures", "", "get")...)
+			}
+			if openshift.IsClusterOperator(m.APIVersion, m.Kind) && len(out) > 0 {
+				// A pre-created ClusterOperator gets its relatedObjects.
+				out = append(out, Access{Verb: "update", Group: out[0].Group, Resource: out[0].Resource, Subresource: "status"})
 			}
 			return out, nil
 		},

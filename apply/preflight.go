@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"strings"
 	"sync"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	configv1 "github.com/openshift/api/config/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"

@@ -506,7 +506,7 @@ func (r *run) gateOptions(s *plan.Step, g *plan.Gate) gate.WaitOptions {
 
 // waitGate waits for one gate; on failure the Decider says retry, skip or abort.
 func (r *run) waitGate(ctx context.Context, s *plan.Step, info StepInfo, g *plan.Gate) error {
-	timeout := timeoutFor(g, r.opts.Timeouts)
+	timeout, explicit, hard := timeoutFor(g, r.opts.Timeouts)
 	gi := func(p gate.Progress, elapsed time.Duration) *GateInfo {
 		return &GateInfo{Kind: g.Kind, Subject: gate.Subject(g), Description: gate.Describe(g), Progress: p, ElapsedSeconds: elapsed.Seconds(), TimeoutSeconds: timeout.Seconds()}
 	}
@@ -523,12 +523,24 @@ func (r *run) waitGate(ctx context.Context, s *plan.Step, info StepInfo, g *plan
 	if heartbeat < 0 {
 		heartbeat = 0
 	}
+	warnedSlow := false
 	for {
 		start := time.Now()
-		gopts.Timeout, gopts.Heartbeat = timeout, heartbeat
+		gopts.Timeout, gopts.HardTimeout, gopts.Heartbeat = 0, hard, heartbeat
+		if explicit {
+			gopts.Timeout = timeout
+		}
 		gopts.OnProgress = func(p gate.Progress, elapsed time.Duration) {
-			if !p.Met {
-				r.emit(Event{Type: EventWaiting, Step: &info, Gate: gi(p, elapsed), Message: p.Message})
+			if p.Met {
+				return
+			}
+			r.emit(Event{Type: EventWaiting, Step: &info, Gate: gi(p, elapsed), Message: p.Message})
+			if p.Slow && !warnedSlow {
+				// The CVO says "longer than expected" here and keeps
+				// waiting; so does recover, and the admin may stop it.
+				warnedSlow = true
+				r.emit(Event{Type: EventWarning, Step: &info, Gate: gi(p, elapsed),
+					Message: fmt.Sprintf("step %s: %s is slow: %s; still waiting, as the CVO would (stop with Ctrl-C: the run resumes with recover apply --resume)", s.ID, gate.Describe(g), p.Message)})
 			}
 		}
 		p, err := r.e.gates.Wait(ctx, g, gopts)

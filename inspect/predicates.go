@@ -31,44 +31,13 @@ func verdict(pending []string) Verdict { return Verdict{OK: len(pending) == 0, P
 // String joins the pending items ("" when OK).
 func (v Verdict) String() string { return strings.Join(v.Pending, "; ") }
 
-// OperatorAt reports whether a ClusterOperator reports every wanted version, with
-// Available=True and Degraded=False: what the CVO waits for before it moves past a
-// ClusterOperator manifest (cluster-version-operator pkg/cvo/internal
-// operatorstatus.go checkOperatorHealth). A nil operator is not there yet.
-//
-// A missing Degraded condition is not healthy: checkOperatorHealth starts from
-// degraded := true and clears it only on Degraded=False, so the CVO does not move
-// past an operator that reports no Degraded condition (it fails the task after
-// an interval, ClusterOperatorDegraded); Degraded=Unknown counts the same. The
-// planner's skip rule (plan.OperatorAtTarget) and the cluster-operator gate both
-// answer through here.
+// OperatorAt reports whether the CVO would be done waiting on a ClusterOperator
+// whose manifest declares want: OperatorWaitFor's verdict, whatever the time
+// waited. A nil operator is not there yet. The planner's skip rule
+// (plan.OperatorAtTarget) and the cluster-operator gate both answer through
+// here.
 func OperatorAt(co *ClusterOperator, want []configv1.OperandVersion) Verdict {
-	if co == nil {
-		return verdict([]string{"the ClusterOperator does not exist yet"})
-	}
-	var pending []string
-	for _, w := range want {
-		got := ""
-		found := false
-		for _, v := range co.Versions {
-			if v.Name == w.Name {
-				got, found = v.Version, true
-			}
-		}
-		switch {
-		case !found:
-			pending = append(pending, fmt.Sprintf("%s: not reported (want %s)", w.Name, w.Version))
-		case got != w.Version:
-			pending = append(pending, fmt.Sprintf("%s: %s (want %s)", w.Name, got, w.Version))
-		}
-	}
-	if c := co.Condition(configv1.OperatorAvailable); c == nil || c.Status != configv1.ConditionTrue {
-		pending = append(pending, "Available="+coConditionStatus(c))
-	}
-	if c := co.Condition(configv1.OperatorDegraded); c == nil || c.Status != configv1.ConditionFalse {
-		pending = append(pending, "Degraded="+coConditionStatus(c))
-	}
-	return verdict(pending)
+	return OperatorWaitFor(co, "", want, 0).Verdict
 }
 
 func coConditionStatus(c *configv1.ClusterOperatorStatusCondition) string {

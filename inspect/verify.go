@@ -102,14 +102,11 @@ func (s *Snapshot) ClusterOperator(name string) *ClusterOperator {
 }
 
 // Version returns the version the operator reports for the named operand
-// ("operator" for the operator itself), or "".
+// ("operator" for the operator itself), or "": the first status.versions entry
+// of that name, as the CVO reads it (OperatorWaitFor).
 func (co *ClusterOperator) Version(operand string) string {
-	for _, v := range co.Versions {
-		if v.Name == operand {
-			return v.Version
-		}
-	}
-	return ""
+	v, _ := co.firstVersion(operand)
+	return v
 }
 
 // Condition returns the named condition, or nil.

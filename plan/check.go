@@ -319,9 +319,8 @@ func (m *model) requiredGate(i int, st *Step) error {
 			} `json:"status"`
 		}
 		_ = json.Unmarshal(mf.Object, &obj)
-		if len(obj.Status.Versions) == 0 {
-			return nil
-		}
+		// A manifest without versions is gated too, on the operator's
+		// conditions (inspect.OperatorWaitFor): its gate lists no versions.
 		if g == nil || g.Kind != GateClusterOperator || g.ClusterOperator != mf.Name || !slices.Equal(g.Versions, obj.Status.Versions) {
 			return m.fail(i, InvariantGates, "clusteroperator/%s needs a %s gate on the versions its manifest declares", mf.Name, GateClusterOperator)
 		}

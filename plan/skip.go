@@ -21,6 +21,11 @@ import (
 // every mirror pod runs the operator's operand image. The property test in
 // apply/gate holds the planner and the gates to that. why says what is not there.
 func OperatorAtTarget(s *inspect.Snapshot, name string, declared []OperandVersion) (bool, string) {
+	if len(declared) == 0 {
+		// Nothing says which version the operator should run: its manifests
+		// are applied and its gate waits on its conditions.
+		return false, fmt.Sprintf("the target's manifest of clusteroperator/%s declares no versions", name)
+	}
 	co := s.ClusterOperator(name)
 	if co == nil {
 		return false, fmt.Sprintf("clusteroperator/%s does not exist yet", name)

@@ -206,11 +206,7 @@ func declaredVersions(m *payload.Manifest) []OperandVersion {
 func (b *builder) componentAtTarget(ci *componentInfo) (bool, string) {
 	var ok []string
 	for _, m := range ci.cos {
-		declared := declaredVersions(m)
-		if len(declared) == 0 {
-			return false, fmt.Sprintf("the %s manifest of clusteroperator/%s declares no versions", b.target, m.Name)
-		}
-		if at, why := OperatorAtTarget(b.f.s, m.Name, declared); !at {
+		if at, why := OperatorAtTarget(b.f.s, m.Name, declaredVersions(m)); !at {
 			return false, why
 		}
 		ok = append(ok, m.Name)
@@ -368,8 +364,10 @@ func (b *builder) manifestGate(m *payload.Manifest, ci *componentInfo) (*Gate, s
 	case wait == openshift.WaitClusterOperator:
 		declared := declaredVersions(m)
 		if len(declared) == 0 {
-			b.warnings = append(b.warnings, fmt.Sprintf("the %s manifest of clusteroperator/%s declares no versions: the CVO would fail it (ClusterOperatorNoVersions), and the plan cannot gate on it", b.target, m.Name))
-			return nil, fmt.Sprintf("%s %s (%s). It declares no versions, so nothing can be waited for.%s", verb, obj, where, comp)
+			b.warnings = append(b.warnings, fmt.Sprintf("the %s manifest of clusteroperator/%s declares no versions: CVO main would fail it (ClusterOperatorNoVersions); the plan waits on its conditions, as the 4.4 CVO did", b.target, m.Name))
+			g := &Gate{Kind: GateClusterOperator, ClusterOperator: m.Name,
+				Description: fmt.Sprintf("clusteroperator/%s reports Available=True, Progressing=False and Degraded=False", m.Name)}
+			return g, fmt.Sprintf("%s %s (%s). It declares no versions: wait, as the 4.4 CVO did, until the operator is Available and neither Progressing nor Degraded.%s", verb, obj, where, comp)
 		}
 		for _, d := range declared {
 			if d.Name == "operator" && d.Version != b.target {

@@ -220,7 +220,7 @@ func (c agreeCase) gates(t *testing.T) (bool, string) {
 	if o := c.clusterOperator(); o != nil {
 		co = toUnstructured(t, o)
 	}
-	p := evalClusterOperator(&plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: c.co, Versions: c.declared}, co)
+	p := evalClusterOperator(&plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: c.co, Versions: c.declared}, co, 0)
 	if !p.Met {
 		return false, "cluster-operator gate: " + p.Message
 	}

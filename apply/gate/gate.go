@@ -50,6 +50,17 @@ type Progress struct {
 	// Failed is true when the condition cannot become true without intervention
 	// (a workload whose rollout kstatus reports Failed).
 	Failed bool `json:"failed,omitempty"`
+	// CVOWaits is true when the CVO itself would still be waiting here, not
+	// failing (a cluster-operator gate whose operator is updating, or Degraded
+	// for less than 40 minutes: inspect.OperatorWaitFor): the gate's timeout
+	// does not end such a wait, unless the admin set it (--gate-timeout).
+	CVOWaits bool `json:"cvoWaits,omitempty"`
+	// Slow is true past the CVO's "longer than expected" threshold
+	// (inspect.SlowAfter); the gate keeps waiting and says so.
+	Slow bool `json:"slow,omitempty"`
+	// Reason is the CVO's reason for not moving on (ClusterOperatorUpdating,
+	// ClusterOperatorDegraded, ...), for a cluster-operator gate.
+	Reason string `json:"reason,omitempty"`
 	// Message says what holds or what is missing, in one sentence.
 	Message string `json:"message"`
 	// Pending lists what is not there yet, one item each (a node behind, a
@@ -58,10 +69,12 @@ type Progress struct {
 }
 
 func (p Progress) same(q Progress) bool {
-	return p.Met == q.Met && p.Failed == q.Failed && p.Message == q.Message
+	return p.Met == q.Met && p.Failed == q.Failed && p.Message == q.Message && p.CVOWaits == q.CVOWaits && p.Slow == q.Slow
 }
 
-// TimeoutError is returned when a gate is not met within its timeout.
+// TimeoutError is returned when a gate is not met within its timeout (for a
+// cluster-operator gate: and the CVO would no longer be waiting either, unless
+// the timeout is the admin's).
 type TimeoutError struct {
 	Kind    plan.GateKind
 	Timeout time.Duration
@@ -95,8 +108,12 @@ func NewChecker(dyn dynamic.Interface, mapper *resource.Mapper) *Checker {
 
 // WaitOptions tune Wait.
 type WaitOptions struct {
-	// Timeout bounds the wait; zero means the kind's default.
+	// Timeout bounds the wait; zero means the kind's default (for machine-config,
+	// scaled to its pools: machineConfigTimeout).
 	Timeout time.Duration
+	// HardTimeout makes Timeout end the wait even where the CVO would still
+	// wait (the admin's --gate-timeout).
+	HardTimeout bool
 	// Heartbeat repeats the last progress this often while nothing changes
 	// (zero: only on change).
 	Heartbeat time.Duration
@@ -117,10 +134,13 @@ type source struct {
 }
 
 // spec is a gate made concrete: its sources and its evaluation over their objects
-// (objs[i] are source i's objects).
+// (objs[i] are source i's objects) after waiting waited.
 type spec struct {
 	sources []source
-	eval    func(objs [][]*unstructured.Unstructured) Progress
+	eval    func(objs [][]*unstructured.Unstructured, waited time.Duration) Progress
+	// timeout, when set, gives the default timeout from the objects (a
+	// machine-config gate's, from its pools).
+	timeout func(objs [][]*unstructured.Unstructured) time.Duration
 }
 
 // Check evaluates the gate once, from lists rather than watches.
@@ -159,7 +179,7 @@ func (c *Checker) evalLists(ctx context.Context, s *spec, cached bool) (Progress
 			objs[i] = append(objs[i], &list.Items[j])
 		}
 	}
-	return s.eval(objs), nil
+	return s.eval(objs, 0), nil
 }
 
 // Wait watches the gate's sources until the gate is met, fails, times out or ctx
@@ -168,7 +188,8 @@ func (c *Checker) evalLists(ctx context.Context, s *spec, cached bool) (Progress
 func (c *Checker) Wait(ctx context.Context, g *plan.Gate, opts WaitOptions) (Progress, error) {
 	start := time.Now()
 	timeout := opts.Timeout
-	if timeout <= 0 {
+	defaulted := timeout <= 0
+	if defaulted {
 		timeout = DefaultTimeouts[g.Kind]
 	}
 	s, err := c.spec(ctx, g, opts.Restore)
@@ -218,23 +239,13 @@ func (c *Checker) Wait(ctx context.Context, g *plan.Gate, opts WaitOptions) (Pro
 		synced[i] = inf.HasSynced
 		go inf.RunWithContext(ctx)
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		if err := ctx.Err(); err != nil && !errors.Is(err, context.Canceled) {
 			return Progress{}, err
 		}
 		return Progress{}, context.Cause(ctx)
 	}
-	var heartbeat <-chan time.Time
-	if opts.Heartbeat > 0 {
-		t := time.NewTicker(opts.Heartbeat)
-		defer t.Stop()
-		heartbeat = t.C
-	}
-	var last Progress
-	first := true
-	for {
+	list := func() [][]*unstructured.Unstructured {
 		objs := make([][]*unstructured.Unstructured, len(stores))
 		for i, st := range stores {
 			for _, o := range st.List() {
@@ -243,33 +254,55 @@ func (c *Checker) Wait(ctx context.Context, g *plan.Gate, opts WaitOptions) (Pro
 				}
 			}
 		}
-		p := s.eval(objs)
+		return objs
+	}
+	if defaulted && s.timeout != nil {
+		timeout = max(timeout, s.timeout(list()))
+	}
+	timer := time.NewTimer(max(timeout-time.Since(start), 0))
+	defer timer.Stop()
+	var heartbeat <-chan time.Time
+	if opts.Heartbeat > 0 {
+		t := time.NewTicker(opts.Heartbeat)
+		defer t.Stop()
+		heartbeat = t.C
+	}
+	// A cluster-operator gate's verdict changes with time alone (Degraded
+	// fails after 40 minutes, an update is slow after 30): it is evaluated
+	// again every minute even when nothing changes.
+	var tick <-chan time.Time
+	if g.Kind == plan.GateClusterOperator {
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		tick = t.C
+	}
+	var last Progress
+	first, timedOut := true, false
+	for {
+		p := s.eval(list(), time.Since(start))
 		if (first || !p.same(last)) && opts.OnProgress != nil {
 			opts.OnProgress(p, time.Since(start))
 		}
 		first, last = false, p
-		if p.Met {
+		switch {
+		case p.Met:
 			return p, nil
-		}
-		if p.Failed {
+		case p.Failed:
 			return p, &FailedError{Kind: g.Kind, Last: p}
+		case timedOut && (!p.CVOWaits || opts.HardTimeout):
+			return p, &TimeoutError{Kind: g.Kind, Timeout: timeout, Last: p}
 		}
 		select {
 		case <-changed:
+		case <-tick:
 		case <-heartbeat:
 			if opts.OnProgress != nil {
 				opts.OnProgress(last, time.Since(start))
 			}
-			// Nothing changed; skip re-evaluating.
-			select {
-			case <-changed:
-			case <-timer.C:
-				return last, &TimeoutError{Kind: g.Kind, Timeout: timeout, Last: last}
-			case <-ctx.Done():
-				return last, ctx.Err()
-			}
 		case <-timer.C:
-			return last, &TimeoutError{Kind: g.Kind, Timeout: timeout, Last: last}
+			// Past the timeout: the next evaluation ends the wait unless the
+			// CVO would still be waiting.
+			timedOut = true
 		case <-ctx.Done():
 			return last, ctx.Err()
 		}

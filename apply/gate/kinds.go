@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/openshift-recover/recover/apply/internal/retry"
@@ -91,20 +93,29 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 	}
 	switch g.Kind {
 	case plan.GateClusterOperator:
-		if g.ClusterOperator == "" || len(g.Versions) == 0 {
-			return nil, fmt.Errorf("cluster-operator gate needs clusterOperator and versions")
+		if g.ClusterOperator == "" {
+			return nil, fmt.Errorf("cluster-operator gate needs clusterOperator")
 		}
-		return &spec{
+		s := &spec{
 			sources: []source{{gvr: clusterOperators, name: g.ClusterOperator}},
-			eval:    func(o [][]*unstructured.Unstructured) Progress { return evalClusterOperator(g, first(o[0])) },
-		}, nil
+			eval: func(o [][]*unstructured.Unstructured, waited time.Duration) Progress {
+				return evalClusterOperator(g, first(o[0]), waited)
+			},
+		}
+		if g.ClusterOperator == openshift.MachineConfigOperator {
+			// machine-config reports its version once the pools it waits
+			// for have rolled, node by node: its timeout scales with them.
+			s.sources = append(s.sources, source{gvr: pools})
+			s.timeout = func(o [][]*unstructured.Unstructured) time.Duration { return machineConfigTimeout(o[1]) }
+		}
+		return s, nil
 	case plan.GateCRDEstablished:
 		if g.Object == nil || g.Object.Name == "" {
 			return nil, fmt.Errorf("crd-established gate needs object.name")
 		}
 		return &spec{
 			sources: []source{{gvr: crds, name: g.Object.Name}},
-			eval: func(o [][]*unstructured.Unstructured) Progress {
+			eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
 				return evalKstatus("CustomResourceDefinition "+g.Object.Name, first(o[0]))
 			},
 		}, nil
@@ -123,9 +134,13 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 		what := g.Object.Kind + " " + qualified(g.Object.Namespace, g.Object.Name)
 		src := source{gvr: mapping.Resource, namespace: g.Object.Namespace, name: g.Object.Name}
 		if g.Kind == plan.GateDeleted {
-			return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured) Progress { return evalDeleted(what, first(o[0])) }}, nil
+			return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
+				return evalDeleted(what, first(o[0]))
+			}}, nil
 		}
-		return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured) Progress { return evalKstatus(what, first(o[0])) }}, nil
+		return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
+			return evalKstatus(what, first(o[0]))
+		}}, nil
 	case plan.GateStaticPods:
 		sp := g.StaticPods
 		if sp == nil || sp.Resource == "" || sp.Namespace == "" || sp.PodPrefix == "" {
@@ -145,7 +160,7 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 				{gvr: pods, namespace: sp.Namespace},
 				{gvr: nodes, selector: sp.NodeSelector},
 			},
-			eval: func(o [][]*unstructured.Unstructured) Progress {
+			eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
 				return evalStaticPods(sp, sel, first(o[0]), o[1], o[2])
 			},
 		}, nil
@@ -155,7 +170,7 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 		}
 		return &spec{
 			sources: []source{{gvr: pools, name: g.Pool}},
-			eval:    func(o [][]*unstructured.Unstructured) Progress { return evalPool(g.Pool, first(o[0])) },
+			eval:    func(o [][]*unstructured.Unstructured, _ time.Duration) Progress { return evalPool(g.Pool, first(o[0])) },
 		}, nil
 	case plan.GateCVOScaledDown:
 		return &spec{
@@ -163,7 +178,9 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 				{gvr: deployments, namespace: openshift.CVONamespace, name: openshift.CVODeployment},
 				{gvr: pods, namespace: openshift.CVONamespace, selector: openshift.CVOPodSelector},
 			},
-			eval: func(o [][]*unstructured.Unstructured) Progress { return evalCVOScaledDown(first(o[0]), o[1]) },
+			eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
+				return evalCVOScaledDown(first(o[0]), o[1])
+			},
 		}, nil
 	case plan.GateCVORunning:
 		return &spec{
@@ -171,7 +188,7 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 				{gvr: deployments, namespace: openshift.CVONamespace, name: openshift.CVODeployment},
 				{gvr: clusterVersions, name: openshift.ClusterVersionName},
 			},
-			eval: func(o [][]*unstructured.Unstructured) Progress {
+			eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
 				return evalCVORunning(first(o[0]), first(o[1]), g.RefusalExpected != "")
 			},
 		}, nil
@@ -205,31 +222,81 @@ func qualified(ns, name string) string {
 	return ns + "/" + name
 }
 
-// evalClusterOperator: every version in the gate is reported, Available=True,
-// Degraded=False (CVO checkOperatorHealth), as inspect.OperatorAt decides it.
-func evalClusterOperator(g *plan.Gate, u *unstructured.Unstructured) Progress {
-	if u == nil {
-		v := inspect.OperatorAt(nil, nil)
-		return Progress{Message: "ClusterOperator " + g.ClusterOperator + " does not exist yet", Pending: []string{"clusteroperator/" + g.ClusterOperator + " missing: " + v.String()}}
-	}
-	var co configv1.ClusterOperator
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &co); err != nil {
-		return Progress{Message: "cannot read ClusterOperator " + g.ClusterOperator + ": " + err.Error()}
-	}
-	reduced := inspect.ClusterOperatorFromAPI(&co)
+// evalClusterOperator asks inspect.OperatorWaitFor, the one rule for "may the
+// CVO move past this ClusterOperator", after waiting waited: met when the CVO
+// would be done; otherwise whether the CVO would still be waiting (CVOWaits),
+// slow, or failing, with its reason.
+func evalClusterOperator(g *plan.Gate, u *unstructured.Unstructured, waited time.Duration) Progress {
 	want := make([]configv1.OperandVersion, 0, len(g.Versions))
 	for _, v := range g.Versions {
 		want = append(want, configv1.OperandVersion{Name: v.Name, Version: v.Version})
 	}
-	v := inspect.OperatorAt(&reduced, want)
-	if v.OK {
+	var reduced *inspect.ClusterOperator
+	if u != nil {
+		var co configv1.ClusterOperator
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &co); err != nil {
+			return Progress{Message: "cannot read ClusterOperator " + g.ClusterOperator + ": " + err.Error()}
+		}
+		r := inspect.ClusterOperatorFromAPI(&co)
+		reduced = &r
+	}
+	w := inspect.OperatorWaitFor(reduced, g.ClusterOperator, want, waited)
+	if w.OK {
+		if len(g.Versions) == 0 {
+			return Progress{Met: true, Message: fmt.Sprintf("ClusterOperator %s is Available, not Progressing, not Degraded", g.ClusterOperator)}
+		}
 		var vs []string
 		for _, v := range g.Versions {
 			vs = append(vs, v.Name+" "+v.Version)
 		}
 		return Progress{Met: true, Message: fmt.Sprintf("ClusterOperator %s reports %s, Available, not Degraded", g.ClusterOperator, strings.Join(vs, ", "))}
 	}
-	return Progress{Message: "ClusterOperator " + g.ClusterOperator + ": " + v.String(), Pending: v.Pending}
+	p := Progress{Pending: w.Pending, Reason: w.Reason, CVOWaits: w.Outcome == inspect.OperatorWaiting, Slow: w.Slow}
+	switch {
+	case reduced == nil:
+		p.Message = "ClusterOperator " + g.ClusterOperator + " does not exist yet"
+		p.Pending = []string{"clusteroperator/" + g.ClusterOperator + " missing: " + w.String()}
+	default:
+		p.Message = "ClusterOperator " + g.ClusterOperator + ": " + w.String()
+	}
+	switch {
+	case w.Slow:
+		p.Message += fmt.Sprintf(" (waiting over %s, longer than expected; the CVO would keep waiting too)", inspect.SlowAfter(g.ClusterOperator))
+	case w.Outcome == inspect.OperatorFailing:
+		p.Message += " (the CVO would report this as failing: " + w.Reason + ")"
+	}
+	return p
+}
+
+// perNodeRollout is how long machine-config's gate allows for one node of a pool
+// to drain, reboot and come back, when it scales its timeout.
+const perNodeRollout = 15 * time.Minute
+
+// machineConfigTimeout is the default timeout of machine-config's gate: the
+// CVO's 90-minute "slow" threshold, or longer for pools that roll more nodes than
+// that allows: per pool that gates the update (inspect GatesUpdate), its
+// machines in batches of maxUnavailable (default 1), perNodeRollout each.
+func machineConfigTimeout(poolObjs []*unstructured.Unstructured) time.Duration {
+	longest := inspect.MachineConfigSlowAfter
+	for _, u := range poolObjs {
+		var mcp mcfgv1.MachineConfigPool
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &mcp) != nil {
+			continue
+		}
+		pool := inspect.MachineConfigPoolFromAPI(&mcp)
+		if !pool.GatesUpdate() {
+			continue
+		}
+		batch := 1
+		if mu := mcp.Spec.MaxUnavailable; mu != nil {
+			if n, err := intstr.GetScaledValueFromIntOrPercent(mu, int(pool.MachineCount), false); err == nil && n > 1 {
+				batch = n
+			}
+		}
+		batches := (int(pool.MachineCount) + batch - 1) / batch
+		longest = max(longest, time.Duration(batches)*perNodeRollout)
+	}
+	return longest
 }
 
 // evalKstatus uses kstatus for CRDs and workloads.

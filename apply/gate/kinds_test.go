@@ -1,8 +1,10 @@
 package gate
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -25,23 +27,71 @@ func obj(t *testing.T, doc string) *unstructured.Unstructured {
 
 func TestClusterOperatorGate(t *testing.T) {
 	g := &plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: "kube-apiserver", Versions: []plan.OperandVersion{{Name: "operator", Version: "4.4.4"}, {Name: "kube-apiserver", Version: "1.17.1"}}}
+	mco := &plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: "machine-config", Versions: []plan.OperandVersion{{Name: "operator", Version: "4.4.4"}}}
+	noVersions := &plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: "kube-apiserver"}
+	const healthy = `conditions: [{type: Available, status: "True"}, {type: Degraded, status: "False"}]`
 	for _, tc := range []struct {
-		name, status string
-		met          bool
-		want         string
+		name   string
+		gate   *plan.Gate
+		status string
+		waited time.Duration
+		met    bool
+		// cvoWaits: the CVO would still wait (the timeout does not end it);
+		// slow: past its "longer than expected" threshold.
+		cvoWaits, slow bool
+		want           string
 	}{
-		{"met", `{versions: [{name: operator, version: 4.4.4}, {name: kube-apiserver, version: 1.17.1}], conditions: [{type: Available, status: "True"}, {type: Degraded, status: "False"}]}`, true, "Available, not Degraded"},
-		{"operand behind", `{versions: [{name: operator, version: 4.4.4}, {name: kube-apiserver, version: 1.16.2}], conditions: [{type: Available, status: "True"}, {type: Degraded, status: "False"}]}`, false, "kube-apiserver: 1.16.2 (want 1.17.1)"},
-		{"degraded", `{versions: [{name: operator, version: 4.4.4}, {name: kube-apiserver, version: 1.17.1}], conditions: [{type: Available, status: "True"}, {type: Degraded, status: "True", reason: NodeInstallerDegraded}]}`, false, "Degraded=True (NodeInstallerDegraded)"},
-		{"no conditions", `{versions: [{name: operator, version: 4.4.4}]}`, false, "Available=missing"},
+		{"met", g, `{versions: [{name: operator, version: 4.4.4}, {name: kube-apiserver, version: 1.17.1}], ` + healthy + `}`, 0, true, false, false, "Available, not Degraded"},
+		{"operand behind: the CVO waits", g, `{versions: [{name: operator, version: 4.4.4}, {name: kube-apiserver, version: 1.16.2}], ` + healthy + `}`, time.Minute, false, true, false, "kube-apiserver: 1.16.2 (want 1.17.1)"},
+		{"operand behind for 35 minutes: slow, still waiting", g, `{versions: [{name: operator, version: 4.4.4}, {name: kube-apiserver, version: 1.16.2}], ` + healthy + `}`, 35 * time.Minute, false, true, true, "longer than expected"},
+		{"machine-config behind for 60 minutes: not slow yet", mco, `{versions: [{name: operator, version: 4.3.19}], ` + healthy + `}`, 60 * time.Minute, false, true, false, "operator: 4.3.19 (want 4.4.4)"},
+		{"machine-config behind for 95 minutes: slow, still waiting", mco, `{versions: [{name: operator, version: 4.3.19}], ` + healthy + `}`, 95 * time.Minute, false, true, true, "longer than expected"},
+		{"degraded for 35 minutes: the CVO still waits", g, `{versions: [{name: operator, version: 4.4.4}, {name: kube-apiserver, version: 1.17.1}], conditions: [{type: Available, status: "True"}, {type: Degraded, status: "True", reason: NodeInstallerDegraded}]}`, 35 * time.Minute, false, true, false, "Degraded=True (NodeInstallerDegraded)"},
+		{"degraded for 45 minutes: the CVO reports failing", g, `{versions: [{name: operator, version: 4.4.4}, {name: kube-apiserver, version: 1.17.1}], conditions: [{type: Available, status: "True"}, {type: Degraded, status: "True", reason: NodeInstallerDegraded}]}`, 45 * time.Minute, false, false, false, "ClusterOperatorDegraded"},
+		{"no conditions: not available, failing", g, `{versions: [{name: operator, version: 4.4.4}]}`, 0, false, false, false, "Available=missing"},
+		// Both CVOs read the FIRST entry of a name; the old gate read the last.
+		{"duplicate operator entries, target first: met", g, `{versions: [{name: operator, version: 4.4.4}, {name: kube-apiserver, version: 1.17.1}, {name: operator, version: 4.3.19}], ` + healthy + `}`, 0, true, false, false, "Available, not Degraded"},
+		{"duplicate operator entries, older first: waits", g, `{versions: [{name: operator, version: 4.3.19}, {name: kube-apiserver, version: 1.17.1}, {name: operator, version: 4.4.4}], ` + healthy + `}`, 0, false, true, false, "operator: 4.3.19 (want 4.4.4)"},
+		// A manifest without versions: the 4.4 CVO's conditions.
+		{"no versions declared: Available, not Progressing, not Degraded", noVersions, `{conditions: [{type: Available, status: "True"}, {type: Progressing, status: "False"}, {type: Degraded, status: "False"}]}`, 0, true, false, false, "not Progressing"},
+		{"no versions declared: still Progressing, reported as CVO main does", noVersions, `{conditions: [{type: Available, status: "True"}, {type: Progressing, status: "True"}, {type: Degraded, status: "False"}]}`, 0, false, false, false, "Progressing=True"},
 	} {
-		p := evalClusterOperator(g, obj(t, "{apiVersion: config.openshift.io/v1, kind: ClusterOperator, metadata: {name: kube-apiserver}, status: "+tc.status+"}"))
-		if p.Met != tc.met || !strings.Contains(p.Message, tc.want) {
-			t.Errorf("%s: met %v, message %q; want met %v containing %q", tc.name, p.Met, p.Message, tc.met, tc.want)
+		p := evalClusterOperator(tc.gate, obj(t, "{apiVersion: config.openshift.io/v1, kind: ClusterOperator, metadata: {name: "+tc.gate.ClusterOperator+"}, status: "+tc.status+"}"), tc.waited)
+		if p.Met != tc.met || p.CVOWaits != tc.cvoWaits || p.Slow != tc.slow || !strings.Contains(p.Message, tc.want) {
+			t.Errorf("%s: met %v, cvoWaits %v, slow %v, message %q; want met %v, cvoWaits %v, slow %v, containing %q", tc.name, p.Met, p.CVOWaits, p.Slow, p.Message, tc.met, tc.cvoWaits, tc.slow, tc.want)
 		}
 	}
-	if p := evalClusterOperator(g, nil); p.Met || !strings.Contains(p.Message, "does not exist") {
+	if p := evalClusterOperator(g, nil, 0); p.Met || p.CVOWaits || !strings.Contains(p.Message, "does not exist") {
 		t.Errorf("missing CO: %+v", p)
+	}
+}
+
+func TestMachineConfigTimeoutScalesWithThePools(t *testing.T) {
+	pool := func(name string, machines int, maxUnavailable string, required bool) *unstructured.Unstructured {
+		labels := ""
+		if required {
+			labels = `labels: {operator.machineconfiguration.openshift.io/required-for-upgrade: ""},`
+		}
+		mu := ""
+		if maxUnavailable != "" {
+			mu = "maxUnavailable: " + maxUnavailable
+		}
+		return obj(t, fmt.Sprintf(`{apiVersion: machineconfiguration.openshift.io/v1, kind: MachineConfigPool, metadata: {name: %s, %s}, spec: {%s}, status: {machineCount: %d}}`, name, labels, mu, machines))
+	}
+	for _, tc := range []struct {
+		name  string
+		pools []*unstructured.Unstructured
+		want  time.Duration
+	}{
+		{"three masters: the CVO's 90 minutes", []*unstructured.Unstructured{pool("master", 3, "", false), pool("worker", 50, "", false)}, 90 * time.Minute},
+		{"a required pool of 20, one at a time", []*unstructured.Unstructured{pool("master", 3, "", false), pool("infra", 20, "", true)}, 20 * perNodeRollout},
+		{"a required pool of 20, 5 at a time", []*unstructured.Unstructured{pool("infra", 20, "5", true)}, 90 * time.Minute},
+		{"a required pool of 40, 25% at a time", []*unstructured.Unstructured{pool("infra", 40, `"25%"`, true)}, 90 * time.Minute},
+		{"a master pool of 9, one at a time", []*unstructured.Unstructured{pool("master", 9, "", false)}, 9 * perNodeRollout},
+	} {
+		if got := machineConfigTimeout(tc.pools); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
 	}
 }
 

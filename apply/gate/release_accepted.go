@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,7 +21,9 @@ func releaseAcceptedSpec(g *plan.Gate) (*spec, error) {
 	}
 	return &spec{
 		sources: []source{{gvr: clusterVersions, name: openshift.ClusterVersionName}},
-		eval:    func(o [][]*unstructured.Unstructured) Progress { return evalReleaseAccepted(g.Image, first(o[0])) },
+		eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
+			return evalReleaseAccepted(g.Image, first(o[0]))
+		},
 	}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -45,7 +46,7 @@ func nodeSpec(g *plan.Gate, pred func(inspect.Node) inspect.Verdict, state strin
 	}
 	return &spec{
 		sources: []source{{gvr: nodes}},
-		eval: func(o [][]*unstructured.Unstructured) Progress {
+		eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
 			return evalNodes(g.Nodes, o[0], pred, state)
 		},
 	}, nil
@@ -122,7 +123,7 @@ func conditionSpec(g *plan.Gate) (*spec, error) {
 	what := g.Object.Kind + " " + g.Object.Name
 	return &spec{
 		sources: []source{{gvr: gvr, name: g.Object.Name}},
-		eval: func(o [][]*unstructured.Unstructured) Progress {
+		eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
 			return evalConditionCleared(what, g.Condition, g.Reason, first(o[0]))
 		},
 	}, nil
@@ -174,7 +175,9 @@ func (c *Checker) restoredSpec(g *plan.Gate, r *Restore) (*spec, error) {
 	what := g.Object.Kind + " " + qualified(g.Object.Namespace, g.Object.Name)
 	return &spec{
 		sources: []source{{gvr: mapping.Resource, namespace: g.Object.Namespace, name: g.Object.Name}},
-		eval:    func(o [][]*unstructured.Unstructured) Progress { return evalRestored(what, r, first(o[0])) },
+		eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
+			return evalRestored(what, r, first(o[0]))
+		},
 	}, nil
 }
 
@@ -214,7 +217,9 @@ func csrSpec(g *plan.Gate) (*spec, error) {
 	name := g.Object.Name
 	return &spec{
 		sources: []source{{gvr: csrs, name: name}},
-		eval:    func(o [][]*unstructured.Unstructured) Progress { return evalCSRIssued(name, first(o[0])) },
+		eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
+			return evalCSRIssued(name, first(o[0]))
+		},
 	}, nil
 }
 

@@ -2,10 +2,8 @@ package resource
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
-	"strings"
 	"sync"
 
 	"github.com/openshift-recover/recover/internal/openshift"
@@ -83,9 +81,15 @@ type Change struct {
 	// Secret values hashed. Empty when nothing changes.
 	Diff string
 
-	manifest   *unstructured.Unstructured
-	createOnly bool
-	opts       PrepareOptions
+	// Path is the CVO builder whose rules made the change.
+	Path Path
+
+	manifest *unstructured.Unstructured
+	facts    Facts
+	opts     PrepareOptions
+	// statusAfterCreate is written with the status subresource right after the
+	// create (a ClusterOperator's relatedObjects).
+	statusAfterCreate map[string]any
 }
 
 // Result is what Commit did.
@@ -104,9 +108,11 @@ type Applier struct {
 	FieldManager string
 	owner        *metav1.OwnerReference
 
-	// proxy is the cluster proxy, read once, when the first manifest asks for it.
-	proxyMu sync.Mutex
-	proxy   *ProxyEnv
+	// proxy is the cluster proxy, read once, when the first manifest asks for
+	// it; internalAPI likewise, for the CVO's Deployment.
+	proxyMu     sync.Mutex
+	proxy       *ProxyEnv
+	internalAPI *string
 }
 
 // NewApplier returns an Applier. Owner is the ClusterVersion/version reference added
@@ -128,17 +134,19 @@ func Decode(m *plan.Manifest) (*unstructured.Unstructured, error) {
 	if m.Digest != digest {
 		return nil, fmt.Errorf("manifest %s[%d] %s/%s: digest %s does not match its object (%s): the plan was edited after it was made; make a new plan", m.File, m.Index, m.Kind, m.Name, m.Digest, digest)
 	}
+	// Decoded as the API machinery decodes JSON (whole numbers int64), so the
+	// manifest compares with live objects as the CVO compares them.
 	u := &unstructured.Unstructured{}
-	if err := json.Unmarshal(m.Object, &u.Object); err != nil {
+	if err := u.UnmarshalJSON(m.Object); err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", m.File, err)
 	}
 	if u.GetAPIVersion() != m.APIVersion || u.GetKind() != m.Kind || u.GetName() != m.Name || u.GetNamespace() != m.Namespace {
 		return nil, fmt.Errorf("manifest %s[%d]: object is %s %s %s/%s but the plan says %s %s %s/%s", m.File, m.Index,
 			u.GetAPIVersion(), u.GetKind(), u.GetNamespace(), u.GetName(), m.APIVersion, m.Kind, m.Namespace, m.Name)
 	}
-	if strings.Contains(string(m.Object), "{{") {
-		return nil, fmt.Errorf("manifest %s[%d] %s/%s holds an unrendered template ({{...}}); the planner must render the CVO's templates", m.File, m.Index, m.Kind, m.Name)
-	}
+	// Text such as Prometheus's "{{ $labels.name }}" is data: the CVO renders
+	// only its own manifests/ directory (the planner did) and applies the
+	// release manifests as they are.
 	return u, nil
 }
 
@@ -154,21 +162,16 @@ func (a *Applier) Prepare(ctx context.Context, m *plan.Manifest, opts PrepareOpt
 	if err != nil {
 		return nil, err
 	}
-	if obj.GetAnnotations()[InjectProxyAnnotation] != "" {
-		p, err := a.clusterProxy(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if err := injectProxy(obj, p); err != nil {
-			return nil, err
-		}
+	facts, err := a.facts(ctx, obj)
+	if err != nil {
+		return nil, err
 	}
 	c := &Change{
-		Mapping:    mapping,
-		Name:       obj.GetName(),
-		manifest:   obj,
-		createOnly: openshift.CreateOnly(obj.GetAnnotations()),
-		opts:       opts,
+		Mapping:  mapping,
+		Name:     obj.GetName(),
+		manifest: obj,
+		facts:    facts,
+		opts:     opts,
 	}
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		if obj.GetNamespace() == "" {
@@ -176,8 +179,10 @@ func (a *Applier) Prepare(ctx context.Context, m *plan.Manifest, opts PrepareOpt
 		}
 		c.Namespace = obj.GetNamespace()
 	}
-	if v, ok := obj.GetAnnotations()[openshift.AnnotationDelete]; ok && v != "true" {
-		return nil, fmt.Errorf("%s %s: annotation %s=%q: the only valid value is \"true\"", obj.GetKind(), obj.GetName(), openshift.AnnotationDelete, v)
+	if del, err := openshift.DeleteAnnotation(obj.GetAnnotations()); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
+	} else if del != opts.Delete {
+		return nil, fmt.Errorf("%s %s: a %s step for a manifest annotated %s=%t; make a new plan", obj.GetKind(), obj.GetName(), map[bool]string{true: "delete", false: "apply"}[opts.Delete], openshift.AnnotationDelete, del)
 	}
 	if err := a.prepareRetrying(ctx, c); err != nil {
 		return nil, err
@@ -197,18 +202,34 @@ func (a *Applier) prepareRetrying(ctx context.Context, c *Change) error {
 	}
 }
 
-// clusterProxy returns the cluster proxy, reading it on first use.
-func (a *Applier) clusterProxy(ctx context.Context) (ProxyEnv, error) {
+// facts reads what the CVO would read besides the object to build the change
+// (Facts): the cluster proxy for a manifest that asks for it, the internal API
+// endpoint for the CVO's own Deployment; each once per Applier.
+func (a *Applier) facts(ctx context.Context, obj *unstructured.Unstructured) (Facts, error) {
+	f := Facts{Owner: a.owner}
 	a.proxyMu.Lock()
 	defer a.proxyMu.Unlock()
-	if a.proxy == nil {
-		p, err := ReadProxy(ctx, a.dynamic)
-		if err != nil {
-			return ProxyEnv{}, err
+	if obj.GetAnnotations()[InjectProxyAnnotation] != "" {
+		if a.proxy == nil {
+			p, err := ReadProxy(ctx, a.dynamic)
+			if err != nil {
+				return f, err
+			}
+			a.proxy = &p
 		}
-		a.proxy = &p
+		f.Proxy = *a.proxy
 	}
-	return *a.proxy, nil
+	if openshift.IsCVODeployment(obj.GetAPIVersion(), obj.GetKind(), obj.GetNamespace(), obj.GetName()) {
+		if a.internalAPI == nil {
+			u, err := ReadInternalAPI(ctx, a.dynamic)
+			if err != nil {
+				return f, err
+			}
+			a.internalAPI = &u
+		}
+		f.APIServerInternalURL = *a.internalAPI
+	}
+	return f, nil
 }
 
 func (a *Applier) client(c *Change) dynamic.ResourceInterface {
@@ -249,9 +270,15 @@ func (a *Applier) prepare(ctx context.Context, c *Change) error {
 		return nil
 	}
 
-	if live == nil {
+	res, err := Merge(c.manifest, live, c.facts)
+	if err != nil {
+		return err
+	}
+	c.Path = res.Path
+	switch res.Operation {
+	case OpCreate:
 		c.Operation = OpCreate
-		c.Desired = a.forCreate(c)
+		c.Desired, c.statusAfterCreate = res.Object, res.StatusAfterCreate
 		dry, err := client.Create(ctx, c.Desired, metav1.CreateOptions{DryRun: dryRunAll, FieldManager: a.FieldManager})
 		if err != nil {
 			return fmt.Errorf("dry-run creating %s: %w", describe(c), err)
@@ -259,18 +286,27 @@ func (a *Applier) prepare(ctx context.Context, c *Change) error {
 		c.DryRun = dry
 		c.Diff = Diff(nil, dry)
 		return nil
-	}
-	if c.createOnly {
-		c.Operation = OpExists
+	case OpUpdate:
+	default:
+		// The CVO writes nothing: a create-only object that exists, an
+		// existing ClusterOperator, or a merge that found nothing to change.
+		c.Operation = res.Operation
 		return nil
 	}
-	c.Desired = a.merge(c, live)
+	c.Desired = res.Object
+	if c.opts.PreserveReplicas {
+		if r, found, _ := unstructured.NestedFieldCopy(live.Object, "spec", "replicas"); found {
+			_ = unstructured.SetNestedField(c.Desired.Object, r, "spec", "replicas")
+		}
+	}
 	dry, err := client.Update(ctx, c.Desired, metav1.UpdateOptions{DryRun: dryRunAll, FieldManager: a.FieldManager})
 	if err != nil {
 		return fmt.Errorf("dry-run updating %s: %w", describe(c), err)
 	}
 	c.DryRun = dry
 	if reflect.DeepEqual(contentOf(live), contentOf(dry)) {
+		// The API server would store nothing new (the CVO's write would be a
+		// no-op): nothing is sent.
 		c.Operation = OpUnchanged
 		return nil
 	}
@@ -314,6 +350,9 @@ func (a *Applier) Commit(ctx context.Context, c *Change) (*Result, error) {
 		default:
 			return nil, fmt.Errorf("unknown operation %q", c.Operation)
 		}
+		if err == nil && c.Operation == OpCreate && c.statusAfterCreate != nil {
+			obj, err = a.writeStatusAfterCreate(ctx, client, obj, c.statusAfterCreate)
+		}
 		if err == nil {
 			return &Result{Operation: c.Operation, UID: string(obj.GetUID()), ResourceVersion: obj.GetResourceVersion(), Object: obj}, nil
 		}
@@ -327,106 +366,34 @@ func (a *Applier) Commit(ctx context.Context, c *Change) (*Result, error) {
 	}
 }
 
-// forCreate builds the object to create: the manifest without status, with the
-// owner reference and defaults.
-func (a *Applier) forCreate(c *Change) *unstructured.Unstructured {
-	out := c.manifest.DeepCopy()
-	delete(out.Object, "status")
-	a.ensureOwner(out, c.createOnly)
-	defaultReplicas(out, c.manifest)
-	return out
-}
-
-// merge builds the update: the live object with the manifest's top-level fields,
-// labels and annotations merged in, and the owner reference ensured.
-func (a *Applier) merge(c *Change, live *unstructured.Unstructured) *unstructured.Unstructured {
-	out := live.DeepCopy()
-	for k, v := range c.manifest.Object {
-		switch k {
-		case "apiVersion", "kind", "metadata", "status":
-			continue
-		}
-		if k == "spec" && isJob(c.manifest) {
-			// A Job's spec is immutable once created (the API server generated its
-			// selector and template labels), and the CVO never re-runs a Job on a
-			// change: an existing Job only gets its metadata merged.
-			continue
-		}
-		out.Object[k] = runtimeDeepCopy(v)
+// writeStatusAfterCreate writes the status fields the CVO writes right after it
+// pre-creates a ClusterOperator (pkg/cvo/internal/operatorstatus.go
+// clusterOperatorBuilder.Do, PrecreatingMode: UpdateStatus with the manifest's
+// relatedObjects); a conflict (the operator already reported) is left alone,
+// as the CVO leaves it.
+func (a *Applier) writeStatusAfterCreate(ctx context.Context, client dynamic.ResourceInterface, created *unstructured.Unstructured, status map[string]any) (*unstructured.Unstructured, error) {
+	u := created.DeepCopy()
+	st, _ := u.Object["status"].(map[string]any)
+	if st == nil {
+		st = map[string]any{}
 	}
-	out.SetLabels(mergeMaps(live.GetLabels(), c.manifest.GetLabels()))
-	out.SetAnnotations(mergeMaps(live.GetAnnotations(), c.manifest.GetAnnotations()))
-	a.ensureOwner(out, c.createOnly)
-	defaultReplicas(out, c.manifest)
-	if c.opts.PreserveReplicas {
-		if r, found, _ := unstructured.NestedFieldCopy(live.Object, "spec", "replicas"); found {
-			_ = unstructured.SetNestedField(out.Object, r, "spec", "replicas")
-		}
+	for k, v := range status {
+		st[k] = runtimeDeepCopy(v)
 	}
-	return out
-}
-
-// isJob reports whether u is a batch Job.
-func isJob(u *unstructured.Unstructured) bool {
-	gvk := u.GroupVersionKind()
-	return gvk.Group == "batch" && gvk.Kind == "Job"
-}
-
-// defaultReplicas sets spec.replicas to 1 on a Deployment whose manifest leaves it
-// out, as the CVO does (BZ 2028217).
-func defaultReplicas(out, manifest *unstructured.Unstructured) {
-	gvk := manifest.GroupVersionKind()
-	if gvk.Group != "apps" || gvk.Kind != "Deployment" {
-		return
+	u.Object["status"] = st
+	out, err := client.UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: a.FieldManager})
+	if apierrors.IsConflict(err) {
+		return created, nil
 	}
-	if _, found, _ := unstructured.NestedFieldNoCopy(manifest.Object, "spec", "replicas"); found {
-		return
+	if err != nil {
+		return nil, fmt.Errorf("writing the status of the created %s %s: %w", created.GetKind(), created.GetName(), err)
 	}
-	_ = unstructured.SetNestedField(out.Object, int64(1), "spec", "replicas")
-}
-
-// ensureOwner adds the ClusterVersion owner reference when the object has no owner
-// other than ClusterVersion/version.
-func (a *Applier) ensureOwner(u *unstructured.Unstructured, createOnly bool) {
-	if a.owner == nil {
-		return
-	}
-	refs := u.GetOwnerReferences()
-	for _, r := range refs {
-		if r.UID != a.owner.UID {
-			return
-		}
-	}
-	want := *a.owner
-	controller := !createOnly
-	want.Controller = &controller
-	for i, r := range refs {
-		if r.UID == a.owner.UID {
-			refs[i] = want
-			u.SetOwnerReferences(refs)
-			return
-		}
-	}
-	u.SetOwnerReferences(append(refs, want))
+	return out, nil
 }
 
 // Owner returns the owner reference for ClusterVersion/version with the given UID.
 func Owner(uid types.UID) *metav1.OwnerReference {
 	return &metav1.OwnerReference{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: openshift.ClusterVersionName, UID: uid}
-}
-
-func mergeMaps(live, manifest map[string]string) map[string]string {
-	if len(live) == 0 && len(manifest) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(live)+len(manifest))
-	for k, v := range live {
-		out[k] = v
-	}
-	for k, v := range manifest {
-		out[k] = v
-	}
-	return out
 }
 
 func runtimeDeepCopy(v any) any {

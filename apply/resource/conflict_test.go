@@ -12,28 +12,30 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 )
 
-// An operator writing its ClusterOperator between recover's read and its dry run
+// An operator writing its object between recover's read and its dry run
 // must not surface as an error: the dry run is re-merged and retried.
 func TestPrepareRetriesADryRunThatConflicts(t *testing.T) {
-	gvr := schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "clusteroperators"}
-	live := obj(t, `{apiVersion: config.openshift.io/v1, kind: ClusterOperator, metadata: {name: kube-apiserver, resourceVersion: "7"}}`)
+	gvr := schema.GroupVersionResource{Group: "x.io", Version: "v1", Resource: "widgets"}
+	live := obj(t, `{apiVersion: x.io/v1, kind: Widget, metadata: {name: kube-apiserver, resourceVersion: "7"}, spec: {a: 1}}`)
 	scheme := runtime.NewScheme()
-	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{gvr: "ClusterOperatorList"}, live)
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{gvr: "WidgetList"}, live)
 	conflicts := 2
 	dryRuns := 0
-	client.PrependReactor("update", "clusteroperators", func(action k8stesting.Action) (bool, runtime.Object, error) {
+	client.PrependReactor("update", "widgets", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		dryRuns++
 		if conflicts > 0 {
 			conflicts--
 			return true, nil, apierrors.NewConflict(gvr.GroupResource(), "kube-apiserver", nil)
 		}
-		return false, nil, nil
+		// A dry run: the object is returned, not stored.
+		return true, action.(k8stesting.UpdateAction).GetObject(), nil
 	})
 	a := &Applier{dynamic: client, owner: Owner("cv-uid")}
 	c := &Change{
 		Mapping:  &meta.RESTMapping{Resource: gvr, Scope: meta.RESTScopeRoot},
 		Name:     "kube-apiserver",
-		manifest: obj(t, `{apiVersion: config.openshift.io/v1, kind: ClusterOperator, metadata: {name: kube-apiserver, labels: {a: b}}}`),
+		manifest: obj(t, `{apiVersion: x.io/v1, kind: Widget, metadata: {name: kube-apiserver}, spec: {a: 2}}`),
+		facts:    Facts{Owner: Owner("cv-uid")},
 	}
 	if err := a.prepareRetrying(context.Background(), c); err != nil {
 		t.Fatalf("two conflicts then success must prepare cleanly, got %v", err)

@@ -1,20 +1,23 @@
-// Package resource applies one plan manifest the way the cluster-version operator
-// would (lib/resourcemerge, pkg/cvo/internal/generic.go), through the dynamic client
-// and a cached REST mapper:
+// Package resource applies one plan manifest the way the cluster-version
+// operator (CVO) does, through the dynamic client and a cached REST mapper.
 //
-//   - create the object when it is absent;
-//   - never update an object annotated release.openshift.io/create-only=true;
-//   - otherwise copy the manifest's top-level fields (all but apiVersion, kind,
-//     metadata and status) over the live object, merging labels and annotations
-//     (added or overwritten, never removed);
-//   - add an owner reference to ClusterVersion/version (controller unless
-//     create-only), only when the object has no owner other than it;
-//   - default a Deployment's missing spec.replicas to 1;
-//   - delete manifests annotated release.openshift.io/delete=true, without waiting.
+// Merge restates the CVO's rules (cluster-version-operator main: pkg/cvo/cvo.go,
+// lib/resourcebuilder, lib/resourceapply, lib/resourcemerge,
+// pkg/cvo/internal/generic.go and operatorstatus.go), one file per kind
+// (merge_<kind>.go), each rule citing the function it restates: the CVO's owner
+// reference, the delete and create-only annotations as the CVO reads them
+// (internal/openshift), the per-kind modifications (proxy, the CVO's own API
+// endpoint), creation as the kind's Go type prints it (a ClusterOperator
+// pre-created with its relatedObjects), and the per-kind merge into the live
+// object, or the generic rule for kinds the CVO has no typed builder for. What
+// the manifest does not name stays the live object's: injected CA bundles,
+// allocated Service addresses, an administrator's restartedAt.
 //
-// Every change is prepared first (Prepare): the live object is read, the change is
-// sent as a server-side dry run, and the dry run's result is diffed against the
-// live object, so "unchanged" means the API server itself would store nothing new.
-// Commit then makes the change. Secret values never appear in diffs: they are
-// replaced by their sha256.
+// Every change is prepared first (Prepare): the live object is read, Merge
+// decides, the change is sent as a server-side dry run, and the dry run's result
+// is diffed against the live object, so "unchanged" means the CVO would write
+// nothing or the API server itself would store nothing new. Commit then makes
+// the change. Secret values never appear in diffs: they are replaced by their
+// sha256. The CVO's own results on the real payload (../shared/referee) are the
+// tests' referee (merge_referee_test.go).
 package resource

@@ -45,16 +45,14 @@ func ReadProxy(ctx context.Context, dyn dynamic.Interface) (ProxyEnv, error) {
 }
 
 // injectProxy does what the CVO's Deployment and DaemonSet builders do for a
-// manifest annotated with InjectProxyAnnotation: it appends HTTP_PROXY,
-// HTTPS_PROXY and NO_PROXY to each named container and init container. Without
-// it, applying such a manifest on a proxied cluster would strip the proxy from
-// the running operator. Naming a container the pod does not have is an error,
-// as it is for the CVO.
+// manifest annotated with InjectProxyAnnotation (lib/resourcebuilder/apps.go
+// modifyDeployment, modifyDaemonSet; podspec.go updatePodSpecWithProxy): when
+// the cluster has a proxy, HTTP_PROXY, HTTPS_PROXY and NO_PROXY are appended
+// to the env of every container and init container named in the annotation
+// (split on ",", names taken as written). Without it, applying such a manifest
+// on a proxied cluster would strip the proxy from the running operator. Naming
+// a container the pod does not have is an error, as it is for the CVO.
 func injectProxy(u *unstructured.Unstructured, p ProxyEnv) error {
-	gvk := u.GroupVersionKind()
-	if gvk.Group != "apps" || (gvk.Kind != "Deployment" && gvk.Kind != "DaemonSet") {
-		return nil
-	}
 	names := u.GetAnnotations()[InjectProxyAnnotation]
 	if names == "" || !p.IsSet() {
 		return nil
@@ -64,11 +62,17 @@ func injectProxy(u *unstructured.Unstructured, p ProxyEnv) error {
 		map[string]any{"name": "HTTPS_PROXY", "value": p.HTTPSProxy},
 		map[string]any{"name": "NO_PROXY", "value": p.NoProxy},
 	}
-	for _, name := range strings.Split(names, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
+	return forContainers(u, strings.Split(names, ","), func(c map[string]any) {
+		existing, _ := c["env"].([]any)
+		c["env"] = append(append([]any{}, existing...), runtimeDeepCopy(env).([]any)...)
+	})
+}
+
+// forContainers calls do on every container and init container of a
+// workload's pod template with one of names; a name no container has is an
+// error (podspec.go: "requested injection for non-existent container").
+func forContainers(u *unstructured.Unstructured, names []string, do func(c map[string]any)) error {
+	for _, name := range names {
 		found := false
 		for _, field := range []string{"containers", "initContainers"} {
 			list, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", field)
@@ -78,8 +82,7 @@ func injectProxy(u *unstructured.Unstructured, p ProxyEnv) error {
 					continue
 				}
 				found = true
-				existing, _ := cm["env"].([]any)
-				cm["env"] = append(append([]any{}, existing...), runtimeDeepCopy(env).([]any)...)
+				do(cm)
 				list[i] = cm
 			}
 			if len(list) > 0 {
@@ -89,8 +92,8 @@ func injectProxy(u *unstructured.Unstructured, p ProxyEnv) error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("%s %s/%s: %s names container %q, which the pod template does not have",
-				gvk.Kind, u.GetNamespace(), u.GetName(), InjectProxyAnnotation, name)
+			return fmt.Errorf("%s %s/%s: the CVO's injection names container %q, which the pod template does not have",
+				u.GetKind(), u.GetNamespace(), u.GetName(), name)
 		}
 	}
 	return nil

@@ -5,25 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/openshift-recover/recover/plan"
 )
-
-func obj(t *testing.T, doc string) *unstructured.Unstructured {
-	t.Helper()
-	data, err := yaml.YAMLToJSON([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(data); err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
 
 func TestRedactHashesSecretValues(t *testing.T) {
 	s := obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: s, annotations: {kubectl.kubernetes.io/last-applied-configuration: '{"data":{"k":"c2VjcmV0"}}'}}, data: {k: c2VjcmV0}, stringData: {p: plain}}`)
@@ -51,66 +36,6 @@ func TestRedactHashesSecretValues(t *testing.T) {
 	}
 }
 
-func TestMergeFollowsTheCVO(t *testing.T) {
-	a := &Applier{owner: Owner("cv-uid")}
-	live := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: n, labels: {a: live, keep: me}, annotations: {x: "1"}, resourceVersion: "5"}, spec: {replicas: 3, paused: true}, status: {replicas: 3}}`)
-	manifest := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: n, labels: {a: manifest}, annotations: {z: "2"}}, spec: {template: {}}}`)
-	c := &Change{manifest: manifest}
-	out := a.merge(c, live)
-	if l := out.GetLabels(); l["a"] != "manifest" || l["keep"] != "me" {
-		t.Errorf("labels must be added or overwritten, never removed: %v", l)
-	}
-	if an := out.GetAnnotations(); an["x"] != "1" || an["z"] != "2" {
-		t.Errorf("annotations: %v", an)
-	}
-	if r, _, _ := unstructured.NestedInt64(out.Object, "spec", "replicas"); r != 1 {
-		t.Errorf("a Deployment manifest without replicas defaults them to 1, got %d", r)
-	}
-	if _, found, _ := unstructured.NestedBool(out.Object, "spec", "paused"); found {
-		t.Errorf("spec is taken from the manifest, not merged with live")
-	}
-	if out.GetResourceVersion() != "5" {
-		t.Errorf("the update must carry the live resourceVersion")
-	}
-	refs := out.GetOwnerReferences()
-	if len(refs) != 1 || refs[0].Kind != "ClusterVersion" || refs[0].Controller == nil || !*refs[0].Controller {
-		t.Errorf("owner: %+v", refs)
-	}
-	c.opts.PreserveReplicas = true
-	if r, _, _ := unstructured.NestedInt64(a.merge(c, live).Object, "spec", "replicas"); r != 3 {
-		t.Errorf("PreserveReplicas keeps the live replicas, got %d", r)
-	}
-
-	// Another owner: no ClusterVersion reference; create-only: not controller.
-	owned := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}`)
-	owned.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "Namespace", Name: "x", UID: "other"}})
-	a.ensureOwner(owned, false)
-	if len(owned.GetOwnerReferences()) != 1 {
-		t.Errorf("an object owned by something else gets no ClusterVersion owner: %+v", owned.GetOwnerReferences())
-	}
-	plain := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}`)
-	a.ensureOwner(plain, true)
-	if r := plain.GetOwnerReferences(); len(r) != 1 || *r[0].Controller {
-		t.Errorf("create-only objects get a non-controller owner: %+v", r)
-	}
-}
-
-func TestMergeLeavesAnExistingJobsSpecAlone(t *testing.T) {
-	a := &Applier{owner: Owner("cv-uid")}
-	live := obj(t, `{apiVersion: batch/v1, kind: Job, metadata: {name: j, namespace: n, labels: {a: live}}, spec: {selector: {matchLabels: {controller-uid: u1}}, template: {metadata: {labels: {controller-uid: u1}}, spec: {containers: [{name: c, image: old}]}}}}`)
-	manifest := obj(t, `{apiVersion: batch/v1, kind: Job, metadata: {name: j, namespace: n, labels: {b: manifest}}, spec: {template: {spec: {containers: [{name: c, image: new}]}}}}`)
-	out := a.merge(&Change{manifest: manifest}, live)
-	if img, _, _ := unstructured.NestedSlice(out.Object, "spec", "template", "spec", "containers"); img[0].(map[string]any)["image"] != "old" {
-		t.Errorf("an existing Job's spec is immutable and must be kept, got %v", img)
-	}
-	if sel, _, _ := unstructured.NestedString(out.Object, "spec", "selector", "matchLabels", "controller-uid"); sel != "u1" {
-		t.Errorf("the generated selector must be kept, got %q", sel)
-	}
-	if l := out.GetLabels(); l["a"] != "live" || l["b"] != "manifest" {
-		t.Errorf("a Job's labels are still merged: %v", l)
-	}
-}
-
 func TestDecodeChecksDigestAndIdentity(t *testing.T) {
 	raw := json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"}}`)
 	d, _ := plan.ManifestDigest(raw)
@@ -134,14 +59,20 @@ func TestDecodeChecksDigestAndIdentity(t *testing.T) {
 	}
 	tmpl := json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"},"data":{"i":"{{.ReleaseImage}}"}}`)
 	td, _ := plan.ManifestDigest(tmpl)
-	if _, err := Decode(&plan.Manifest{APIVersion: "v1", Kind: "ConfigMap", Namespace: "n", Name: "c", Object: tmpl, Digest: td}); err == nil || !strings.Contains(err.Error(), "template") {
-		t.Errorf("unrendered templates must be refused: %v", err)
+	// Template text in a release manifest is data: the CVO renders only its own
+	// manifests/ and applies the rest as they are (pkg/payload/payload.go).
+	got, err := Decode(&plan.Manifest{APIVersion: "v1", Kind: "ConfigMap", Namespace: "n", Name: "c", Object: tmpl, Digest: td})
+	if err != nil {
+		t.Fatalf("a manifest holding {{ ... }} text must be applied as it is: %v", err)
+	}
+	if v, _, _ := unstructured.NestedString(got.Object, "data", "i"); v != "{{.ReleaseImage}}" {
+		t.Errorf("the text must reach the cluster unchanged, got %q", v)
 	}
 }
 
 func TestInjectProxyFollowsTheCVO(t *testing.T) {
 	p := ProxyEnv{HTTPProxy: "http://p:3128", NoProxy: ".local"}
-	d := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: n, annotations: {config.openshift.io/inject-proxy: "op, init"}}, spec: {template: {spec: {initContainers: [{name: init}], containers: [{name: op, env: [{name: A, value: "1"}]}, {name: other}]}}}}`)
+	d := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: n, annotations: {config.openshift.io/inject-proxy: "op,init"}}, spec: {template: {spec: {initContainers: [{name: init}], containers: [{name: op, env: [{name: A, value: "1"}]}, {name: other}]}}}}`)
 	if err := injectProxy(d, p); err != nil {
 		t.Fatal(err)
 	}
@@ -166,8 +97,12 @@ func TestInjectProxyFollowsTheCVO(t *testing.T) {
 	if err := injectProxy(noProxy, ProxyEnv{}); err != nil || strings.Contains(fmtJSON(t, noProxy), "PROXY") {
 		t.Errorf("without a cluster proxy nothing is injected: %v %s", err, fmtJSON(t, noProxy))
 	}
-	cm := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c, annotations: {config.openshift.io/inject-proxy: op}}}`)
-	if err := injectProxy(cm, p); err != nil || strings.Contains(fmtJSON(t, cm), "PROXY") {
+	spaced := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: n, annotations: {config.openshift.io/inject-proxy: "op, init"}}, spec: {template: {spec: {initContainers: [{name: init}], containers: [{name: op}]}}}}`)
+	if err := injectProxy(spaced, p); err == nil || !strings.Contains(err.Error(), `" init"`) {
+		t.Errorf("names are taken as written, as the CVO takes them (\" init\" is no container), got %v", err)
+	}
+	cm := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: n, annotations: {config.openshift.io/inject-proxy: op}}}`)
+	if err := modify(cm, Facts{Proxy: p}); err != nil || strings.Contains(fmtJSON(t, cm), "PROXY") {
 		t.Errorf("only Deployments and DaemonSets are injected: %v", err)
 	}
 }

@@ -20,7 +20,7 @@ type gateTimeoutFlag struct {
 // addGateTimeoutFlag registers --gate-timeout on fs.
 func addGateTimeoutFlag(fs *pflag.FlagSet) *gateTimeoutFlag {
 	f := &gateTimeoutFlag{}
-	fs.StringArrayVar(&f.values, "gate-timeout", nil, "Gate timeout per kind, KIND=DURATION (repeatable), e.g. cluster-operator=45m. Kinds: "+gateKinds()+".")
+	fs.StringArrayVar(&f.values, "gate-timeout", nil, "Gate timeout per kind, KIND=DURATION (repeatable), e.g. cluster-operator=45m; one set here ends a wait even where the CVO would keep waiting (by default a cluster-operator gate waits as long as the CVO would). Kinds: "+gateKinds()+".")
 	return f
 }
 

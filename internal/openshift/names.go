@@ -1,5 +1,10 @@
 package openshift
 
+import (
+	"fmt"
+	"strings"
+)
+
 // The cluster-version operator (cluster-version-operator pkg/internal/constants.go;
 // enhancements dev-guide/cluster-version-operator/dev/clusterversion.md).
 const (
@@ -45,16 +50,36 @@ const (
 )
 
 // CreateOnly reports whether a manifest's annotations make the CVO create the
-// object when it is missing and never update it
-// (release.openshift.io/create-only=true).
+// object when it is missing and never update it: release.openshift.io/create-only
+// is "true" in any case, as the CVO reads it (cluster-version-operator
+// lib/resourceapply/interface.go IsCreateOnly: strings.EqualFold). Every layer
+// asks here: the payload loader, the checker, apply's plan validation and its
+// applier.
 func CreateOnly(annotations map[string]string) bool {
-	return annotations[AnnotationCreateOnly] == "true"
+	return strings.EqualFold(annotations[AnnotationCreateOnly], "true")
+}
+
+// DeleteAnnotation reads release.openshift.io/delete as the CVO does
+// (cluster-version-operator lib/resourcedelete/helper.go ValidDeleteAnnotation):
+// absent is no delete; "true" (exactly) is a delete; any other value is an error
+// (the CVO fails the manifest).
+func DeleteAnnotation(annotations map[string]string) (bool, error) {
+	v, ok := annotations[AnnotationDelete]
+	switch {
+	case !ok:
+		return false, nil
+	case v != "true":
+		return true, fmt.Errorf("annotation %s=%q: the only valid value is \"true\"", AnnotationDelete, v)
+	}
+	return true, nil
 }
 
 // DeleteAnnotated reports whether a manifest's annotations ask the CVO to delete
-// the object: release.openshift.io/delete=true, the only value the CVO accepts.
+// the object: release.openshift.io/delete=true, the only value the CVO accepts
+// (DeleteAnnotation says why another value is an error).
 func DeleteAnnotated(annotations map[string]string) bool {
-	return annotations[AnnotationDelete] == "true"
+	del, err := DeleteAnnotation(annotations)
+	return del && err == nil
 }
 
 // Node role labels. Control-plane nodes carry master (every release) or

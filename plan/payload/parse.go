@@ -192,12 +192,11 @@ func newManifest(dir, file string, index, line int, j []byte, obj map[string]any
 // readApplyAnnotations reads create-only, delete and capability annotations.
 func (m *Manifest) readApplyAnnotations(path string) error {
 	m.CreateOnly = openshift.CreateOnly(m.Annotations)
-	if v, ok := m.Annotations[openshift.AnnotationDelete]; ok {
-		if v != "true" {
-			return &InputError{Path: path, Line: m.Line, Field: "metadata.annotations[" + openshift.AnnotationDelete + "]", Msg: fmt.Sprintf("value %q on %s; the CVO accepts only \"true\"", v, m.Ref()), Hint: "fix the payload or use another release"}
-		}
-		m.Delete = true
+	del, err := openshift.DeleteAnnotation(m.Annotations)
+	if err != nil {
+		return &InputError{Path: path, Line: m.Line, Field: "metadata.annotations[" + openshift.AnnotationDelete + "]", Msg: fmt.Sprintf("value %q on %s; the CVO accepts only \"true\"", m.Annotations[openshift.AnnotationDelete], m.Ref()), Hint: "fix the payload or use another release"}
 	}
+	m.Delete = del
 	if v := m.Annotations[AnnotationCapability]; v != "" {
 		m.Capabilities = strings.Split(v, "+")
 	}

@@ -12,12 +12,10 @@ import (
 )
 
 // applyManifest applies one payload manifest the way the CVO does, through
-// apply/resource, the applier recover's engine uses: create when absent, never
-// update a create-only object, otherwise merge the manifest's top-level fields over
-// the live object (labels and annotations added, never removed), default a
-// Deployment's replicas to 1, merge only metadata into an existing Job, own the
-// object from ClusterVersion/version (cvUID), and delete
-// release.openshift.io/delete manifests without waiting.
+// apply/resource, the applier recover's engine uses (resource.Merge: the CVO's
+// per-kind merge, its owner reference to ClusterVersion/version (cvUID), its
+// create-only and delete annotations; delete manifests are deleted without
+// waiting).
 func (s *Sim) applyManifest(ctx context.Context, m *payload.Manifest, cvUID types.UID) (resource.Operation, error) {
 	pm, err := planManifest(m)
 	if err != nil {

@@ -163,6 +163,9 @@ func (e *Env) startAPIServer(prefix string) error {
 		"--endpoint-reconciler-type", "none",
 		// kwok's nodes would otherwise start with a not-ready taint nobody removes.
 		"--disable-admission-plugins", "TaintNodesByCondition",
+		// OpenShift runs privileged operator pods (etcd-quorum-guard, the
+		// machine-config daemons); the default refuses them.
+		"--allow-privileged=true",
 		"--v", "1",
 	}, nil)
 	if err != nil {
