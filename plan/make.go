@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/dirdigest"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
 	"github.com/openshift-recover/recover/plan/policy"
@@ -75,7 +76,7 @@ func (d PayloadDir) LoadPayload(_ context.Context, t Target, in payload.Inclusio
 	}
 	digest := pl.DirDigest
 	if digest == "" { // a file the loader did not need could not be read: say which
-		if digest, err = payload.DigestDir(d.Dir); err != nil {
+		if digest, err = dirdigest.Sum(d.Dir); err != nil {
 			return nil, InputRef{}, &InputError{Msg: fmt.Sprintf("payload %s: %v", d.Dir, err)}
 		}
 	}
@@ -377,9 +378,15 @@ func inputs(in Options, plRef *InputRef, sigRecord string) (Inputs, error) {
 	}
 	out.Graph = InputRef{Source: in.Graph.Source, Digest: in.Graph.Digest}
 	if in.Graph.GraphData != "" {
-		d, err := payload.DigestDir(in.Graph.GraphData)
-		if err != nil {
-			return out, &InputError{Msg: fmt.Sprintf("graph-data %s: %v", in.Graph.GraphData, err)}
+		// graph.Load digested the directory in the pass that read it; the
+		// digest is "" when a file the graph did not need could not be read
+		// (or the graph was not loaded by graph.Load): say which.
+		d := in.Graph.GraphDataDigest
+		if d == "" {
+			var err error
+			if d, err = dirdigest.Sum(in.Graph.GraphData); err != nil {
+				return out, &InputError{Msg: fmt.Sprintf("graph-data %s: %v", in.Graph.GraphData, err)}
+			}
 		}
 		out.GraphData = &InputRef{Source: in.Graph.GraphData, Digest: d}
 	}
