@@ -45,6 +45,11 @@ type Options struct {
 	// against the release keyring before planning: a release the CVO cannot
 	// verify gets the signature remedy (remedy_signature.go).
 	ReleaseSignatures ReleaseSignatures
+	// Decision, when set, is Decide's decision for this Snapshot: Make plans
+	// from the facts it read instead of reading them again (one read of the
+	// planner's facts per plan, the mode decision included). A decision made
+	// for another snapshot is not used.
+	Decision *Decision
 	// Now is the clock (default time.Now); Generator names the program that makes
 	// the plan (default "recover"). Tests fix both for golden files.
 	Now       func() time.Time
@@ -201,7 +206,7 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 	if in.Payload == nil {
 		return nil, &InputError{Msg: "no payload source", Hint: "pass --payload DIR|PULLSPEC, or let recover pull the target's image"}
 	}
-	sel, err := Select(in.Snapshot, in.Graph, pol, in.Accept)
+	sel, err := selectTarget(in.Snapshot, in.facts(), in.Graph, pol, in.Accept)
 	if err != nil {
 		return nil, err
 	}
@@ -281,10 +286,13 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, error) {
 	s := in.Snapshot
 	needs := TargetNeeded(s)
+	if d := in.decision(); d != nil {
+		needs = d.Needs
+	}
 	if hard := hardNeeds(needs); len(hard) > 0 {
 		return nil, targetNeededError(hard)
 	}
-	f := newFacts(s)
+	f := in.facts()
 	rs := newRemedyStage(s, f, in.Accept, in.ReleaseSignatures, created)
 	var retarget []string
 	for _, n := range needs {
@@ -341,6 +349,22 @@ func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, 
 		return nil, err
 	}
 	return p, nil
+}
+
+// decision is in.Decision when it was made for in.Snapshot, else nil.
+func (in Options) decision() *Decision {
+	if d := in.Decision; d != nil && d.snapshot == in.Snapshot && d.facts != nil {
+		return d
+	}
+	return nil
+}
+
+// facts are the planner's facts of in.Snapshot: the decision's, or read now.
+func (in Options) facts() *facts {
+	if d := in.decision(); d != nil {
+		return d.facts
+	}
+	return newFacts(in.Snapshot)
 }
 
 // isPromise reports whether a remedy is one of the admin's promises that only
