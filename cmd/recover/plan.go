@@ -164,8 +164,8 @@ func (o *planOptions) Validate() error {
 	if err := o.source.Validate(); err != nil {
 		return err
 	}
-	if o.inputs.GraphData != "" && o.inputs.Graph == "" {
-		return usageError{msg: "--graph-data needs --graph: the graph-builder graph to apply it to"}
+	if err := o.inputs.validateGraphData(); err != nil {
+		return err
 	}
 	if o.inputs.PayloadVersion != "" && o.inputs.Payload == "" {
 		return usageError{msg: "--payload-version needs --payload: the bare manifest tree it names"}

@@ -208,10 +208,7 @@ func (o *tuiOptions) Validate() error {
 			}
 		}
 	}
-	if o.inputs.GraphData != "" && o.inputs.Graph == "" {
-		return usageError{msg: "--graph-data needs --graph: the graph-builder graph to apply it to"}
-	}
-	return nil
+	return o.inputs.validateGraphData()
 }
 
 // open reads the policy and builds the session Run shows.
