@@ -34,13 +34,40 @@ func TestJSONEventStreamGolden(t *testing.T) {
 	cv := startingClusterVersion(t, c)
 	opts := defaults(t)
 	opts.Holder = "golden@test"
-	res, events := run(t, ctx, b.Plan(), opts)
+	p := b.Plan()
+	res, events := run(t, ctx, p, opts)
 	if res.Outcome != apply.OutcomeCompleted {
 		t.Fatalf("outcome %s: %s\n%s", res.Outcome, res.Message, dump(events))
 	}
+	assertStepObjects(t, p, events)
 	assertEventStream(t, "testdata/events.full.jsonl.golden", events, opts,
 		string(cv.UID), "{clusterversion-uid}", // the owner of what the CVO creates
 		sfx, "events")
+}
+
+// assertStepObjects: an event names its step's object as the plan does
+// (plan.Step.Object: the runbook, the table, the TUI); a revert step names the
+// object of the step it reverts. (The engine had a function of its own, which
+// named a wait's object its own way: "clusteroperator/x" where the runbook has
+// none.)
+func assertStepObjects(t *testing.T, p *plan.Plan, events []apply.Event) {
+	t.Helper()
+	byID := map[string]*plan.Step{}
+	for i := range p.Steps {
+		byID[p.Steps[i].ID] = &p.Steps[i]
+	}
+	for _, ev := range events {
+		if ev.Step == nil {
+			continue
+		}
+		s := byID[ev.Step.ID]
+		if s.Reverts != "" {
+			s = byID[s.Reverts]
+		}
+		if want := s.Object(); ev.Step.Object != want {
+			t.Errorf("%s event of step %s names %q, the plan %q", ev.Type, ev.Step.ID, ev.Step.Object, want)
+		}
+	}
 }
 
 // TestJSONEventStreamGoldenRevertOnStop: a remediation run whose drain gate

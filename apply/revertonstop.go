@@ -123,8 +123,11 @@ func (r *run) revertOne(ctx context.Context, st *journal.StepState) error {
 			info = r.stepInfo(i)
 		}
 	}
+	// A retried revert is one revert: one reverting event (from the attempt
+	// that first prepared it), then one reverted.
+	announced := false
 	for attempt := 0; ; attempt++ {
-		err := r.revertAttempt(ctx, target, st, info)
+		err := r.revertAttempt(ctx, target, st, info, &announced)
 		if err == nil {
 			return nil
 		}
@@ -140,7 +143,9 @@ func (r *run) revertOne(ctx context.Context, st *journal.StepState) error {
 	}
 }
 
-func (r *run) revertAttempt(ctx context.Context, target *plan.Step, st *journal.StepState, info StepInfo) error {
+// revertAttempt prepares the revert from the live object and makes it; it
+// emits the reverting event unless an earlier attempt did (*announced).
+func (r *run) revertAttempt(ctx context.Context, target *plan.Step, st *journal.StepState, info StepInfo, announced *bool) error {
 	m, err := r.prepareRestore(ctx, target, target, st, true)
 	if err != nil {
 		return err
@@ -148,7 +153,10 @@ func (r *run) revertAttempt(ctx context.Context, target *plan.Step, st *journal.
 	change := m.changeInfo(false)
 	change.Reverts, change.RevertedBy = target.ID, ""
 	why := "the run stopped before step " + orDash(target.RevertedBy) + ", which restores it"
-	r.emit(Event{Type: EventReverting, Step: &info, Change: change, Message: fmt.Sprintf("reverting the temporary change of step %s: %s back to its pre-image (%s)", target.ID, m.object, why)})
+	if !*announced {
+		*announced = true
+		r.emit(Event{Type: EventReverting, Step: &info, Change: change, Message: fmt.Sprintf("reverting the temporary change of step %s: %s back to its pre-image (%s)", target.ID, m.object, why)})
+	}
 	ri := r.revertInfo(st, "")
 	applied := *change
 	if m.noop {

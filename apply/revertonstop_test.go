@@ -3,8 +3,10 @@ package apply_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/printer"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
+	"github.com/openshift-recover/recover/internal/testing/faultproxy"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -156,6 +159,78 @@ func TestCancelledContextRevertsTheRelaxedPDB(t *testing.T) {
 	})
 	if res.Outcome != apply.OutcomeAborted || !strings.Contains(res.Message, "interrupted") {
 		t.Fatalf("%s: %s\n%s", res.Outcome, res.Message, dump(events))
+	}
+	assertRevertedOnStop(t, ctx, c, res, events, before, relax)
+}
+
+// TestARetriedRevertIsOneRevert: the revert on stop meets a conflict (a
+// status write lands between its read and its patch, as the disruption
+// controller's does when the budget changes) and is prepared again from the
+// live state: the event stream says one revert, one reverting then one
+// reverted, with a warning for the retry. The conflict is made for certain: the
+// engine talks through a proxy that, just before forwarding the revert's
+// patch, writes the budget's status on the API server itself.
+func TestARetriedRevertIsOneRevert(t *testing.T) {
+	c, ctx := setup(t)
+	pdb := newPDB(t, ctx, c, "web")
+	drainingMaster(t, ctx, c)
+	p, relax, _ := relaxPlan(pdb)
+	before := pdbSpec(t, ctx, c, "web")
+	pdbs := c.Kube.PolicyV1().PodDisruptionBudgets(remedyNS)
+	var mu sync.Mutex
+	patches := 0
+	proxy, err := faultproxy.Start(faultproxy.Options{Upstream: env.Config, Hook: func(e faultproxy.Entry, stage faultproxy.Stage) bool {
+		if stage != faultproxy.Before || e.Method != http.MethodPatch || e.DryRun || !strings.HasSuffix(e.Path, "/poddisruptionbudgets/web") {
+			return false
+		}
+		mu.Lock()
+		patches++
+		n := patches
+		mu.Unlock()
+		if n != 2 { // the relax is the first patch, the revert's first attempt the second
+			return false
+		}
+		live, err := pdbs.Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			t.Error(err)
+			return false
+		}
+		live.Status.DisruptionsAllowed++
+		if _, err := pdbs.UpdateStatus(ctx, live, metav1.UpdateOptions{}); err != nil {
+			t.Error(err)
+		}
+		return false
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	e, err := apply.New(proxy.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	res, events := runWith(t, runCtx, e, p, defaults(t), func(ev apply.Event) {
+		if ev.Type == apply.EventWaiting && ev.Step != nil && ev.Step.ID == relax {
+			cancel()
+		}
+	})
+	if res.Outcome != apply.OutcomeAborted {
+		t.Fatalf("%s: %s\n%s", res.Outcome, res.Message, dump(events))
+	}
+	conflicts := 0
+	for _, l := range proxy.Log() {
+		if l.Method == http.MethodPatch && strings.HasSuffix(l.Path, "/poddisruptionbudgets/web") && l.Status == http.StatusConflict {
+			conflicts++
+		}
+	}
+	retried := false
+	for _, ev := range events {
+		retried = retried || ev.Type == apply.EventWarning && strings.Contains(ev.Message, "reverting step "+relax) && strings.Contains(ev.Message, "retrying")
+	}
+	if conflicts != 1 || !retried {
+		t.Fatalf("the revert met %d conflict(s), retry warned %v; want one conflict and a retry\n%s", conflicts, retried, dump(events))
 	}
 	assertRevertedOnStop(t, ctx, c, res, events, before, relax)
 }

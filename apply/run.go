@@ -283,11 +283,11 @@ func (r *run) journalLocation() string {
 
 func (r *run) stepInfo(i int) StepInfo {
 	s := &r.p.Steps[i]
-	info := StepInfo{ID: s.ID, Index: i + 1, Total: len(r.p.Steps), Action: s.Action, Component: s.Component, Reason: s.Reason, Object: stepObject(s),
+	info := StepInfo{ID: s.ID, Index: i + 1, Total: len(r.p.Steps), Action: s.Action, Component: s.Component, Reason: s.Reason, Object: s.Object(),
 		Remedy: s.Remedy, RevertedBy: s.RevertedBy, Reverts: s.Reverts}
 	if s.Action == plan.ActionRevert {
 		if t, err := r.revertTarget(s); err == nil {
-			info.Object = stepObject(t)
+			info.Object = t.Object()
 		}
 	}
 	return info

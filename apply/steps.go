@@ -166,7 +166,7 @@ func (r *run) prepareManifest(ctx context.Context, s *plan.Step) (*mutation, err
 		if r.opts.DryRun && (apierrors.IsNotFound(err) || errors.As(err, &unknown)) {
 			// A namespace or CRD an earlier step creates does not exist in a dry run.
 			r.warn("step %s: cannot dry-run (%v); an earlier step probably creates what it needs", s.ID, err)
-			return &mutation{op: "create (not validated)", object: stepObject(s), noop: true}, nil
+			return &mutation{op: "create (not validated)", object: s.Object(), noop: true}, nil
 		}
 		return nil, err
 	}
@@ -232,7 +232,7 @@ func (r *run) prepareDisableCVO(ctx context.Context) (*mutation, error) {
 		}
 		original = &v
 	}
-	m := &mutation{op: "scale", object: stepObject(&plan.Step{Action: plan.ActionDisableCVO}), critical: true,
+	m := &mutation{op: "scale", object: (&plan.Step{Action: plan.ActionDisableCVO}).Object(), critical: true,
 		diff:   fmt.Sprintf("spec.replicas: %d -> 0 (the CVO ran %d replica(s); journaled before the change)", live, *original),
 		intent: journal.Intent{Operation: "scale-down", Object: cvoRef, CVOReplicas: original},
 	}
@@ -267,7 +267,7 @@ func (r *run) prepareRestoreCVO(ctx context.Context) (*mutation, error) {
 	if r.cvoOriginal == nil {
 		r.warn("no original CVO replicas in the journal (disable-cvo did not run in it); restoring to %d", replicas)
 	}
-	m := &mutation{op: "scale", object: stepObject(&plan.Step{Action: plan.ActionRestoreCVO}), critical: true,
+	m := &mutation{op: "scale", object: (&plan.Step{Action: plan.ActionRestoreCVO}).Object(), critical: true,
 		diff:   fmt.Sprintf("spec.replicas: %d -> %d", live, replicas),
 		intent: journal.Intent{Operation: "scale-up", Object: cvoRef, CVOReplicas: &replicas},
 	}

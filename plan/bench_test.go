@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/dirdigest"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
 )
@@ -132,12 +133,12 @@ func benchRealGraphLoad(b *testing.B, mode cacheMode) {
 	benchCached(b, mode, load, func() { o.CacheDir, _ = cacheDirs(b, mode) })
 }
 
-// BenchmarkRealPayloadDigest is DigestDir of the real payload, which every plan
+// BenchmarkRealPayloadDigest is dirdigest.Sum of the real payload, which every plan
 // from a --payload directory records as the payload's input digest.
 func BenchmarkRealPayloadDigest(b *testing.B) {
 	pdir := realData(b, realPayload)
 	for b.Loop() {
-		if _, err := payload.DigestDir(pdir); err != nil {
+		if _, err := dirdigest.Sum(pdir); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/dirdigest"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
 	"github.com/openshift-recover/recover/plan/policy"
@@ -44,6 +45,11 @@ type Options struct {
 	// against the release keyring before planning: a release the CVO cannot
 	// verify gets the signature remedy (remedy_signature.go).
 	ReleaseSignatures ReleaseSignatures
+	// Decision, when set, is Decide's decision for this Snapshot: Make plans
+	// from the facts it read instead of reading them again (one read of the
+	// planner's facts per plan, the mode decision included). A decision made
+	// for another snapshot is not used.
+	Decision *Decision
 	// Now is the clock (default time.Now); Generator names the program that makes
 	// the plan (default "recover"). Tests fix both for golden files.
 	Now       func() time.Time
@@ -75,7 +81,7 @@ func (d PayloadDir) LoadPayload(_ context.Context, t Target, in payload.Inclusio
 	}
 	digest := pl.DirDigest
 	if digest == "" { // a file the loader did not need could not be read: say which
-		if digest, err = payload.DigestDir(d.Dir); err != nil {
+		if digest, err = dirdigest.Sum(d.Dir); err != nil {
 			return nil, InputRef{}, &InputError{Msg: fmt.Sprintf("payload %s: %v", d.Dir, err)}
 		}
 	}
@@ -200,7 +206,7 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 	if in.Payload == nil {
 		return nil, &InputError{Msg: "no payload source", Hint: "pass --payload DIR|PULLSPEC, or let recover pull the target's image"}
 	}
-	sel, err := Select(in.Snapshot, in.Graph, pol, in.Accept)
+	sel, err := selectTarget(in.Snapshot, in.facts(), in.Graph, pol, in.Accept)
 	if err != nil {
 		return nil, err
 	}
@@ -280,10 +286,13 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, error) {
 	s := in.Snapshot
 	needs := TargetNeeded(s)
+	if d := in.decision(); d != nil {
+		needs = d.Needs
+	}
 	if hard := hardNeeds(needs); len(hard) > 0 {
 		return nil, targetNeededError(hard)
 	}
-	f := newFacts(s)
+	f := in.facts()
 	rs := newRemedyStage(s, f, in.Accept, in.ReleaseSignatures, created)
 	var retarget []string
 	for _, n := range needs {
@@ -342,6 +351,22 @@ func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, 
 	return p, nil
 }
 
+// decision is in.Decision when it was made for in.Snapshot, else nil.
+func (in Options) decision() *Decision {
+	if d := in.Decision; d != nil && d.snapshot == in.Snapshot && d.facts != nil {
+		return d
+	}
+	return nil
+}
+
+// facts are the planner's facts of in.Snapshot: the decision's, or read now.
+func (in Options) facts() *facts {
+	if d := in.decision(); d != nil {
+		return d.facts
+	}
+	return newFacts(in.Snapshot)
+}
+
 // isPromise reports whether a remedy is one of the admin's promises that only
 // minor updates need.
 func isPromise(remedy string) bool {
@@ -377,9 +402,15 @@ func inputs(in Options, plRef *InputRef, sigRecord string) (Inputs, error) {
 	}
 	out.Graph = InputRef{Source: in.Graph.Source, Digest: in.Graph.Digest}
 	if in.Graph.GraphData != "" {
-		d, err := payload.DigestDir(in.Graph.GraphData)
-		if err != nil {
-			return out, &InputError{Msg: fmt.Sprintf("graph-data %s: %v", in.Graph.GraphData, err)}
+		// graph.Load digested the directory in the pass that read it; the
+		// digest is "" when a file the graph did not need could not be read
+		// (or the graph was not loaded by graph.Load): say which.
+		d := in.Graph.GraphDataDigest
+		if d == "" {
+			var err error
+			if d, err = dirdigest.Sum(in.Graph.GraphData); err != nil {
+				return out, &InputError{Msg: fmt.Sprintf("graph-data %s: %v", in.Graph.GraphData, err)}
+			}
 		}
 		out.GraphData = &InputRef{Source: in.Graph.GraphData, Digest: d}
 	}

@@ -85,12 +85,42 @@ func minorUpdateUnderWay(s *inspect.Snapshot) bool {
 	return false
 }
 
-// Remedial reports whether the snapshot shows a wedge the remediation stage
-// answers (with steps or with a refusal), given the --accept names and the
-// verified release signatures: what `recover plan` without --graph and
-// --payload plans when no new target is needed.
-func Remedial(s *inspect.Snapshot, accept []string, sigs ReleaseSignatures) bool {
-	return !newRemedyStage(s, newFacts(s), accept, sigs, s.Source.CollectedAt).empty()
+// Decision is what a snapshot asks of the planner when no update graph or
+// payload was given to choose for it: a remediation-only plan, or a new
+// release (and why). Decide reads the planner's facts of the snapshot to make
+// it; Make, given the Decision (Options.Decision), plans from those same facts
+// rather than reading them again.
+type Decision struct {
+	// Needs are why the snapshot needs a new release (TargetNeeded); none
+	// when the remedies and a CVO hand-back will do.
+	Needs []TargetNeed
+	// Remediation: no new release is needed and the remediation stage
+	// answers a wedge (with steps or with a refusal), given the --accept names
+	// and the verified release signatures: the plan is remediation only.
+	Remediation bool
+
+	snapshot *inspect.Snapshot
+	facts    *facts
+}
+
+// Decide decides what a snapshot asks of the planner (see Decision).
+func Decide(s *inspect.Snapshot, accept []string, sigs ReleaseSignatures) *Decision {
+	d := &Decision{Needs: TargetNeeded(s), snapshot: s, facts: newFacts(s)}
+	d.Remediation = len(d.Needs) == 0 && !newRemedyStage(s, d.facts, accept, sigs, s.Source.CollectedAt).empty()
+	return d
+}
+
+// NothingToRemedy reports that no new release is needed and no wedge is
+// answered either.
+func (d *Decision) NothingToRemedy() bool { return len(d.Needs) == 0 && !d.Remediation }
+
+// NeedsText joins why a new release is needed.
+func (d *Decision) NeedsText() string {
+	reasons := make([]string, len(d.Needs))
+	for i, n := range d.Needs {
+		reasons[i] = n.Reason
+	}
+	return strings.Join(reasons, "; ")
 }
 
 // hardNeeds are the needs a remediation plan cannot go without.

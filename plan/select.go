@@ -85,16 +85,23 @@ func Select(s *inspect.Snapshot, g *graph.Result, pol *policy.Policy, accept []s
 	if s == nil {
 		return nil, &InputError{Msg: "no snapshot"}
 	}
+	return selectTarget(s, newFacts(s), g, pol, accept)
+}
+
+// selectTarget is Select from the snapshot's facts, read already; it leaves
+// them as they are (the selection's own copy resolves the accepted blockers).
+func selectTarget(s *inspect.Snapshot, read *facts, g *graph.Result, pol *policy.Policy, accept []string) (*Selection, error) {
 	if g == nil || g.Graph == nil {
 		return nil, &InputError{Msg: "no update graph", Hint: "pass --graph FILE|URL"}
 	}
 	if pol == nil {
 		pol = policy.Default()
 	}
-	f := newFacts(s)
-	if len(f.operators) == 0 {
+	if len(read.operators) == 0 {
 		return nil, &InputError{Msg: "the snapshot has no ClusterOperator with a version: nothing tells where the cluster is", Hint: "inspect it with 'recover inspect' and check that clusteroperators were collected"}
 	}
+	f := new(facts)
+	*f = *read
 	f.blockers, f.resolved = resolvedBlockers(s, f.blockers, accept)
 	sel := &Selection{facts: f, pol: pol}
 	for _, c := range candidates(s, g.Graph, pol) {

@@ -84,6 +84,8 @@ const RestoredOnStop = "revert-on-stop"
 const (
 	// OperationRevert: the intent writes a change's pre-image back.
 	OperationRevert = "revert"
+	// OperationCreate: the intent creates an object that is absent.
+	OperationCreate = "create"
 )
 
 // Results of revert outcomes.

@@ -62,6 +62,12 @@ type Change struct {
 	// restores it by hand.
 	Resume  string `json:"resume,omitempty"`
 	Restore string `json:"restore,omitempty"`
+	// Created is set for an object a remedy created (absent before): Remove
+	// is the command that removes it by hand, and Note what removing it means
+	// (the action's revert hint).
+	Created bool   `json:"created,omitempty"`
+	Remove  string `json:"remove,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
 // The states of a Change.
@@ -124,6 +130,7 @@ func Summarize(j *Journal) *Summary {
 		s.Changes = append(s.Changes, c)
 	}
 	s.Changes = append(s.Changes, approvals(j)...)
+	s.Changes = append(s.Changes, creations(j)...)
 	if st.CVO.Disabled {
 		s.Next = append(s.Next, nextcmd.RestoreCVO(st.CVO.OriginalReplicas))
 	}
@@ -148,6 +155,31 @@ func approvals(j *Journal) []Change {
 			return map[string]json.RawMessage{"state": data}
 		}
 		out = append(out, Change{Step: r.Step, Action: r.Action, Object: &obj, PreImage: state(r.Intent.Before), After: state(r.Intent.After), State: ChangeMade})
+	}
+	return out
+}
+
+// creations are the objects remedy steps created (a create intent of a remedy
+// action: create-release-signature's signature ConfigMap): lasting changes
+// whose pre-image is the object's absence, one per step, from its first create
+// intent, with the command that removes the object. Like every change, one
+// whose intent is journaled counts as made. (A create-only object found
+// existing journals no create intent: recover did not create it.)
+func creations(j *Journal) []Change {
+	var out []Change
+	seen := map[string]bool{}
+	for _, r := range j.Records {
+		if r.Type != TypeIntent || r.Intent == nil || r.Intent.Operation != OperationCreate || seen[r.Step] {
+			continue
+		}
+		spec := plan.SpecOf(plan.Action(r.Action))
+		if spec == nil || !spec.Remedy {
+			continue
+		}
+		seen[r.Step] = true
+		obj := r.Intent.Object
+		out = append(out, Change{Step: r.Step, Action: r.Action, Object: &obj, State: ChangeMade, Created: true,
+			Remove: nextcmd.Delete(ResourceArg(obj), obj.Namespace), Note: spec.RevertHint})
 	}
 	return out
 }
@@ -234,14 +266,21 @@ func (s *Summary) WriteTable(w io.Writer) error {
 			if c.Object != nil {
 				obj = c.Object.Describe()
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Step, obj, kind, state, fieldsText(c.PreImage), fieldsText(c.After))
+			before, after := fieldsText(c.PreImage), fieldsText(c.After)
+			if c.Created {
+				before, after = "(absent)", "created"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Step, obj, kind, state, before, after)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 		for _, c := range s.Changes {
-			if c.State == ChangeOutstanding {
+			switch {
+			case c.State == ChangeOutstanding:
 				fmt.Fprintf(w, "  %s is outstanding: '%s' continues the plan, whose revert step restores it; or restore it by hand:\n    %s\n", c.Step, c.Resume, c.Restore)
+			case c.Created:
+				fmt.Fprintf(w, "  %s created %s: %s:\n    %s\n", c.Step, c.Object.Describe(), orWord(c.Note, "a lasting change; to remove it"), c.Remove)
 			}
 		}
 	}
@@ -273,6 +312,13 @@ func fieldsText(vals map[string]json.RawMessage) string {
 		parts = append(parts, k+"="+v)
 	}
 	return strings.Join(parts, ", ")
+}
+
+func orWord(s, word string) string {
+	if s == "" {
+		return word
+	}
+	return s
 }
 
 func replicasText(p *int32) string {

@@ -38,6 +38,11 @@ func summaryJournal(tail ...Record) *Journal {
 	return &Journal{Path: "/runs/my run.journal", Header: *recs[0].Header, Records: recs}
 }
 
+// signatureCM is the ConfigMap a create-release-signature step creates.
+var signatureCM = ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "openshift-config-managed", Name: "sha256-ab"}
+
+const removeSignature = "oc delete configmap/sha256-ab -n openshift-config-managed"
+
 func TestSummarize(t *testing.T) {
 	restore := `oc patch poddisruptionbudget/web -n shop --type=merge -p '{"spec":{"minAvailable":2}}'`
 	resume := nextcmd.Resume("/runs/my run.journal")
@@ -49,6 +54,7 @@ func TestSummarize(t *testing.T) {
 		next      []string
 		tableHas  []string
 		tableNots []string
+		created   []string // the steps listed as having created an object
 	}{
 		{
 			name:  "stopped with the PDB relaxed and the CVO disabled",
@@ -79,6 +85,21 @@ func TestSummarize(t *testing.T) {
 			tableHas:  []string{"restored to 2 replica(s)", "restored by 005-revert"},
 			tableNots: []string{"OUTSTANDING", "Next:"},
 		},
+		{
+			name: "a remedy created an object (its answer lost), an update created another",
+			tail: []Record{
+				{Type: TypeIntent, Step: "004-signature", Action: "create-release-signature", Intent: &Intent{Operation: OperationCreate, Object: signatureCM}},
+				{Type: TypeOutcome, Step: "004-signature", Action: "create-release-signature", Outcome: &Outcome{Result: "failed", Error: "connection reset"}},
+				{Type: TypeOutcome, Step: "004-signature", Action: "create-release-signature", Outcome: &Outcome{Result: "unchanged"}},
+				{Type: TypeIntent, Step: "005-apply", Action: "apply", Intent: &Intent{Operation: OperationCreate, Object: ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "openshift-etcd", Name: "x"}}},
+				{Type: TypeOutcome, Step: "005-apply", Action: "apply", Outcome: &Outcome{Result: "created"}},
+			},
+			state: "interrupted (no stop record: the run died, or is still running)", relax: ChangeOutstanding,
+			next:      []string{resume, restore, nextcmd.ScaleCVO(2)},
+			created:   []string{"004-signature"},
+			tableHas:  []string{"ConfigMap openshift-config-managed/sha256-ab", "(absent)", "created", "004-signature created ConfigMap openshift-config-managed/sha256-ab: lasting", removeSignature},
+			tableNots: []string{"openshift-etcd/x"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := Summarize(summaryJournal(tc.tail...))
@@ -98,6 +119,18 @@ func TestSummarize(t *testing.T) {
 			}
 			if (relax.State == ChangeOutstanding) != (relax.Restore == restore && relax.Resume == resume) {
 				t.Errorf("an outstanding change carries its resume and restore commands, only then: %+v", relax)
+			}
+			var created []string
+			for _, c := range s.Changes {
+				if c.Created {
+					created = append(created, c.Step)
+					if c.State != ChangeMade || c.Temporary || c.Remove != removeSignature || c.Object == nil || *c.Object != signatureCM {
+						t.Errorf("created object %+v: a lasting change, with the command that removes it", c)
+					}
+				}
+			}
+			if !slices.Equal(created, tc.created) {
+				t.Errorf("objects created by %v, want %v", created, tc.created)
 			}
 			csr := byStep["003-approve"]
 			if csr.State != ChangeMade || csr.Temporary || string(csr.PreImage["state"]) != `"Pending"` || string(csr.After["state"]) != `"Approved"` {

@@ -164,8 +164,8 @@ func (o *planOptions) Validate() error {
 	if err := o.source.Validate(); err != nil {
 		return err
 	}
-	if o.inputs.GraphData != "" && o.inputs.Graph == "" {
-		return usageError{msg: "--graph-data needs --graph: the graph-builder graph to apply it to"}
+	if err := o.inputs.validateGraphData(); err != nil {
+		return err
 	}
 	if o.inputs.PayloadVersion != "" && o.inputs.Payload == "" {
 		return usageError{msg: "--payload-version needs --payload: the bare manifest tree it names"}
@@ -196,18 +196,20 @@ func (o *planOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the cluster: %w", err)
 	}
-	sigs, err := o.signatures.releaseSignatures(ctx, snap)
-	if err != nil {
-		return err
-	}
 	ps := o.session()
+	var d *plan.Decision
+	if !ps.graphGiven() {
+		if d, err = ps.decide(ctx, snap, o.accept); err != nil {
+			return err
+		}
+	}
 	var g *graph.Result
-	if !o.remediationOnly(ps, snap, sigs) {
+	if !o.remediationOnly(d) {
 		if g, err = o.graph(ctx, snap); err != nil {
 			return err
 		}
 	}
-	p, err := plan.Make(ctx, ps.options(snap, g, o.accept, sigs))
+	p, err := ps.make(ctx, snap, g, o.accept, d)
 	var nte *plan.NoTargetError
 	if errors.As(err, &nte) {
 		if perr := o.printCandidates(out, nte); perr != nil {
@@ -231,22 +233,21 @@ func (o *planOptions) Run(ctx context.Context) error {
 	})
 }
 
-// remediationOnly decides, when neither --graph nor --payload is given, whether
-// the plan is remediation only: no new release is needed (not even a retarget)
-// and there is something to remedy. When a release is needed it says why on
-// stderr, and the cluster's update service is asked.
-func (o *planOptions) remediationOnly(ps *planSession, snap *inspect.Snapshot, sigs plan.ReleaseSignatures) bool {
-	if ps.graphGiven() {
+// remediationOnly says whether the session's decision d (nil with --graph or
+// --payload) is a remediation-only plan: no new release is needed (not even a
+// retarget) and there is something to remedy. When a release is needed it says
+// why on stderr, and the cluster's update service is asked.
+func (o *planOptions) remediationOnly(d *plan.Decision) bool {
+	if d == nil {
 		return false
 	}
 	errOut := o.g.streams.ErrOut
-	m := ps.mode(snap, o.accept, sigs)
 	switch {
-	case m.Remediation:
+	case d.Remediation:
 		fmt.Fprintln(errOut, "recover plan: no --graph or --payload given and no new release is needed: planning the remediation only (the CVO resumes its update); pass --graph to plan an update")
 		return true
-	case len(m.Needs) > 0:
-		fmt.Fprintf(errOut, "recover plan: a new release is needed (%s): asking the cluster's update service for one; pass --graph FILE|URL to use another graph\n", m.needsText())
+	case len(d.Needs) > 0:
+		fmt.Fprintf(errOut, "recover plan: a new release is needed (%s): asking the cluster's update service for one; pass --graph FILE|URL to use another graph\n", d.NeedsText())
 	}
 	return false
 }

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/internal/testing/sigtest"
 	"github.com/openshift-recover/recover/plan"
@@ -89,5 +92,65 @@ func TestPlanReleaseSignature(t *testing.T) {
 	code, _, errOut = runRecover(t, "plan", "--must-gather", unverifiedMG, "--release-signature", good)
 	if code != ExitUsage || !strings.Contains(errOut, "--release-signature needs --release-keyring") {
 		t.Fatalf("a signature without a keyring: exit %d %s", code, errOut)
+	}
+}
+
+// TestTUIPlansTheSignatureRemedy: the TUI's remediation session takes
+// --release-keyring and --release-signature as recover plan does (its
+// validation used to allow them only with --graph and --payload), and plans
+// through the same session: its plan is recover plan's, byte for byte. A
+// re-plan of the re-read cluster verifies the signature for that snapshot; a
+// signature by another key keeps the session from opening, with recover plan's
+// one line and exit code.
+func TestTUIPlansTheSignatureRemedy(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1590397200")
+	dir := t.TempDir()
+	release, other := sigtest.Key(t, "release"), sigtest.Key(t, "other")
+	keyring := sigtest.Keyring(t, dir, release, true)
+	good := filepath.Join(dir, "signature-1")
+	if err := os.WriteFile(good, sigtest.Release(t, release, unverifiedDigest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, want, errOut := runRecover(t, "plan", "--must-gather", unverifiedMG, "--release-keyring", keyring, "--release-signature", good, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("recover plan: exit %d: %s", code, errOut)
+	}
+
+	s, err := session(t, "--must-gather", unverifiedMG, "--release-keyring", keyring, "--release-signature", good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Plan == nil || s.Replan == nil {
+		t.Fatalf("the session has no plan: %v, hint %q", s.PlanErr, s.PlanHint)
+	}
+	var got strings.Builder
+	if err := plan.Encode(&got, s.Plan); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want {
+		t.Errorf("the TUI's plan differs from recover plan's:\n%s\nwant\n%s", got.String(), want)
+	}
+
+	reread, err := mustgather.New(unverifiedMG).Collect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reread.ClusterVersion.Spec.ClusterID = "reloaded"
+	p, err := s.Replan(context.Background(), reread, s.Accepted)
+	if err != nil {
+		t.Fatalf("re-planning the re-read cluster: %v", err)
+	}
+	if p.Cluster.ClusterID != "reloaded" || !slices.ContainsFunc(p.Steps, func(st plan.Step) bool { return st.Action == plan.ActionCreateReleaseSignature }) {
+		t.Errorf("the re-plan (cluster %q) lacks the signature remedy: %v", p.Cluster.ClusterID, p.Steps)
+	}
+
+	bad := filepath.Join(dir, "signature-other")
+	if err := os.WriteFile(bad, sigtest.Release(t, other, unverifiedDigest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asTerminal(t)
+	code, _, errOut = runRecover(t, "tui", "--must-gather", unverifiedMG, "--release-keyring", keyring, "--release-signature", bad)
+	if last := strings.TrimSpace(errOut[strings.LastIndex(strings.TrimSuffix(errOut, "\n"), "\n")+1:]); code != ExitBadInput || !strings.Contains(last, "not supplying a signature for release") {
+		t.Fatalf("a signature by another key: exit %d, last line %q; want exit %d", code, last, ExitBadInput)
 	}
 }

@@ -73,13 +73,21 @@ func (f *planInputFlags) trim() {
 	}
 }
 
-// validateGraph checks the graph flags (Validate).
+// validateGraph checks the graph flags of a command that needs a graph (Validate).
 func (f *planInputFlags) validateGraph() error {
+	if err := f.validateGraphData(); err != nil {
+		return err
+	}
 	if f.Graph == "" {
-		if f.GraphData != "" {
-			return usageError{msg: "--graph-data needs --graph: the graph-builder graph to apply it to"}
-		}
 		return usageError{msg: "--graph is required: an update service graph file or URL"}
+	}
+	return nil
+}
+
+// validateGraphData refuses --graph-data without --graph (Validate).
+func (f *planInputFlags) validateGraphData() error {
+	if f.GraphData != "" && f.Graph == "" {
+		return usageError{msg: "--graph-data needs --graph: the graph-builder graph to apply it to"}
 	}
 	return nil
 }

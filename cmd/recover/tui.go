@@ -87,7 +87,9 @@ change the cluster are removed. --plan opens a saved plan; --graph and --payload
 compute one here; --resume reattaches to an interrupted run. Without any of them,
 when the cluster needs no new release, the session makes the remediation plan as
 'recover plan' does (relax a PDB and restore it, approve vouched CSRs, unpause a
-pool; the admin's promises with --accept, or accepted on the Target screen);
+pool; the admin's promises with --accept, or accepted on the Target screen; the
+signature of a release the CVO cannot verify with --release-keyring and
+--release-signature or --signature-store);
 when it needs one, the Target screen says why and how to get a plan.
 
 It needs a terminal. Scripts use 'recover apply --plan FILE --yes' instead; without
@@ -186,15 +188,18 @@ func (o *tuiOptions) Validate() error {
 		return usageError{msg: "--graph/--payload compute a plan; --plan and --resume open a saved one: give one or the other"}
 	case o.backupRecord != "" && o.iHaveABackup:
 		return usageError{msg: "pass either --backup-record FILE or --i-have-a-backup, not both"}
-	case (len(o.accept) > 0 || o.policy.path != "") && (o.planPath != "" || o.resume != ""):
-		return usageError{msg: "--accept and --policy are for computing a plan; --plan and --resume open a saved one: drop one or the other"}
-	case (o.forceReason != "" || o.signatures.given()) && !computing:
-		return usageError{msg: "--force-reason, --release-keyring and --signature-store are for planning a new release: pass them with --graph and --payload"}
+	case (len(o.accept) > 0 || o.policy.path != "" || o.signatures.given()) && (o.planPath != "" || o.resume != ""):
+		return usageError{msg: "--accept, --policy, --release-keyring, --release-signature and --signature-store are for computing a plan; --plan and --resume open a saved one: drop one or the other"}
+	case o.forceReason != "" && !computing:
+		return usageError{msg: "--force-reason is for planning a new release: pass it with --graph and --payload"}
 	case o.gateTimeouts.given() && (!o.source.Live() || o.readOnly):
 		return usageError{msg: "--gate-timeout is for a run on the live cluster: drop it, or drop --read-only and the offline source"}
 	}
 	if err := plan.ValidateAccept(o.accept); err != nil {
 		return usageError{msg: err.Error()}
+	}
+	if err := o.signatures.validate(); err != nil {
+		return err
 	}
 	if !computing {
 		for _, a := range o.accept {
@@ -203,10 +208,7 @@ func (o *tuiOptions) Validate() error {
 			}
 		}
 	}
-	if o.inputs.GraphData != "" && o.inputs.Graph == "" {
-		return usageError{msg: "--graph-data needs --graph: the graph-builder graph to apply it to"}
-	}
-	return nil
+	return o.inputs.validateGraphData()
 }
 
 // open reads the policy and builds the session Run shows.
@@ -446,17 +448,21 @@ const planHint = "Open a saved plan with 'recover tui --plan plan.json', or comp
 func (o *tuiOptions) planRemediation(ctx context.Context, s *tui.Session) error {
 	snap := s.Snapshot
 	ps := o.planning()
-	switch m := ps.mode(snap, o.accept, nil); {
-	case len(m.Needs) > 0:
-		s.PlanHint = "A new release is needed, not only remedies: " + m.needsText() + ". " + planHint
+	d, err := ps.decide(ctx, snap, o.accept)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(d.Needs) > 0:
+		s.PlanHint = "A new release is needed, not only remedies: " + d.NeedsText() + ". " + planHint
 		return nil
-	case m.NothingToRemedy:
+	case d.NothingToRemedy():
 		s.PlanHint = "Nothing to remedy: inspect finds no wedge the remedies answer, and no new release is needed. To plan an update anyway: " + planHint
 		return nil
 	}
 	s.Replan = ps.replanner(nil)
 	fmt.Fprintln(o.g.streams.ErrOut, "recover tui: no new release is needed: planning the remediation only (the CVO resumes its update) ...")
-	p, err := s.Replan(ctx, snap, o.accept)
+	p, err := ps.make(ctx, snap, nil, o.accept, d)
 	var rre *plan.RemedyRefusedError
 	switch {
 	case errors.As(err, &rre):

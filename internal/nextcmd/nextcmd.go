@@ -85,6 +85,16 @@ func MergePatch(resource, namespace, patch string) string {
 	return cmd + " --type=merge -p " + shell.Quote(patch)
 }
 
+// Delete removes an object (resource as Resource names it) by hand: how an
+// object a remedy created is withdrawn.
+func Delete(resource, namespace string) string {
+	cmd := "oc delete " + resource
+	if namespace != "" {
+		cmd += " -n " + shell.Quote(namespace)
+	}
+	return cmd
+}
+
 // PausePool pauses (or, with paused false, unpauses) a MachineConfigPool.
 func PausePool(pool string, paused bool) string {
 	return MergePatch("machineconfigpool/"+pool, "", fmt.Sprintf(`{"spec":{"paused":%t}}`, paused))

@@ -33,6 +33,8 @@ func TestCommands(t *testing.T) {
 			`oc patch poddisruptionbudget/build -n ci --type=merge -p '{"spec":{"minAvailable":1}}'`},
 		{"patch with a quote", MergePatch("configmap/x", "", `{"data":{"k":"it's"}}`),
 			`oc patch configmap/x --type=merge -p '{"data":{"k":"it'\''s"}}'`},
+		{"delete a namespaced object", Delete("configmap/sha256-ab", "openshift-config-managed"), "oc delete configmap/sha256-ab -n openshift-config-managed"},
+		{"delete a cluster object", Delete("machineconfig/99-x", ""), "oc delete machineconfig/99-x"},
 		{"unpause", PausePool("worker", false), `oc patch machineconfigpool/worker --type=merge -p '{"spec":{"paused":false}}'`},
 		{"desired update", DesiredUpdate("4.4.3", "quay.io/r@sha256:ab", false),
 			`oc patch clusterversion/version --type=merge -p '{"spec":{"desiredUpdate":{"version":"4.4.3","image":"quay.io/r@sha256:ab","force":false}}}'`},

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift-recover/recover/internal/bounded"
+	"github.com/openshift-recover/recover/internal/dirdigest"
 )
 
 // The cincinnati-graph-data layout.
@@ -99,16 +100,71 @@ type dirRead struct {
 // readGraphDataFiles reads every file ReadGraphData parses. Only a directory that
 // cannot be read at all is an error here.
 func readGraphDataFiles(dir string) (*graphDataFiles, error) {
+	return readGraphDataWith(dir, func(rel string) fileRead { return readGraphDataFile(dir, rel) })
+}
+
+// readGraphDataDigested is readGraphDataFiles in the one pass that digests the
+// whole directory (dirdigest.Read, the digest a plan records of its graph-data):
+// the digest is of the very bytes parsed, and no file is read twice. When that
+// pass cannot read a file, the files are read one by one as readGraphDataFiles
+// reads them, so that parse reports each error at its place, and the digest is
+// "" (dirdigest.Sum then names the file it could not read).
+func readGraphDataDigested(dir string) (*graphDataFiles, string, error) {
+	if err := checkGraphDataDir(dir); err != nil {
+		return nil, "", err
+	}
+	keep := map[string]bool{graphDataVersionFile: true, graphDataRawMetadata: true}
+	for _, sub := range []string{graphDataChannels, graphDataBlocked} {
+		names, _, err := listGraphDataDir(dir, sub)
+		if err != nil {
+			f, err := readGraphDataFiles(dir)
+			return f, "", err
+		}
+		for _, rel := range names {
+			keep[rel] = true
+		}
+	}
+	digest, kept, err := dirdigest.Read(dir, func(rel string) bool { return keep[rel] }, maxGraphDataFileBytes)
+	if err != nil {
+		f, err := readGraphDataFiles(dir)
+		return f, "", err
+	}
+	f, err := readGraphDataWith(dir, func(rel string) fileRead {
+		if data, ok := kept[rel]; ok {
+			return fileRead{rel: rel, data: data}
+		}
+		// Absent, or not a regular file (a symbolic link), which the digest
+		// does not read.
+		return readGraphDataFile(dir, rel)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return f, digest, nil
+}
+
+// checkGraphDataDir refuses a graph-data path that is not a readable directory.
+func checkGraphDataDir(dir string) error {
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, &InputError{Source: dir, Msg: "cannot read graph-data directory: " + errText(err), Hint: "pass a cincinnati-graph-data checkout or tarball extract (channels/, blocked-edges/)", Err: err}
+		return &InputError{Source: dir, Msg: "cannot read graph-data directory: " + errText(err), Hint: "pass a cincinnati-graph-data checkout or tarball extract (channels/, blocked-edges/)", Err: err}
 	}
 	if !st.IsDir() {
-		return nil, &InputError{Source: dir, Msg: "not a directory", Hint: "--graph-data takes a cincinnati-graph-data directory (channels/, blocked-edges/)"}
+		return &InputError{Source: dir, Msg: "not a directory", Hint: "--graph-data takes a cincinnati-graph-data directory (channels/, blocked-edges/)"}
 	}
-	read := func(rel string) fileRead {
-		data, err := bounded.ReadFile(filepath.Join(dir, rel), maxGraphDataFileBytes)
-		return fileRead{rel: rel, data: data, err: err}
+	return nil
+}
+
+// readGraphDataFile reads one graph-data file with the size limit.
+func readGraphDataFile(dir, rel string) fileRead {
+	data, err := bounded.ReadFile(filepath.Join(dir, rel), maxGraphDataFileBytes)
+	return fileRead{rel: rel, data: data, err: err}
+}
+
+// readGraphDataWith gathers the files ReadGraphData parses through read.
+func readGraphDataWith(dir string, read func(rel string) fileRead) (*graphDataFiles, error) {
+	if err := checkGraphDataDir(dir); err != nil {
+		return nil, err
 	}
 	list := func(sub string) dirRead {
 		var d dirRead

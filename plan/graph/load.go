@@ -59,6 +59,11 @@ type Result struct {
 	*Graph
 	// Digest is "sha256:<hex>" of the graph document (not of graph-data).
 	Digest string `json:"digest"`
+	// GraphDataDigest is the graph-data directory's digest (dirdigest.Sum,
+	// what a plan records as Inputs.GraphData), made in the same pass that read
+	// the files the graph was built from; "" without graph-data, or when a file
+	// of the directory could not be read.
+	GraphDataDigest string `json:"graphDataDigest,omitempty"`
 }
 
 // IsURL reports whether a --graph value names a URL rather than a file.
@@ -77,7 +82,8 @@ func (o Options) maxBytes() int64 {
 	return DefaultMaxBytes
 }
 
-// Load reads a graph from a file or URL and, with GraphData, applies graph-data.
+// Load reads a graph from a file or URL and, with GraphData, applies graph-data
+// (reading its directory once, for the graph and for Result.GraphDataDigest).
 func Load(ctx context.Context, o Options) (*Result, error) {
 	if o.Graph == "" {
 		return nil, &InputError{Source: "--graph", Msg: "no graph given", Hint: "pass --graph FILE|URL (an update service graph, or a graph-builder graph with --graph-data)"}
@@ -102,8 +108,9 @@ func Load(ctx context.Context, o Options) (*Result, error) {
 	sum := sha256.Sum256(data)
 	digest := "sha256:" + hex.EncodeToString(sum[:])
 	var gdf *graphDataFiles
+	var gdDigest string
 	if o.GraphData != "" {
-		if gdf, err = readGraphDataFiles(o.GraphData); err != nil {
+		if gdf, gdDigest, err = readGraphDataDigested(o.GraphData); err != nil {
 			return nil, err
 		}
 	}
@@ -112,7 +119,7 @@ func Load(ctx context.Context, o Options) (*Result, error) {
 	if keyed {
 		key = graphCacheKey(o, digest, gdf)
 		if g, ok := readGraphCache(o.CacheDir, key); ok {
-			return &Result{Graph: g, Digest: digest}, nil
+			return &Result{Graph: g, Digest: digest, GraphDataDigest: gdDigest}, nil
 		}
 	}
 	g, err := build(o, arch, data, gdf)
@@ -122,7 +129,7 @@ func Load(ctx context.Context, o Options) (*Result, error) {
 	if keyed {
 		writeGraphCache(o.CacheDir, key, g)
 	}
-	return &Result{Graph: g, Digest: digest}, nil
+	return &Result{Graph: g, Digest: digest, GraphDataDigest: gdDigest}, nil
 }
 
 // build makes the graph from the graph document and, when gdf is not nil, the

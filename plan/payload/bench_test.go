@@ -114,7 +114,7 @@ func BenchmarkLoadRealPayloadCacheWarm(b *testing.B) {
 }
 
 // BenchmarkRealPayloadCacheKey is the cost of the key alone: the one pass that
-// reads every file of the directory for DigestDir's digest (which a plan records)
+// reads every file of the directory for its digest (dirdigest.Sum) (which a plan records)
 // and keeps the manifest files, then the key. A warm load pays it; so does a plan
 // without the cache, for the digest.
 func BenchmarkRealPayloadCacheKey(b *testing.B) {

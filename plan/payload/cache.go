@@ -9,13 +9,15 @@ import (
 	"sync/atomic"
 
 	"github.com/openshift-recover/recover/internal/bounded"
+	"github.com/openshift-recover/recover/internal/dirdigest"
 )
 
 // The decoded-payload cache (Options.CacheDir) keeps a payload's decoded manifests,
 // so that a payload already seen is not decoded again. An entry is one file,
 // <CacheDir>/decoded-<key>, where key is the sha256 of cacheFormat, what the
 // manifests are rendered with (ReleaseImage, the profile, image-references) and
-// the payload directory's DigestDir (with any manifest file it does not read):
+// the payload directory's digest, dirdigest.Sum (with any manifest file it does
+// not read):
 // the same bytes give the same key, other bytes another one, so an entry never
 // describes a payload it was not made from. The files are read once, for the
 // digest, the key and, on a miss, the decoding.
@@ -94,21 +96,21 @@ func (r *reader) manifest() (c cachedManifest, err error) {
 	return c, err
 }
 
-// payloadFiles is what one pass over a payload directory read: DigestDir's digest
-// of it and the content of every manifest file, in payload order.
+// payloadFiles is what one pass over a payload directory read: its digest
+// (dirdigest.Sum) and the content of every manifest file, in payload order.
 type payloadFiles struct {
 	digest string
 	raws   [][]byte
-	// unwalked are the manifest files DigestDir does not read (not regular files,
+	// unwalked are the manifest files the digest does not read (not regular files,
 	// such as symbolic links), by index; their content is not in digest.
 	unwalked []int
 }
 
 // readPayloadFiles reads every file of the payload directory once: each regular
-// file into DigestDir's digest, the manifest files (and manifest files DigestDir
-// does not read, such as symbolic links, besides) kept for decoding. ok is false
-// when any file cannot be read: the normal path then reports a manifest file's
-// error in payload order, and DigestDir its own.
+// file into the directory's digest (dirdigest.Read), the manifest files (and
+// manifest files the digest does not read, such as symbolic links, besides) kept
+// for decoding. ok is false when any file cannot be read: the normal path then
+// reports a manifest file's error in payload order, and dirdigest.Sum its own.
 func readPayloadFiles(root string, files []manifestFile) (pf payloadFiles, ok bool) {
 	keep := make(map[string]bool, len(files))
 	for _, f := range files {
@@ -117,7 +119,7 @@ func readPayloadFiles(root string, files []manifestFile) (pf payloadFiles, ok bo
 		}
 		keep[f.sub+"/"+f.name] = true
 	}
-	digest, kept, err := digestDir(root, keep)
+	digest, kept, err := dirdigest.Read(root, func(rel string) bool { return keep[rel] }, maxManifestFileBytes)
 	if err != nil {
 		return pf, false
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/internal/bounded"
+	"github.com/openshift-recover/recover/internal/dirdigest"
 	"github.com/openshift-recover/recover/internal/testing/cachetest"
 )
 
@@ -243,7 +244,7 @@ func TestDecodedCacheFollowsContent(t *testing.T) {
 }
 
 // TestDecodedCacheFollowsSymlinkedManifest: a manifest file behind a symbolic
-// link is not in DigestDir's digest, yet it is in the key: changing the file it
+// link is not in the directory's digest, yet it is in the key: changing the file it
 // points at is another key.
 func TestDecodedCacheFollowsSymlinkedManifest(t *testing.T) {
 	dir := writePayload(t, map[string]string{"release-manifests/0000_50_a_00_ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns\n" + annotated})
@@ -268,9 +269,9 @@ func TestDecodedCacheFollowsSymlinkedManifest(t *testing.T) {
 		if len(p.Manifests) != 2 || p.Manifests[1].Name != name {
 			t.Fatalf("the linked manifest reads %+v, want %s", p.Manifests[len(p.Manifests)-1], name)
 		}
-		d, err := DigestDir(dir)
+		d, err := dirdigest.Sum(dir)
 		if err != nil || p.DirDigest != d {
-			t.Fatalf("DirDigest %s, DigestDir %s %v", p.DirDigest, d, err)
+			t.Fatalf("DirDigest %s, dirdigest.Sum %s %v", p.DirDigest, d, err)
 		}
 	}
 	if n := len(cacheEntries(t, o.CacheDir)); n != 2 {

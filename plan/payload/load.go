@@ -38,7 +38,7 @@ type Options struct {
 	// whose manifest files, image-references, ReleaseImage and profile were seen
 	// before is read from there instead of being decoded. "" disables it.
 	CacheDir string
-	// DirDigest sets Payload.DirDigest, DigestDir of the directory, from the same
+	// DirDigest sets Payload.DirDigest, dirdigest.Sum of the directory, from the same
 	// reads as the manifests (the decoded-payload cache computes it anyway).
 	DirDigest bool
 }

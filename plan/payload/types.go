@@ -32,7 +32,7 @@ type Payload struct {
 	Source string `json:"source"`
 	Dir    string `json:"dir"`
 	Digest string `json:"digest,omitempty"`
-	// DirDigest is DigestDir(Dir), when Options.DirDigest or Options.CacheDir asked
+	// DirDigest is dirdigest.Sum(Dir), when Options.DirDigest or Options.CacheDir asked
 	// for it and every file could be read; "" otherwise.
 	DirDigest string `json:"-"`
 	// Release is release-metadata; VersionFrom says where Release.Version came from:

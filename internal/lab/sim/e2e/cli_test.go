@@ -337,6 +337,8 @@ type journalSummary struct {
 		RestoredBy string                     `json:"restoredBy"`
 		Resume     string                     `json:"resume"`
 		Restore    string                     `json:"restore"`
+		Created    bool                       `json:"created"`
+		Remove     string                     `json:"remove"`
 		Object     *struct {
 			Kind, Namespace, Name string
 		} `json:"object"`

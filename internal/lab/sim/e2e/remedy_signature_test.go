@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan"
 )
@@ -106,9 +107,29 @@ func TestRemedyReleaseSignature(t *testing.T) {
 	}
 
 	// The create is journaled like a create-only manifest (intent, then
-	// outcome); recover journal's list of changes holds patches with a
-	// pre-image and approvals only, so the run's state is what it says.
-	if s := c.journalCLI(journalPath); s.State != "finished" {
+	// outcome); recover journal lists the ConfigMap among the run's lasting
+	// changes, with the command that removes it (it used to list only
+	// pre-image patches and CSR approvals).
+	s := c.journalCLI(journalPath)
+	if s.State != "finished" {
 		t.Fatalf("recover journal: state %s", s.State)
+	}
+	remove := nextcmd.Delete("configmap/"+name, openshift.SignaturesNamespace)
+	var listed bool
+	for _, ch := range s.Changes {
+		if ch.Action != string(plan.ActionCreateReleaseSignature) {
+			continue
+		}
+		listed = ch.Created && ch.State == "made" && !ch.Temporary && ch.Remove == remove && ch.Object != nil &&
+			ch.Object.Kind == "ConfigMap" && ch.Object.Namespace == openshift.SignaturesNamespace && ch.Object.Name == name
+		if !listed {
+			t.Errorf("recover journal lists the signature ConfigMap as %+v", ch)
+		}
+	}
+	if !listed {
+		t.Errorf("recover journal does not list the signature ConfigMap among the changes: %+v", s.Changes)
+	}
+	if table := c.recover("journal", journalPath); table.code != 0 || !strings.Contains(table.stdout, "ConfigMap "+openshift.SignaturesNamespace+"/"+name) || !strings.Contains(table.stdout, remove) {
+		t.Errorf("recover journal's table does not show the created ConfigMap and how to remove it: %s", table)
 	}
 }

@@ -1,4 +1,4 @@
-package payload
+package dirdigest
 
 import (
 	"crypto/sha256"
@@ -13,26 +13,27 @@ import (
 	"sort"
 	"sync/atomic"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/openshift-recover/recover/internal/bounded"
 )
 
-// DigestDir returns "sha256:<hex>" over a directory's regular files: each file's
-// slash-separated relative path, size and content, in path order. It identifies a
-// payload or graph-data directory in a plan's inputs. (Like filepath.WalkDir, it
-// follows no symbolic link.)
-func DigestDir(dir string) (string, error) {
-	digest, _, err := digestDir(dir, nil)
+// Sum returns "sha256:<hex>" over a directory's regular files: each file's
+// slash-separated relative path, size and content, in path order. (Like
+// filepath.WalkDir, it follows no symbolic link.)
+func Sum(dir string) (string, error) {
+	digest, _, err := Read(dir, nil, 0)
 	return digest, err
 }
 
-// digestDir is DigestDir, and it also returns the contents of the files whose
-// slash-separated relative paths keep lists (those that are regular files; the
-// others are not read), each read with the manifest size limit. Every file is read
-// once. The kept files are read ahead by GOMAXPROCS goroutines while this one
-// hashes in path order (opening and reading a few hundred files costs more than
-// hashing them); the others are streamed through one buffer when their turn
-// comes.
-func digestDir(dir string, keep map[string]bool) (string, map[string][]byte, error) {
+// Read is Sum, and it also returns the contents of the regular files whose
+// slash-separated relative paths keep picks, each read whole with limit (the
+// others are streamed into the digest and not kept). Every file is read once.
+// The kept files are read ahead by GOMAXPROCS goroutines while this one hashes
+// in path order (opening and reading a few hundred files costs more than
+// hashing them). A file keep picks that is not a regular file (a symbolic
+// link) is neither read nor kept: the caller reads it itself.
+func Read(dir string, keep func(rel string) bool, limit int64) (string, map[string][]byte, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -55,7 +56,7 @@ func digestDir(dir string, keep map[string]bool) (string, map[string][]byte, err
 		}
 		rels[i] = filepath.ToSlash(rel)
 	}
-	ahead := readAheadFiles(files, func(i int) bool { return keep[rels[i]] })
+	ahead := readAheadFiles(files, limit, func(i int) bool { return keep != nil && keep(rels[i]) })
 	defer ahead.stop()
 	h := sha256.New()
 	kept := map[string][]byte{}
@@ -66,7 +67,7 @@ func digestDir(dir string, keep map[string]bool) (string, map[string][]byte, err
 			if r.err != nil {
 				return "", nil, r.err
 			}
-			writeDigestHeader(h, rels[i], int64(len(r.data)))
+			writeHeader(h, rels[i], int64(len(r.data)))
 			h.Write(r.data)
 			kept[rels[i]] = r.data
 			continue
@@ -78,8 +79,8 @@ func digestDir(dir string, keep map[string]bool) (string, map[string][]byte, err
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), kept, nil
 }
 
-// readAhead reads the files want picks, in order, on GOMAXPROCS goroutines
-// (inOrder's) in the background.
+// readAhead reads the files want picks, in path order, on GOMAXPROCS
+// goroutines in the background.
 type readAhead struct {
 	slots []*readSlot // nil for a file not picked
 	halt  atomic.Bool
@@ -92,7 +93,7 @@ type readSlot struct {
 	ready chan struct{} // closed once data and err are set
 }
 
-func readAheadFiles(files []string, want func(int) bool) *readAhead {
+func readAheadFiles(files []string, limit int64, want func(int) bool) *readAhead {
 	a := &readAhead{slots: make([]*readSlot, len(files)), done: make(chan struct{})}
 	var picked []int
 	for i := range files {
@@ -103,26 +104,33 @@ func readAheadFiles(files []string, want func(int) bool) *readAhead {
 	}
 	go func() {
 		defer close(a.done)
-		inOrder(len(picked), runtime.GOMAXPROCS(0), func(k int) bool {
+		// Go blocks while GOMAXPROCS reads are under way, so files are
+		// started in path order, the order the hasher waits for them.
+		var g errgroup.Group
+		g.SetLimit(max(1, runtime.GOMAXPROCS(0)))
+		for _, i := range picked {
 			if a.halt.Load() {
-				return false
+				break
 			}
-			r := a.slots[picked[k]]
-			r.data, r.err = bounded.ReadFile(files[picked[k]], maxManifestFileBytes)
-			close(r.ready)
-			return true
-		})
+			r := a.slots[i]
+			g.Go(func() error {
+				r.data, r.err = bounded.ReadFile(files[i], limit)
+				close(r.ready)
+				return nil
+			})
+		}
+		_ = g.Wait()
 	}()
 	return a
 }
 
-// stop makes the readers stop claiming files and waits for them.
+// stop makes the readers start no more files and waits for them.
 func (a *readAhead) stop() {
 	a.halt.Store(true)
 	<-a.done
 }
 
-func writeDigestHeader(h hash.Hash, rel string, size int64) {
+func writeHeader(h hash.Hash, rel string, size int64) {
 	fmt.Fprintf(h, "%s\x00%d\x00", rel, size)
 }
 
@@ -137,7 +145,7 @@ func digestFile(h hash.Hash, path, rel string, buf []byte) error {
 	if err != nil {
 		return err
 	}
-	writeDigestHeader(h, rel, st.Size())
+	writeHeader(h, rel, st.Size())
 	// A plain Reader, so that io.CopyBuffer uses buf rather than *os.File's
 	// WriteTo, which allocates a buffer of its own for every file.
 	_, err = io.CopyBuffer(h, struct{ io.Reader }{f}, buf)
