@@ -9,9 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/openshift-recover/recover/apply/gate"
 	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/apply/lock"
 	"github.com/openshift-recover/recover/apply/resource"
+	"github.com/openshift-recover/recover/inspect/live"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -44,26 +46,45 @@ func (a Access) String() string {
 	return fmt.Sprintf("%s %s (cluster-wide)", a.Verb, r)
 }
 
-// KindMapper maps an apiVersion and kind to its resource and scope.
-type KindMapper func(apiVersion, kind string) (gvr schema.GroupVersionResource, namespaced bool, err error)
+// KindMapper maps an apiVersion and kind to its resource and scope: the
+// cluster's discovery (Engine.AccessOptions) or inspect's catalog
+// (CatalogKinds), which needs no cluster.
+type KindMapper = gate.KindMapper
 
 // AccessOptions are what RequiredAccess needs besides the plan.
 type AccessOptions struct {
 	// MapKind maps the kinds the steps and gates name (the plan's own CRDs
 	// are mapped from their manifests when MapKind does not know them).
 	MapKind KindMapper
-	// GateResources lists what a gate reads (gate.Checker.Resources), each
-	// with its namespace ("" cluster-wide).
-	GateResources func(*plan.Gate) ([]schema.GroupVersionResource, []string, error)
 	// DryRun: a server-side dry run takes no lease.
 	DryRun bool
 }
 
+// CatalogKinds maps the kinds inspect reads (inspect/live.Reads: every
+// resource type of inspect's catalog) without a cluster: what a hub that
+// cannot reach a cluster derives a plan's permissions with. The kinds a
+// remediation plan changes and its gates read are all in the catalog; a kind
+// that is not is an error naming it (a plan's own CRDs are mapped by
+// RequiredAccess from their manifests).
+func CatalogKinds(apiVersion, kind string) (schema.GroupVersionResource, bool, error) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return schema.GroupVersionResource{}, false, err
+	}
+	for _, r := range live.Reads(live.ReadOptions{}) {
+		if r.Resource.Group == gv.Group && r.Resource.Kind == kind {
+			return gv.WithResource(r.Resource.Resource), r.Resource.Namespaced, nil
+		}
+	}
+	return schema.GroupVersionResource{}, false, fmt.Errorf("kind %s of %s is not among the resources inspect reads: its permissions need the cluster's discovery (recover apply --print-rbac against the cluster)", kind, apiVersion)
+}
+
 // RequiredAccess derives every permission the plan needs: the run's own (the
 // lease, ClusterVersion), each step's from its action's executor
-// (exec_<action>.go), and each gate's reads. It is the one list preflight
-// checks and an RBAC role for the plan grants. Problems are the kinds that
-// could not be mapped, one line each.
+// (exec_<action>.go), and each gate's reads (gate.Resources). It is the one
+// list preflight checks and an RBAC role for the plan grants
+// (apply/incluster.RunAccess). It reads nothing but through o.MapKind.
+// Problems are the kinds that could not be mapped, one line each.
 func RequiredAccess(p *plan.Plan, o AccessOptions) ([]Access, []string) {
 	var problems []string
 	set := map[Access]bool{}
@@ -102,16 +123,7 @@ func RequiredAccess(p *plan.Plan, o AccessOptions) ([]Access, []string) {
 		}
 		add(as...)
 		for _, g := range stepGates(p, s) {
-			if (g.Kind == plan.GateWorkloadRollout || g.Kind == plan.GateDeleted || g.Kind == plan.GateRestored) && g.Object != nil {
-				gvr, namespaced, err := mapKind(g.Object.APIVersion, g.Object.Kind)
-				if err != nil {
-					problems = append(problems, fmt.Sprintf("step %s gate: %v", s.ID, err))
-					continue
-				}
-				add(verbs(gvr.Group, gvr.Resource, scoped(namespaced, g.Object.Namespace), "get", "list", "watch")...)
-				continue
-			}
-			gvrs, nss, err := o.GateResources(g)
+			gvrs, nss, err := gate.Resources(g, mapKind)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("step %s gate: %v", s.ID, err))
 				continue
@@ -139,7 +151,9 @@ type accessNeeder interface {
 // what the run's journal store needs (a run that writes a journal: not a dry
 // run). It is the list preflight checks and apply/incluster's RBAC grants.
 func (e *Engine) RequiredAccess(ctx context.Context, p *plan.Plan, opts Options) ([]Access, []string) {
-	out, problems := RequiredAccess(p, AccessOptions{MapKind: e.kindMapper(ctx), GateResources: e.gates.Resources, DryRun: opts.DryRun})
+	ao := e.AccessOptions(ctx)
+	ao.DryRun = opts.DryRun
+	out, problems := RequiredAccess(p, ao)
 	if n, ok := opts.Journal.(accessNeeder); ok && !opts.DryRun {
 		seen := make(map[Access]bool, len(out))
 		for _, a := range out {
@@ -154,6 +168,12 @@ func (e *Engine) RequiredAccess(ctx context.Context, p *plan.Plan, opts Options)
 		sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	}
 	return out, problems
+}
+
+// AccessOptions are RequiredAccess's options for this engine's cluster: kinds
+// mapped through its discovery.
+func (e *Engine) AccessOptions(ctx context.Context) AccessOptions {
+	return AccessOptions{MapKind: e.kindMapper(ctx)}
 }
 
 // kindMapper maps kinds through discovery, retrying transient failures.

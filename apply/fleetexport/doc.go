@@ -22,7 +22,13 @@
 // verdict fields the templates read are verdict.Field values, so a template
 // cannot wait for a value the verdict does not write.
 //
-// The apply template's RBAC and the apply Job's arguments come from ApplyRBAC and
-// ApplyArgs (apply_seam.go): until the in-cluster apply lands, they are this
-// package's own and say so.
+// The Jobs run recover itself: the inspect Job recover inspect --verdict
+// --save-plan, the apply Job recover apply --in-cluster on the plan the inspect
+// stored (applyjob.go). Their arguments are spelled by internal/nextcmd, the
+// flags recover defines. Their RBAC is generated, never written here: the
+// inspect Job's from what the live source reads (inspect/live.Reads), the apply
+// Job's from the wave's plan by apply/incluster.RunAccess, the list recover
+// apply --print-rbac prints for the same plan, with the kinds mapped by
+// inspect's catalog (apply.CatalogKinds) since the hub cannot reach the
+// clusters.
 package fleetexport

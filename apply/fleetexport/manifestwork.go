@@ -121,7 +121,7 @@ func InspectTemplate(o Options) (*Template, error) {
 	var m manifests
 	m.add(namespace(o))
 	m.add(serviceAccount(o, InspectServiceAccount))
-	for _, obj := range rbac(o, InspectServiceAccount, InspectServiceAccount, InspectAccess(o.Namespace)) {
+	for _, obj := range roles(o, InspectServiceAccount, "inspect", InspectAccess(o.Namespace)) {
 		m.add(obj)
 	}
 	m.add(job(o, InspectJobName(o.Wave), InspectServiceAccount, InspectArgs(o), 3))
@@ -141,10 +141,10 @@ func ApplyTemplate(o Options) (*Template, error) {
 	var m manifests
 	m.add(namespace(o))
 	m.add(serviceAccount(o, ApplyServiceAccount))
-	for _, obj := range rbac(o, ApplyServiceAccount, ApplyServiceAccount, access) {
+	for _, obj := range roles(o, ApplyServiceAccount, "apply", access) {
 		m.add(obj)
 	}
-	m.add(configMapRef(o, verdict.PlanConfigMapName(o.Wave)))
+	m.add(configMapRef(o, ApplyPlanConfigMap(o)))
 	m.add(job(o, ApplyJobName(o.Wave), ApplyServiceAccount, ApplyArgs(o), 10))
 	vi := m.add(configMapRef(o, verdict.DefaultName))
 	expected := []ExpectedValue{{vi, verdict.FieldWave.Name, o.Wave}, {vi, verdict.FieldSettled.Name, "true"}}

@@ -47,7 +47,7 @@ type Options struct {
 	// for them are taken).
 	Accept []string
 	// Plan is a plan of the wave's wedge (one cluster's, from recover plan):
-	// the apply template's RBAC covers what it does (ApplyRBAC).
+	// the apply template's RBAC covers what it does (ApplyAccess).
 	Plan *plan.Plan
 	// BackupAcknowledged is the SRE's word that every cluster of the wave has
 	// a current etcd backup (apply refuses to start without one).

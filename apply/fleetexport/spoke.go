@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan/verdict"
 )
 
@@ -31,7 +32,8 @@ func labels(o Options) map[string]string {
 // InspectArgs are the inspect Job's arguments: the verdict (and the plan, or
 // why there is none) of this wave, into the spoke's namespace.
 func InspectArgs(o Options) []string {
-	args := []string{"inspect", "--verdict", "--verdict-namespace", o.Namespace, "--verdict-name", verdict.DefaultName, "--wave", o.Wave, "--save-plan"}
+	args := []string{"inspect", "--" + nextcmd.FlagVerdict, "--" + nextcmd.FlagVerdictNamespace, o.Namespace, "--" + nextcmd.FlagVerdictName, verdict.DefaultName,
+		"--" + nextcmd.FlagWave, o.Wave, "--" + nextcmd.FlagSavePlan}
 	for _, a := range o.Accept {
 		args = append(args, "--accept", a)
 	}

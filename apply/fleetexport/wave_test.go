@@ -3,9 +3,8 @@ package fleetexport_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +17,8 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/fleetexport"
+	"github.com/openshift-recover/recover/apply/incluster"
+	applyjournal "github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/fleetengines"
@@ -174,22 +175,23 @@ func playMCO(ctx context.Context, c *applytest.Cluster) {
 
 // TestAWaveOnARealAPIServer runs one cluster's wave as the TALM templates
 // would, on the real kube-apiserver: the identities and RBAC the templates
-// carry, the recover binary with the Jobs' arguments (impersonating the Jobs'
-// service accounts), and TALM's completion rule evaluated with the templates'
-// own feedback rules and expectedValues on the verdict those runs wrote.
+// carry, the recover binary with the Jobs' own arguments (impersonating the
+// Jobs' service accounts), and TALM's completion rule evaluated with the
+// templates' own feedback rules and expectedValues on the verdict those runs
+// wrote.
 //
 //  1. A verdict of an earlier wave does not complete the inspect step.
 //  2. recover inspect --verdict --save-plan as recover-inspect reads the
 //     cluster without a forbidden resource, finds the paused pool, and writes
-//     the verdict and the plan: the inspect step completes, the apply step not.
-//  3. The apply template's RBAC, generated from that plan, lets recover apply
-//     --verdict as recover-apply pass preflight (permissions and the live
-//     fingerprint) and run the plan: the pool is unpaused, the verdict says
-//     completed and settled, and the apply step completes.
-//
-// The in-cluster apply (--in-cluster, the plan read from its ConfigMap, the
-// journal in the cluster) is the other half of issue 27; until it lands the
-// apply runs from the plan ConfigMap's bytes in a file, with a file journal.
+//     the verdict and the plan (the ConfigMaps apply --in-cluster reads, their
+//     digest the verdict's): the inspect step completes, the apply step not.
+//  3. The apply Job's arguments (recover apply --in-cluster: the plan from
+//     that ConfigMap, the journal kept in the cluster, --verdict) as
+//     recover-apply are refused before its RBAC exists and changes nothing;
+//     with the apply template's RBAC, generated from the plan, the run passes
+//     preflight (permissions and the live fingerprint) and runs the plan: the
+//     pool is unpaused, the journal in the cluster is finished, the verdict
+//     says completed and settled, and the apply step completes.
 func TestAWaveOnARealAPIServer(t *testing.T) {
 	kubetest.Require(t, env)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
@@ -249,21 +251,13 @@ func TestAWaveOnARealAPIServer(t *testing.T) {
 	if !talmCompleted(t, ctx, objs, in.Object) {
 		t.Error("TALM would not complete the inspect step on this wave's verdict")
 	}
-	planCM, err := c.Kube.CoreV1().ConfigMaps(o.Namespace).Get(ctx, verdict.PlanConfigMapName(o.Wave), metav1.GetOptions{})
+	// The plan as apply --in-cluster reads it.
+	p, digest, _, err := incluster.LoadPlan(ctx, c.Kube, o.Namespace, fleetexport.ApplyPlanConfigMap(o))
 	if err != nil {
 		t.Fatal(err)
 	}
-	planBytes := []byte(planCM.Data[verdict.PlanKey])
-	if verdict.Digest(planBytes) != v.Remedy.PlanDigest {
-		t.Errorf("the plan ConfigMap holds %s, the verdict names %s", verdict.Digest(planBytes), v.Remedy.PlanDigest)
-	}
-	planFile := filepath.Join(t.TempDir(), "plan.json")
-	if err := os.WriteFile(planFile, planBytes, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, _, err := plan.Load(planFile)
-	if err != nil {
-		t.Fatal(err)
+	if digest != v.Remedy.PlanDigest {
+		t.Errorf("the plan ConfigMap holds %s, the verdict names %s", digest, v.Remedy.PlanDigest)
 	}
 
 	// 3. The apply Job's run, with the RBAC generated from the plan.
@@ -276,20 +270,30 @@ func TestAWaveOnARealAPIServer(t *testing.T) {
 		t.Fatal("TALM would complete the apply step before anything was applied")
 	}
 	applyAs := "--as=" + serviceAccountUser(o.Namespace, fleetexport.ApplyServiceAccount)
-	// Without its RBAC the same identity is refused at preflight: the
-	// permissions below are what lets it run.
-	if code, _, errOut := runRecover(t, "apply", "--plan", planFile, "--journal", filepath.Join(t.TempDir(), "refused.journal"), "--i-have-a-backup", "--yes", applyAs); code != 7 {
-		t.Fatalf("apply without the apply RBAC: exit %d, want 7 (preflight refused)\n%s", code, errOut)
+	journal := incluster.NewJournalStore(c.Kube, o.Namespace, fleetexport.ApplyJournal(o))
+	// Without its RBAC the same identity is refused and changes nothing:
+	// the permissions below are what lets it run.
+	if code, _, errOut := runRecover(t, append(fleetexport.ApplyArgs(o), applyAs)...); code != 5 || !strings.Contains(errOut, "forbidden") {
+		t.Fatalf("apply without the apply RBAC: exit %d, want 5 (forbidden)\n%s", code, errOut)
+	}
+	if exists, err := journal.Exists(ctx); err != nil || exists {
+		t.Fatalf("a refused run left a journal (%v)", err)
 	}
 	createSpokeRBAC(t, ctx, objs, ap.Object)
-	code, out, errOut = runRecover(t, "apply", "--plan", planFile, "--journal", filepath.Join(t.TempDir(), "run.journal"),
-		"--verdict", "--verdict-namespace", o.Namespace, "--i-have-a-backup", "--yes", applyAs)
+	code, out, errOut = runRecover(t, append(fleetexport.ApplyArgs(o), applyAs)...)
 	if code != 0 {
 		t.Fatalf("apply as the apply Job: exit %d\n%s\n%s", code, errOut, out)
 	}
 	pool, err := c.MCFG.MachineconfigurationV1().MachineConfigPools().Get(ctx, "master", metav1.GetOptions{})
 	if err != nil || pool.Spec.Paused {
 		t.Errorf("the pool is still paused after the run (%v)", err)
+	}
+	j, err := applyjournal.LoadFrom(journal)
+	if err != nil {
+		t.Fatalf("the run's journal in the cluster: %v", err)
+	}
+	if st := j.State(); !st.Finished || st.CVO.Disabled || j.Header.Plan.Digest != v.Remedy.PlanDigest {
+		t.Errorf("journal in the cluster: finished %v, CVO %+v, plan %+v", st.Finished, st.CVO, j.Header.Plan)
 	}
 	v, err = store.Load(ctx)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -40,11 +41,17 @@ var (
 	operatorResources = "operator.openshift.io"
 )
 
-// Resources returns the resources a gate reads (for the RBAC preflight), with the
-// namespace each is read in ("" for cluster-scoped). A workload or deleted gate
-// whose kind the cluster does not serve yet is mapped when the gate runs.
-func (c *Checker) Resources(g *plan.Gate) ([]schema.GroupVersionResource, []string, error) {
-	s, err := c.specNoRead(g, nil)
+// KindMapper maps an apiVersion and kind to its resource and scope: the
+// cluster's discovery (a Checker's), or a catalog that needs no cluster (a hub
+// that generates a role for a cluster it cannot reach).
+type KindMapper func(apiVersion, kind string) (gvr schema.GroupVersionResource, namespaced bool, err error)
+
+// Resources returns the resources a gate reads (for the RBAC preflight checks
+// and a role grants), with the namespace each is read in ("" for a
+// cluster-scoped resource or every namespace). It reads nothing: the kinds a
+// workload-rollout, deleted or restored gate names are mapped by mapKind.
+func Resources(g *plan.Gate, mapKind KindMapper) ([]schema.GroupVersionResource, []string, error) {
+	s, err := specOf(g, nil, mapKind)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,10 +64,36 @@ func (c *Checker) Resources(g *plan.Gate) ([]schema.GroupVersionResource, []stri
 	return gvrs, nss, nil
 }
 
+// mapKind maps a kind through the cluster's discovery.
+func (c *Checker) mapKind(apiVersion, kind string) (schema.GroupVersionResource, bool, error) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return schema.GroupVersionResource{}, false, err
+	}
+	m, err := c.mapper.Mapping(gv.WithKind(kind))
+	if err != nil {
+		return schema.GroupVersionResource{}, false, err
+	}
+	return m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace, nil
+}
+
+// objectSource is the source of the one object a gate names, mapped by mapKind.
+func objectSource(g *plan.Gate, mapKind KindMapper) (source, error) {
+	gvr, namespaced, err := mapKind(g.Object.APIVersion, g.Object.Kind)
+	if err != nil {
+		return source{}, fmt.Errorf("%s gate: %w", g.Kind, err)
+	}
+	src := source{gvr: gvr, name: g.Object.Name}
+	if namespaced {
+		src.namespace = g.Object.Namespace
+	}
+	return src, nil
+}
+
 // spec builds the gate's sources and evaluation; cvo-scaled-down reads the CVO
 // Deployment's pod selector first.
 func (c *Checker) spec(ctx context.Context, g *plan.Gate, r *Restore) (*spec, error) {
-	s, err := c.specNoRead(g, r)
+	s, err := specOf(g, r, c.mapKind)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +120,9 @@ func (c *Checker) spec(ctx context.Context, g *plan.Gate, r *Restore) (*spec, er
 	return s, nil
 }
 
-func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
+// specOf builds the gate's sources and evaluation without reading the cluster;
+// mapKind maps the kind a gate names.
+func specOf(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 	if g == nil {
 		return nil, fmt.Errorf("no gate")
 	}
@@ -123,16 +158,11 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 		if g.Object == nil || g.Object.Name == "" || g.Object.Kind == "" {
 			return nil, fmt.Errorf("%s gate needs object with apiVersion, kind and name", g.Kind)
 		}
-		gv, err := schema.ParseGroupVersion(g.Object.APIVersion)
+		src, err := objectSource(g, mapKind)
 		if err != nil {
-			return nil, fmt.Errorf("%s gate: %w", g.Kind, err)
-		}
-		mapping, err := c.mapper.Mapping(gv.WithKind(g.Object.Kind))
-		if err != nil {
-			return nil, fmt.Errorf("%s gate: %w", g.Kind, err)
+			return nil, err
 		}
 		what := g.Object.Kind + " " + qualified(g.Object.Namespace, g.Object.Name)
-		src := source{gvr: mapping.Resource, namespace: g.Object.Namespace, name: g.Object.Name}
 		if g.Kind == plan.GateDeleted {
 			return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
 				return evalDeleted(what, first(o[0]))
@@ -199,7 +229,7 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 	case plan.GateConditionCleared:
 		return conditionSpec(g)
 	case plan.GateRestored:
-		return c.restoredSpec(g, r)
+		return restoredSpec(g, r, mapKind)
 	case plan.GateCSRIssued:
 		return csrSpec(g)
 	case plan.GateReleaseAccepted:

@@ -160,21 +160,17 @@ func evalConditionCleared(what, condType, reason string, u *unstructured.Unstruc
 
 // restoredSpec builds a restored gate: the object named by Object carries again
 // the pre-image the engine supplies.
-func (c *Checker) restoredSpec(g *plan.Gate, r *Restore) (*spec, error) {
+func restoredSpec(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 	if g.Object == nil || g.Object.Name == "" || g.Object.Kind == "" {
 		return nil, fmt.Errorf("restored gate needs object with apiVersion, kind and name")
 	}
-	gv, err := schema.ParseGroupVersion(g.Object.APIVersion)
+	src, err := objectSource(g, mapKind)
 	if err != nil {
-		return nil, fmt.Errorf("restored gate: %w", err)
-	}
-	mapping, err := c.mapper.Mapping(gv.WithKind(g.Object.Kind))
-	if err != nil {
-		return nil, fmt.Errorf("restored gate: %w", err)
+		return nil, err
 	}
 	what := g.Object.Kind + " " + qualified(g.Object.Namespace, g.Object.Name)
 	return &spec{
-		sources: []source{{gvr: mapping.Resource, namespace: g.Object.Namespace, name: g.Object.Name}},
+		sources: []source{src},
 		eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
 			return evalRestored(what, r, first(o[0]))
 		},

@@ -9,6 +9,3 @@ func NewJournalStoreWithChunks(client kubernetes.Interface, namespace, name stri
 	s.chunkBytes = chunkBytes
 	return s
 }
-
-// PlanConfigMapsWithParts is PlanConfigMaps with parts of partBytes.
-var PlanConfigMapsWithParts = planConfigMaps

@@ -102,15 +102,9 @@ func (s *JournalStore) ResumeCommand(h journal.Header) string {
 // writer; appends fence it instead.
 func (s *JournalStore) Exclusive() bool { return false }
 
-// Access is what the store needs: read, create and patch ConfigMaps in its
-// namespace (the plan's ConfigMaps are read from the same namespace).
-func (s *JournalStore) Access() []apply.Access {
-	var out []apply.Access
-	for _, v := range []string{"get", "create", "patch"} {
-		out = append(out, apply.Access{Verb: v, Resource: "configmaps", Namespace: s.namespace})
-	}
-	return out
-}
+// Access is what the store needs (JournalAccess of its namespace): the engine
+// adds it to the permissions preflight checks.
+func (s *JournalStore) Access() []apply.Access { return JournalAccess(s.namespace) }
 
 // ChunkName is the name of the journal's chunk i.
 func ChunkName(journalName string, i int) string { return journalName + "-" + strconv.Itoa(i) }

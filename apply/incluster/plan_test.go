@@ -1,6 +1,7 @@
 package incluster_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,8 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/planconfigmap"
+	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // create creates the ConfigMaps in the API server.
@@ -54,24 +57,24 @@ func TestPlanConfigMapsAssembleIntoThePlanFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	split, err := incluster.PlanConfigMapsWithParts(data, ns, "split", 1024)
+	split, err := planconfigmap.EncodeInParts(data, ns, "split", 1024)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(split) < 3 {
 		t.Fatalf("%d ConfigMaps for a plan of %d bytes in parts of 1 KiB", len(split), len(data))
 	}
-	again, _ := incluster.PlanConfigMapsWithParts(data, ns, "split", 1024)
+	again, _ := planconfigmap.EncodeInParts(data, ns, "split", 1024)
 	if !reflect.DeepEqual(split, again) {
 		t.Errorf("the same plan gave other ConfigMaps")
 	}
 	create(t, c, split)
-	single, err := incluster.PlanConfigMaps(data, ns, "single")
+	single, err := planconfigmap.Encode(data, ns, "single")
 	if err != nil || len(single) != 1 {
 		t.Fatalf("%d ConfigMaps for a small plan: %v", len(single), err)
 	}
 	create(t, c, single)
-	create(t, c, []*corev1.ConfigMap{{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: ns}, Data: map[string]string{incluster.PlanKey: string(data)}}})
+	create(t, c, []*corev1.ConfigMap{{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: ns}, Data: map[string]string{planconfigmap.Key: string(data)}}})
 	for _, name := range []string{"split", "single", "plain"} {
 		got, digest, ref, err := incluster.LoadPlan(context.Background(), c, ns, name)
 		if err != nil {
@@ -105,7 +108,7 @@ func TestPlanConfigMapsRefuseADamagedPlan(t *testing.T) {
 		}, "is not part 1"},
 		{"changed-bytes", func(cms, _ []*corev1.ConfigMap) []*corev1.ConfigMap {
 			last := cms[len(cms)-1].DeepCopy()
-			last.BinaryData[incluster.PlanGzipKey] = last.BinaryData[incluster.PlanGzipKey][:len(last.BinaryData[incluster.PlanGzipKey])/2]
+			last.BinaryData[planconfigmap.GzipKey] = last.BinaryData[planconfigmap.GzipKey][:len(last.BinaryData[planconfigmap.GzipKey])/2]
 			return append(cms[:len(cms)-1:len(cms)-1], last)
 		}, "decompressed"},
 		{"no-plan", func(cms, _ []*corev1.ConfigMap) []*corev1.ConfigMap {
@@ -113,15 +116,18 @@ func TestPlanConfigMapsRefuseADamagedPlan(t *testing.T) {
 		}, "holds no plan"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cms, err := incluster.PlanConfigMapsWithParts(data, ns, tc.name, 1024)
+			cms, err := planconfigmap.EncodeInParts(data, ns, tc.name, 1024)
 			if err != nil {
 				t.Fatal(err)
 			}
-			others, _ := incluster.PlanConfigMapsWithParts(otherData, ns, tc.name, 1024)
+			others, _ := planconfigmap.EncodeInParts(otherData, ns, tc.name, 1024)
 			create(t, c, tc.damage(cms, others))
 			_, _, _, err = incluster.LoadPlan(context.Background(), c, ns, tc.name)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("want one line mentioning %q, got %v", tc.want, err)
+			}
+			if tc.name != "missing-part" && !strings.Contains(err.Error(), "recreate them with 'recover apply --plan FILE --print-plan-configmap") {
+				t.Errorf("%v does not say how to recreate the ConfigMaps", err)
 			}
 			var bad interface{ BadInput() bool }
 			if tc.name != "missing-part" && (!errors.As(err, &bad) || !bad.BadInput()) {
@@ -131,10 +137,29 @@ func TestPlanConfigMapsRefuseADamagedPlan(t *testing.T) {
 	}
 }
 
+// TestPlanConfigMapWithoutAPlanSaysWhy: a ConfigMap that keeps why there is
+// no plan (recover inspect --save-plan wrote it) reads as
+// *planconfigmap.NoPlanError with that reason: nothing to apply, not bad
+// input.
+func TestPlanConfigMapWithoutAPlanSaysWhy(t *testing.T) {
+	c, ns := client(t)
+	create(t, c, []*corev1.ConfigMap{planconfigmap.NoPlan(ns, "nothing", "no plan: the verdict's answer is none")})
+	_, _, _, err := incluster.LoadPlan(context.Background(), c, ns, "nothing")
+	var none *planconfigmap.NoPlanError
+	if !errors.As(err, &none) || none.Reason != "no plan: the verdict's answer is none" || none.Name != "nothing" || none.Namespace != ns {
+		t.Fatalf("got %v, want a NoPlanError with the reason", err)
+	}
+	var bad interface{ BadInput() bool }
+	if errors.As(err, &bad) {
+		t.Errorf("%v classifies as bad input", err)
+	}
+}
+
 // TestARealReleasePlanFitsItsConfigMaps keeps a plan that applies the
 // manifests of the real 4.4 release payload (shared real data) in ConfigMaps and
 // reads it back: its JSON passes the 1 MiB a ConfigMap holds, gzip'd it fits,
-// and each ConfigMap stays under that limit.
+// and each ConfigMap stays under that limit; recover inspect --save-plan's
+// store keeps it as well.
 func TestARealReleasePlanFitsItsConfigMaps(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "shared", "realdata", "payload-release-4.4")
 	if root := os.Getenv("RECOVER_REALDATA"); root != "" {
@@ -168,7 +193,7 @@ func TestARealReleasePlanFitsItsConfigMaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cms, err := incluster.PlanConfigMaps(data, ns, "real")
+	cms, err := planconfigmap.Encode(data, ns, "real")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,4 +209,21 @@ func TestARealReleasePlanFitsItsConfigMaps(t *testing.T) {
 		t.Fatalf("read back: %v, digest %s (want %s)", err, digest, wantDigest)
 	}
 	t.Logf("%d steps, plan %d bytes, %d ConfigMap(s)", len(p.Steps), len(data), len(cms))
+
+	// recover inspect --save-plan keeps a plan this large the same way, and
+	// apply --in-cluster reads it back whole.
+	var doc bytes.Buffer
+	if err := plan.Encode(&doc, b.Plan()); err != nil {
+		t.Fatal(err)
+	}
+	wantDigest = plan.Digest(doc.Bytes())
+	store := verdict.Store{Client: c, Namespace: ns, Name: verdict.DefaultName}
+	saved, err := store.SavePlan(context.Background(), "big", b.Plan(), "")
+	if err != nil || saved != wantDigest {
+		t.Fatalf("SavePlan: digest %s (want the document's %s), %v", saved, wantDigest, err)
+	}
+	p, digest, _, err = incluster.LoadPlan(context.Background(), c, ns, verdict.PlanConfigMapName("big"))
+	if err != nil || digest != wantDigest || len(p.Steps) != len(b.Plan().Steps) {
+		t.Fatalf("the saved plan read back: %v, digest %s (want %s)", err, digest, wantDigest)
+	}
 }

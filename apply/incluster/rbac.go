@@ -32,32 +32,56 @@ type RBACOptions struct {
 	Name string
 	// NamespaceExists reports whether a namespace exists now. A Role can only be
 	// bound in a namespace that exists, so the permissions in a namespace the
-	// plan itself creates are granted cluster-wide (nil: every namespace exists).
+	// plan itself creates are granted cluster-wide (nil: every namespace exists,
+	// as for a remediation plan, which changes objects that exist).
 	NamespaceExists func(namespace string) bool
+	// Labels are added to every object's (a fleet wave's label).
+	Labels map[string]string
 }
 
-// PreflightAccess is what preflight itself uses to ask which permissions the
-// run has: a SelfSubjectAccessReview per permission.
-var PreflightAccess = []apply.Access{{Verb: "create", Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"}}
-
-// RBAC renders the permissions a run needs (apply.Engine.RequiredAccess, the
-// list preflight checks, plus PreflightAccess and, when the run checks the
-// plan's staleness, FingerprintAccess) as the objects that grant them to the
-// run's ServiceAccount and nothing more: the run's Namespace and its
-// ServiceAccount; a Role and a
-// RoleBinding in every namespace the run touches; a ClusterRole and a
-// ClusterRoleBinding for the cluster-scoped resources, the permissions across
-// namespaces and those in namespaces that do not exist yet. Verbs are exactly
-// preflight's, per resource; a permission on a named object (a CSR signer) is
-// granted on that name only. The objects come in a fixed order.
-func RBAC(access []apply.Access, o RBACOptions) []runtime.Object {
+func (o RBACOptions) withDefaults() RBACOptions {
 	if o.ServiceAccount == "" {
 		o.ServiceAccount = DefaultServiceAccount
 	}
 	if o.Name == "" {
 		o.Name = DefaultRBACName
 	}
-	labels := map[string]string{"app.kubernetes.io/name": "recover", "app.kubernetes.io/component": "apply"}
+	return o
+}
+
+func (o RBACOptions) labels() map[string]string {
+	l := map[string]string{"app.kubernetes.io/name": "recover", "app.kubernetes.io/component": "apply"}
+	for k, v := range o.Labels {
+		l[k] = v
+	}
+	return l
+}
+
+// RBAC renders the permissions a run needs (RunAccess) as the objects that
+// grant them to the run's ServiceAccount and nothing more: the run's Namespace
+// and its ServiceAccount, then Roles. The objects come in a fixed order.
+func RBAC(access []apply.Access, o RBACOptions) []runtime.Object {
+	o = o.withDefaults()
+	labels := o.labels()
+	return append([]runtime.Object{&corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: o.Namespace, Labels: labels},
+	}, &corev1.ServiceAccount{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
+		ObjectMeta: metav1.ObjectMeta{Name: o.ServiceAccount, Namespace: o.Namespace, Labels: labels},
+	}}, Roles(access, o)...)
+}
+
+// Roles grants the permissions to the ServiceAccount: a Role and a RoleBinding
+// in every namespace the run touches; a ClusterRole and a ClusterRoleBinding
+// for the cluster-scoped resources, the permissions across namespaces and
+// those in namespaces that do not exist yet. Verbs are exactly the
+// permissions', per resource; a permission on a named object (a CSR signer) is
+// granted on that name only. The ClusterRole comes first, then the Roles by
+// namespace.
+func Roles(access []apply.Access, o RBACOptions) []runtime.Object {
+	o = o.withDefaults()
+	labels := o.labels()
 	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: o.ServiceAccount, Namespace: o.Namespace}}
 	byNS := map[string][]apply.Access{}
 	for _, a := range access {
@@ -69,13 +93,7 @@ func RBAC(access []apply.Access, o RBACOptions) []runtime.Object {
 		}
 		byNS[ns] = append(byNS[ns], a)
 	}
-	out := []runtime.Object{&corev1.Namespace{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-		ObjectMeta: metav1.ObjectMeta{Name: o.Namespace, Labels: labels},
-	}, &corev1.ServiceAccount{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
-		ObjectMeta: metav1.ObjectMeta{Name: o.ServiceAccount, Namespace: o.Namespace, Labels: labels},
-	}}
+	var out []runtime.Object
 	if rules := Rules(byNS[""]); len(rules) > 0 {
 		out = append(out,
 			&rbacv1.ClusterRole{

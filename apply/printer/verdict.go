@@ -48,11 +48,7 @@ const verdictWriteTimeout = 30 * time.Second
 // cancelled (an aborted run is reported too), each bounded by
 // verdictWriteTimeout.
 func NewVerdict(ctx context.Context, store VerdictStore) (*Verdict, error) {
-	v, err := store.Load(ctx)
-	if apierrors.IsNotFound(err) {
-		v, err = &verdict.Verdict{FormatVersion: verdict.FormatVersion, Remedy: verdict.Remedy{Answer: verdict.AnswerPlan,
-			Reason: "applied without a verdict from recover inspect --verdict"}}, nil
-	}
+	v, err := loadVerdict(ctx, store)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +58,34 @@ func NewVerdict(ctx context.Context, store VerdictStore) (*Verdict, error) {
 	}
 	go p.writer()
 	return p, nil
+}
+
+// loadVerdict loads the verdict; a missing one starts a new verdict.
+func loadVerdict(ctx context.Context, store VerdictStore) (*verdict.Verdict, error) {
+	v, err := store.Load(ctx)
+	if apierrors.IsNotFound(err) {
+		return &verdict.Verdict{FormatVersion: verdict.FormatVersion, Remedy: verdict.Remedy{Answer: verdict.AnswerPlan,
+			Reason: "applied without a verdict from recover inspect --verdict"}}, nil
+	}
+	return v, err
+}
+
+// NoPlan keeps in the verdict that an apply run found no plan to apply (the
+// plan's ConfigMap says why, message): done, result verdict.ResultNoPlan. The
+// run changed nothing, so the verdict settles nothing it did not settle
+// before (a cluster nothing held is settled already).
+func NoPlan(ctx context.Context, store VerdictStore, message string, now time.Time) error {
+	v, err := loadVerdict(ctx, store)
+	if err != nil {
+		return err
+	}
+	v.SetApply(verdict.ApplyState{Phase: verdict.PhaseDone, Result: verdict.ResultNoPlan, Message: message, UpdatedAt: now.UTC()})
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), verdictWriteTimeout)
+	defer cancel()
+	if err := store.Save(ctx, v); err != nil {
+		return fmt.Errorf("keeping the apply run in the verdict: %w", err)
+	}
+	return nil
 }
 
 // Print folds one event into the apply state.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -166,5 +167,33 @@ func TestVerdictWithoutInspectAndFailingStore(t *testing.T) {
 func TestVerdictCompletedIsApplysOutcome(t *testing.T) {
 	if verdict.ResultCompleted != string(apply.OutcomeCompleted) {
 		t.Errorf("verdict.ResultCompleted %q, apply.OutcomeCompleted %q", verdict.ResultCompleted, apply.OutcomeCompleted)
+	}
+}
+
+// TestNoPlanSettlesNothing: a run that found no plan keeps done and no-plan in
+// the verdict, and leaves settled as inspect left it: a cluster nothing held
+// stays settled, a refused one stays unsettled; a store that cannot save is an
+// error.
+func TestNoPlanSettlesNothing(t *testing.T) {
+	now := time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		answer  verdict.Answer
+		settled bool
+	}{
+		{verdict.AnswerNone, true},
+		{verdict.AnswerRefused, false},
+	} {
+		st := &memStore{v: &verdict.Verdict{FormatVersion: verdict.FormatVersion, Wave: "w1", Settled: tc.settled, Remedy: verdict.Remedy{Answer: tc.answer}}}
+		if err := NoPlan(context.Background(), st, "nothing to apply: why", now); err != nil {
+			t.Fatal(err)
+		}
+		v := st.v
+		if a := v.Apply; a == nil || a.Phase != verdict.PhaseDone || a.Result != verdict.ResultNoPlan || a.Message != "nothing to apply: why" || !a.UpdatedAt.Equal(now) ||
+			v.Settled != tc.settled || v.Wave != "w1" || v.Remedy.Answer != tc.answer || len(st.saves) != 1 {
+			t.Errorf("%s: verdict %+v, apply %+v, %d saves", tc.answer, v, v.Apply, len(st.saves))
+		}
+	}
+	if err := NoPlan(context.Background(), &memStore{v: &verdict.Verdict{}, fail: errors.NewTimeoutError("slow", 1)}, "x", now); err == nil {
+		t.Error("a failed save was not reported")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/printer"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -119,7 +120,7 @@ an existing journal is resumed, so the Job's next pod continues the run.
 	fs := cmd.Flags()
 	fs.StringVar(&o.planPath, "plan", "", "Plan document to apply (recover plan -o json). With --resume, the plan's new path if it moved.")
 	fs.StringVar(&o.resume, "resume", "", "Resume the run recorded in this journal.")
-	fs.StringVar(&o.journalPath, "journal", "", "Journal to write (default recover-apply-<time>.journal in the current directory). Must not exist.")
+	fs.StringVar(&o.journalPath, nextcmd.FlagJournal, "", "Journal to write (default recover-apply-<time>.journal in the current directory). Must not exist.")
 	fs.BoolVarP(&o.yes, "yes", "y", false, "Do not ask: apply every step, and stop (resumable) when a gate or a step fails. Needed without a terminal.")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "Send every change as a server-side dry run and show the diffs; change nothing (no lock, no journal).")
 	fs.StringVar(&o.events, "events", o.events, "Event output: plain (one line per finished step) or json (JSON lines, first line the events version).")
@@ -204,6 +205,9 @@ func (o *applyOptions) Validate() error {
 func (o *applyOptions) Run(ctx context.Context) error {
 	if o.ic.printing() {
 		return o.ic.print(ctx, o)
+	}
+	if o.ic.noPlan != nil {
+		return o.ic.nothingToApply(ctx, o)
 	}
 	cfg := o.ic.cfg
 	if cfg == nil {

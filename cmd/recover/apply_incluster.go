@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -16,8 +17,11 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/incluster"
+	"github.com/openshift-recover/recover/apply/printer"
 	"github.com/openshift-recover/recover/internal/bounded"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planconfigmap"
 )
 
 // serviceAccountNamespaceFile is where a pod finds its own namespace.
@@ -39,12 +43,15 @@ type inClusterFlags struct {
 	store     *incluster.JournalStore
 	resume    bool // the journal exists: the run resumes it
 	cfg       *rest.Config
+	// noPlan is set when the plan's ConfigMap keeps why there is no plan
+	// instead of one: there is nothing to apply.
+	noPlan *planconfigmap.NoPlanError
 }
 
 func (f *inClusterFlags) addFlags(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.inCluster, "in-cluster", false, "Run inside the cluster, as a Job: configuration from the pod's service account (or --kubeconfig), the plan from --plan-configmap, the journal kept as ConfigMaps (--journal names them, default <plan-configmap>-journal) in the namespace (the pod's, or --namespace). An existing journal is resumed: a Job's next pod continues the run.")
-	fs.StringVar(&f.planConfigMap, "plan-configmap", "", "With --in-cluster or --print-plan-configmap: the ConfigMap the plan is kept in (default "+incluster.DefaultPlanConfigMap+").")
-	fs.BoolVar(&f.printRBAC, "print-rbac", false, "Print the ServiceAccount and the least-privilege RBAC a run of the plan inside the cluster needs (YAML, for oc apply -f), derived from the permissions preflight checks; the cluster is read to map kinds, nothing changes.")
+	fs.BoolVar(&f.inCluster, nextcmd.FlagInCluster, false, "Run inside the cluster, as a Job: configuration from the pod's service account (or --kubeconfig), the plan from --plan-configmap, the journal kept as ConfigMaps (--journal names them, default <plan-configmap>-journal) in the namespace (the pod's, or --namespace). An existing journal is resumed: a Job's next pod continues the run.")
+	fs.StringVar(&f.planConfigMap, nextcmd.FlagPlanConfigMap, "", "With --in-cluster or --print-plan-configmap: the ConfigMap the plan is kept in (default "+incluster.DefaultPlanConfigMap+").")
+	fs.BoolVar(&f.printRBAC, "print-rbac", false, "Print the ServiceAccount and the least-privilege RBAC a run of the plan inside the cluster needs (YAML, for oc apply -f), derived from the permissions preflight checks (with --verdict, also the verdict's); the cluster is read to map kinds, nothing changes.")
 	fs.BoolVar(&f.printPlanConfigMap, "print-plan-configmap", false, "Print the ConfigMaps that keep --plan in the cluster for --in-cluster (YAML: gzip'd, split when large).")
 	fs.StringVar(&f.serviceAccount, "service-account", "", "With --print-rbac: the ServiceAccount the Job runs as (default "+incluster.DefaultServiceAccount+").")
 }
@@ -134,6 +141,9 @@ func (f *inClusterFlags) complete(o *applyOptions) error {
 	}
 	f.resume = exists && !o.dryRun
 	p, digest, ref, err := incluster.LoadPlan(ctx, client, f.namespace, f.planName)
+	if errors.As(err, &f.noPlan) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -154,6 +164,29 @@ func (f *inClusterFlags) engineOptions(opts *apply.Options) {
 	opts.LockWait = true
 }
 
+// nothingToApply ends a run whose plan ConfigMap keeps why there is no plan:
+// one line says so (on stdout, or stderr with JSON events, whose stdout is
+// for programs), the verdict too with --verdict, and the run exits 0.
+func (f *inClusterFlags) nothingToApply(ctx context.Context, o *applyOptions) error {
+	msg := "nothing to apply: " + f.noPlan.Error()
+	out := o.g.streams.Out
+	if o.events == eventsJSON {
+		out = o.g.streams.ErrOut
+	}
+	fmt.Fprintln(out, msg)
+	if !o.verdict.enabled || o.dryRun {
+		return nil
+	}
+	store, err := o.verdict.store(f.cfg)
+	if err != nil {
+		return err
+	}
+	if err := printer.NoPlan(ctx, store, msg, time.Now()); err != nil {
+		return withExitCode(err, ExitCluster)
+	}
+	return nil
+}
+
 // print writes the objects --print-rbac and --print-plan-configmap ask for.
 func (f *inClusterFlags) print(ctx context.Context, o *applyOptions) error {
 	var objects []runtime.Object
@@ -169,7 +202,7 @@ func (f *inClusterFlags) print(ctx context.Context, o *applyOptions) error {
 		if err != nil {
 			return withExitCode(fmt.Errorf("reading plan: %w", err), ExitBadInput)
 		}
-		cms, err := incluster.PlanConfigMaps(data, f.namespace, f.planName)
+		cms, err := planconfigmap.Encode(data, f.namespace, f.planName)
 		if err != nil {
 			return err
 		}
@@ -180,8 +213,9 @@ func (f *inClusterFlags) print(ctx context.Context, o *applyOptions) error {
 	return incluster.WriteManifests(o.g.streams.Out, objects)
 }
 
-// rbac derives the run's permissions from the plan, as preflight does, on the
-// cluster the kubeconfig (or the pod) points at.
+// rbac derives the run's permissions from the plan (incluster.RunAccess, the
+// list preflight checks and the run's own needs), its kinds mapped by the
+// discovery of the cluster the kubeconfig (or the pod) points at.
 func (f *inClusterFlags) rbac(ctx context.Context, o *applyOptions) ([]runtime.Object, error) {
 	cfg := f.cfg
 	if cfg == nil {
@@ -199,18 +233,13 @@ func (f *inClusterFlags) rbac(ctx context.Context, o *applyOptions) ([]runtime.O
 	if err != nil {
 		return nil, withExitCode(err, ExitCluster)
 	}
-	journalName := o.journalPath
-	if journalName == "" {
-		journalName = incluster.DefaultJournal(f.planName)
+	ao := incluster.AccessOptions{AccessOptions: engine.AccessOptions(ctx), Namespace: f.namespace, AllowStale: o.allowStale}
+	if o.verdict.enabled {
+		ao.VerdictNamespace = o.verdict.namespace
 	}
-	opts := apply.Options{AllowStale: o.allowStale, Journal: incluster.NewJournalStore(client, f.namespace, journalName)}
-	access, problems := engine.RequiredAccess(ctx, o.plan, opts)
+	access, problems := incluster.RunAccess(o.plan, ao)
 	if len(problems) > 0 {
 		return nil, withExitCode(fmt.Errorf("cannot derive every permission the plan needs: %s; check that the kubeconfig points at the plan's cluster", strings.Join(problems, "; ")), ExitCluster)
-	}
-	access = append(access, incluster.PreflightAccess...)
-	if !o.allowStale {
-		access = append(access, incluster.FingerprintAccess()...)
 	}
 	var nsErr error
 	exists := func(ns string) bool {

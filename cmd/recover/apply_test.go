@@ -12,10 +12,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift-recover/recover/apply"
-	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planconfigmap"
 )
 
 func TestApplyRefusesBadInvocationsBeforeTouchingACluster(t *testing.T) {
@@ -259,7 +259,7 @@ func TestPrintPlanConfigMapKeepsThePlanFile(t *testing.T) {
 	if err := yaml.UnmarshalStrict([]byte(out), &cm); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
-	if cm.Name != "hop-1" || cm.Namespace != "ops" || cm.Annotations[incluster.PlanDigestAnnotation] != digest || len(cm.BinaryData[incluster.PlanGzipKey]) == 0 {
+	if cm.Name != "hop-1" || cm.Namespace != "ops" || cm.Annotations[planconfigmap.DigestAnnotation] != digest || len(cm.BinaryData[planconfigmap.GzipKey]) == 0 {
 		t.Errorf("printed ConfigMap %s/%s, annotations %v; want ops/hop-1 with the plan's digest %s", cm.Namespace, cm.Name, cm.Annotations, digest)
 	}
 }

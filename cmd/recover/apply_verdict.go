@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/openshift-recover/recover/apply/printer"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan/verdict"
 )
 
@@ -22,9 +23,9 @@ type applyVerdictFlags struct {
 
 func addApplyVerdictFlags(fs *pflag.FlagSet) *applyVerdictFlags {
 	f := &applyVerdictFlags{namespace: verdict.DefaultNamespace, name: verdict.DefaultName}
-	fs.BoolVar(&f.enabled, "verdict", false, "Keep the run's phase, step and result in the cluster's verdict ConfigMap (recover inspect --verdict writes it; a fleet hub reads it).")
-	fs.StringVar(&f.namespace, "verdict-namespace", f.namespace, "Namespace of the verdict ConfigMap.")
-	fs.StringVar(&f.name, "verdict-name", f.name, "Name of the verdict ConfigMap.")
+	fs.BoolVar(&f.enabled, nextcmd.FlagVerdict, false, "Keep the run's phase, step and result in the cluster's verdict ConfigMap (recover inspect --verdict writes it; a fleet hub reads it).")
+	fs.StringVar(&f.namespace, nextcmd.FlagVerdictNamespace, f.namespace, "Namespace of the verdict ConfigMap.")
+	fs.StringVar(&f.name, nextcmd.FlagVerdictName, f.name, "Name of the verdict ConfigMap.")
 	return f
 }
 
@@ -34,13 +35,22 @@ func (f *applyVerdictFlags) printer(ctx context.Context, cfg *rest.Config, dryRu
 	if !f.enabled || dryRun {
 		return nil, nil
 	}
-	kc, err := kubernetes.NewForConfig(cfg)
+	store, err := f.store(cfg)
 	if err != nil {
-		return nil, withExitCode(err, ExitCluster)
+		return nil, err
 	}
-	p, err := printer.NewVerdict(ctx, verdict.Store{Client: kc, Namespace: f.namespace, Name: f.name})
+	p, err := printer.NewVerdict(ctx, store)
 	if err != nil {
 		return nil, withExitCode(fmt.Errorf("--verdict: %w", err), ExitCluster)
 	}
 	return p, nil
+}
+
+// store is the verdict's ConfigMap in the cluster cfg points at.
+func (f *applyVerdictFlags) store(cfg *rest.Config) (verdict.Store, error) {
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return verdict.Store{}, withExitCode(err, ExitCluster)
+	}
+	return verdict.Store{Client: kc, Namespace: f.namespace, Name: f.name}, nil
 }

@@ -4,13 +4,17 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
+	"github.com/openshift-recover/recover/apply/fleetexport"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/testing/fleetgen"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan/verdict"
@@ -214,5 +218,50 @@ func TestFleetOfContexts(t *testing.T) {
 	code, out, _ = runRecover(t, "fleet", "--kubeconfig", env.Kubeconfig, "--all-contexts", "-o", "json")
 	if code != ExitOK || json.Unmarshal([]byte(out), &r) != nil || r.Clusters != len(cfg.Contexts) {
 		t.Errorf("--all-contexts: exit %d, %d clusters for %d contexts", code, r.Clusters, len(cfg.Contexts))
+	}
+}
+
+// TestFleetJobArgumentsAreRecoversFlags parses the arguments the fleet's Jobs
+// run (apply/fleetexport, spelled by internal/nextcmd) with recover's own
+// commands: every flag exists, and the in-cluster run reads the wave's plan
+// and keeps its journal where the templates say. A renamed flag fails here.
+func TestFleetJobArgumentsAreRecoversFlags(t *testing.T) {
+	o := fleetexport.Options{Engine: fleetexport.EngineTALM, Wave: "w1", Image: "i", BackupAcknowledged: true, Accept: []string{"remove-overrides"}}
+	o.Complete()
+	streams, _, _, _ := genericiooptions.NewTestIOStreams()
+	for name, args := range map[string][]string{
+		"inspect":      fleetexport.InspectArgs(o),
+		"apply":        fleetexport.ApplyArgs(o),
+		"apply pushed": fleetexport.ApplyPushArgs(o, "/kubeconfig/kubeconfig"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			cmd, rest, err := newRootCmd(streams).Find(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.ParseFlags(rest); err != nil {
+				t.Fatalf("%v: %v", args, err)
+			}
+			if cmd.Flags().NArg() != 0 {
+				t.Errorf("arguments left over: %v", cmd.Flags().Args())
+			}
+			for _, a := range args[1:] {
+				if flag, ok := strings.CutPrefix(a, "--"); ok && !cmd.Flags().Changed(flag) {
+					t.Errorf("--%s is not a flag of recover %s", flag, cmd.Name())
+				}
+			}
+			if cmd.Name() != "apply" {
+				return
+			}
+			got := map[string]string{}
+			for _, f := range []string{nextcmd.FlagNamespace, nextcmd.FlagPlanConfigMap, nextcmd.FlagJournal, nextcmd.FlagVerdictNamespace} {
+				got[f] = cmd.Flags().Lookup(f).Value.String()
+			}
+			want := map[string]string{nextcmd.FlagNamespace: o.Namespace, nextcmd.FlagPlanConfigMap: verdict.PlanConfigMapName(o.Wave),
+				nextcmd.FlagJournal: fleetexport.ApplyJournal(o), nextcmd.FlagVerdictNamespace: o.Namespace}
+			if !reflect.DeepEqual(got, want) || cmd.Flags().Lookup(nextcmd.FlagInCluster).Value.String() != "true" {
+				t.Errorf("the apply run reads %v, want %v, in the cluster", got, want)
+			}
+		})
 	}
 }

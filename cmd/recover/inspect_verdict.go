@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/verdict"
 )
@@ -27,12 +28,12 @@ type verdictFlags struct {
 func addVerdictFlags(cmd *cobra.Command) *verdictFlags {
 	f := &verdictFlags{namespace: verdict.DefaultNamespace, name: verdict.DefaultName}
 	fs := cmd.Flags()
-	fs.BoolVar(&f.enabled, "verdict", false, "Write the verdict a fleet hub reads (wedged, causes, the remedy and whether it needs --accept) as a ConfigMap: into the live cluster, and on stdout as YAML (-o json for JSON); offline, on stdout only.")
-	fs.StringVar(&f.namespace, "verdict-namespace", f.namespace, "Namespace of the verdict ConfigMap in the live cluster (it must exist).")
-	fs.StringVar(&f.name, "verdict-name", f.name, "Name of the verdict ConfigMap.")
-	fs.StringVar(&f.wave, "wave", "", "Name of the fleet run writing the verdict (lowercase letters, digits, '-'); the fleet templates wait for a verdict of their wave.")
+	fs.BoolVar(&f.enabled, nextcmd.FlagVerdict, false, "Write the verdict a fleet hub reads (wedged, causes, the remedy and whether it needs --accept) as a ConfigMap: into the live cluster, and on stdout as YAML (-o json for JSON); offline, on stdout only.")
+	fs.StringVar(&f.namespace, nextcmd.FlagVerdictNamespace, f.namespace, "Namespace of the verdict ConfigMap in the live cluster (it must exist).")
+	fs.StringVar(&f.name, nextcmd.FlagVerdictName, f.name, "Name of the verdict ConfigMap.")
+	fs.StringVar(&f.wave, nextcmd.FlagWave, "", "Name of the fleet run writing the verdict (lowercase letters, digits, '-'); the fleet templates wait for a verdict of their wave.")
 	fs.StringSliceVar(&f.accept, "accept", nil, "The admin's promises the remedies may use, as recover plan --accept takes them (the verdict says which ones a remedy waits for).")
-	fs.BoolVar(&f.savePlan, "save-plan", false, "With --verdict on a live cluster: also store the remediation plan (or why there is none) in the ConfigMap recover-plan[-<wave>] of the verdict's namespace, unless it exists (recover apply --in-cluster runs the plan).")
+	fs.BoolVar(&f.savePlan, nextcmd.FlagSavePlan, false, "With --verdict on a live cluster: also store the remediation plan (or why there is none) in the ConfigMap recover-plan[-<wave>] of the verdict's namespace, unless it exists (recover apply --in-cluster runs the plan).")
 	return f
 }
 
@@ -86,15 +87,9 @@ func (f *verdictFlags) write(ctx context.Context, g *globalOptions, snap *inspec
 		}
 		store := verdict.Store{Client: kc, Namespace: f.namespace, Name: f.name}
 		if f.savePlan {
-			var b []byte
-			if p != nil {
-				if b, err = verdict.PlanBytes(p); err != nil {
-					return err
-				}
-			}
 			// A plan already stored for this wave stays: an apply run may be on it.
-			reason := fmt.Sprintf("no plan: the verdict's answer is %s: %s", v.Remedy.Answer, v.Remedy.Reason)
-			if v.Remedy.PlanDigest, err = store.SavePlan(ctx, f.wave, b, reason); err != nil {
+			reason := fmt.Sprintf("the verdict's answer is %s: %s", v.Remedy.Answer, v.Remedy.Reason)
+			if v.Remedy.PlanDigest, err = store.SavePlan(ctx, f.wave, p, reason); err != nil {
 				return withExitCode(err, ExitCluster)
 			}
 		}

@@ -2,29 +2,66 @@ package live
 
 import "github.com/openshift-recover/recover/inspect"
 
-// Reads lists every resource type the live source lists, with the namespace it
-// lists it in ("" for every namespace, or a cluster-scoped type): what an
-// identity needs to read for a complete snapshot (verbs: ReadVerbs). The
-// fleet's inspect and apply Jobs get these permissions
-// (apply/fleetexport.InspectAccess); TestAWaveOnARealAPIServer there collects a
-// live snapshot with nothing else and finds no resource forbidden.
-func Reads() []inspect.ResourceIn {
-	var out []inspect.ResourceIn
-	for _, r := range inspect.ClusterResources {
-		out = append(out, inspect.ResourceIn{Resource: r})
-	}
-	out = append(out, inspect.ResourceIn{Resource: inspect.ResDeployments})
-	for _, c := range inspect.StaticPodComponents {
-		out = append(out, inspect.ResourceIn{Resource: inspect.ResPods, Namespace: c.Namespace})
-	}
-	return append(out, inspect.WedgeResources()...)
+// Read is one permission the live source needs: Verbs on Resource in
+// Namespace ("" for every namespace, or a cluster-scoped type).
+type Read struct {
+	Resource  inspect.Resource
+	Namespace string
+	Verbs     []string
 }
 
-// ReadVerbs are the verbs a read of r needs: list for Secrets (metadata only,
-// never get, which would return their data), get, list and watch otherwise.
-func ReadVerbs(r inspect.Resource) []string {
-	if r == inspect.ResSecrets {
-		return []string{"list"}
+// ReadOptions select the reads.
+type ReadOptions struct {
+	// ForFingerprint keeps only what inspect.Snapshot.Fingerprint digests: it
+	// leaves out the Secrets, whose metadata tells only certificate expiry,
+	// which the fingerprint does not digest (and whose list would return their
+	// data too: a run that only checks a plan's fingerprint has no use for it).
+	ForFingerprint bool
+}
+
+// Reads is the one list of what the live source reads, as the permissions an
+// identity needs for a complete snapshot: the fleet's inspect Job
+// (apply/fleetexport) and the staleness check of a run inside the cluster
+// (apply/incluster, ForFingerprint) are granted exactly these.
+//
+// The live source only lists (paged), so the verb is list. A read of anything
+// but Secrets and ConfigMaps is granted in every namespace, even where the
+// source lists one namespace only: such reads reveal nothing a namespace
+// boundary protects, and a Role in a namespace a cluster's capabilities leave
+// out (no openshift-machine-api) could not be created. Secrets and ConfigMaps
+// stay in the namespaces the source reads them in. Each resource comes once,
+// in the catalog's order.
+//
+// TestAWaveOnARealAPIServer (apply/fleetexport) collects a live snapshot with
+// these reads and nothing else and finds no resource forbidden;
+// TestInClusterRunChecksStalenessWithItsRBAC (apply) computes the fingerprint
+// with the ForFingerprint reads.
+func Reads(o ReadOptions) []Read {
+	var out []Read
+	seen := map[inspect.ResourceIn]bool{}
+	add := func(r inspect.Resource, ns string) {
+		if o.ForFingerprint && r == inspect.ResSecrets {
+			return
+		}
+		if r != inspect.ResSecrets && r != inspect.ResConfigMaps {
+			ns = ""
+		}
+		k := inspect.ResourceIn{Resource: r, Namespace: ns}
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		out = append(out, Read{Resource: r, Namespace: ns, Verbs: []string{"list"}})
 	}
-	return []string{"get", "list", "watch"}
+	for _, r := range inspect.ClusterResources {
+		add(r, "")
+	}
+	add(inspect.ResDeployments, "")
+	for _, c := range inspect.StaticPodComponents {
+		add(inspect.ResPods, c.Namespace)
+	}
+	for _, r := range inspect.WedgeResources() {
+		add(r.Resource, r.Namespace)
+	}
+	return out
 }

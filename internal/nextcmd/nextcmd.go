@@ -117,14 +117,40 @@ func DesiredUpdate(version, image string, force bool) string {
 	return MergePatch("clusterversion/"+openshift.ClusterVersionName, "", string(b))
 }
 
-// ResumeInCluster continues a stopped apply run inside the cluster: the plan
-// from its ConfigMaps (planConfigMap; "" when unknown), the journal from
-// its ConfigMaps in namespace. It is also the command a Job runs: a Job's next
-// pod resumes the run this way.
-func ResumeInCluster(namespace, planConfigMap, journal string) string {
-	cmd := "recover apply --in-cluster --namespace " + shell.Quote(namespace)
+// The flags of a run inside the cluster, spelled once: recover apply defines
+// them with these names (cmd/recover), and the commands below and the fleet's
+// Jobs (apply/fleetexport) pass them.
+const (
+	FlagInCluster     = "in-cluster"
+	FlagPlanConfigMap = "plan-configmap"
+	FlagJournal       = "journal"
+	// FlagNamespace is kubectl's --namespace (genericclioptions), which
+	// names the run's namespace.
+	FlagNamespace = "namespace"
+
+	// The verdict's flags (recover inspect and recover apply): keep the
+	// verdict, in which ConfigMap, for which wave, with the wave's plan.
+	FlagVerdict          = "verdict"
+	FlagVerdictNamespace = "verdict-namespace"
+	FlagVerdictName      = "verdict-name"
+	FlagWave             = "wave"
+	FlagSavePlan         = "save-plan"
+)
+
+// InClusterApply are the arguments of recover apply inside the cluster: the
+// plan from its ConfigMaps (planConfigMap; "" when unknown), the journal kept
+// in ConfigMaps journal, both in namespace. It is the command a Job runs, and
+// how a stopped run resumes: a Job's next pod resumes the run this way.
+func InClusterApply(namespace, planConfigMap, journal string) []string {
+	args := []string{"apply", "--" + FlagInCluster, "--" + FlagNamespace, namespace}
 	if planConfigMap != "" {
-		cmd += " --plan-configmap " + shell.Quote(planConfigMap)
+		args = append(args, "--"+FlagPlanConfigMap, planConfigMap)
 	}
-	return cmd + " --journal " + shell.Quote(journal) + " --yes"
+	return append(args, "--"+FlagJournal, journal)
+}
+
+// ResumeInCluster continues a stopped apply run inside the cluster
+// (InClusterApply, without asking).
+func ResumeInCluster(namespace, planConfigMap, journal string) string {
+	return "recover " + shell.Join(InClusterApply(namespace, planConfigMap, journal)...) + " --yes"
 }

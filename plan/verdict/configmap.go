@@ -53,7 +53,7 @@ var (
 	FieldSettled       = Field{"settled", `"true" when recover has nothing left to do: nothing was wedged, or the apply run completed`, func(v *Verdict) string { return strconv.FormatBool(v.Settled) }}
 	FieldApplyPhase    = Field{"applyPhase", "the apply run's phase: preflight, running, reverting or done", func(v *Verdict) string { return applyValue(v, func(a *ApplyState) string { return string(a.Phase) }) }}
 	FieldApplyStep     = Field{"applyStep", "the step the apply run is at, or ended at", func(v *Verdict) string { return applyValue(v, func(a *ApplyState) string { return a.Step }) }}
-	FieldApplyResult   = Field{"applyResult", "the apply run's outcome once done (completed, gate-failed, ...)", func(v *Verdict) string { return applyValue(v, func(a *ApplyState) string { return a.Result }) }}
+	FieldApplyResult   = Field{"applyResult", "the apply run's outcome once done (completed, gate-failed, ..., or no-plan when there was nothing to apply)", func(v *Verdict) string { return applyValue(v, func(a *ApplyState) string { return a.Result }) }}
 	FieldCVODisabled   = Field{"cvoDisabled", `"true" when the apply run left the CVO scaled down`, func(v *Verdict) string {
 		return applyValue(v, func(a *ApplyState) string { return strconv.FormatBool(a.CVODisabled) })
 	}}

@@ -1,18 +1,27 @@
 package verdict
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"regexp"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/fleetengines"
+	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planconfigmap"
 )
 
 func sampleVerdict() *Verdict {
@@ -132,7 +141,9 @@ func TestSignatureFoldsNodes(t *testing.T) {
 
 // TestStoreRoundTrip keeps a verdict in a ConfigMap through a fake clientset
 // (the store's one function; the real API server proves it in cmd/recover's
-// integration tests) and never overwrites a stored plan.
+// and apply/incluster's integration tests), keeps the plan as
+// plan/planconfigmap encodes it, a large one in parts, and never overwrites a
+// stored plan.
 func TestStoreRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	st := Store{Client: newFakeClient(), Namespace: "recover", Name: "recover-verdict"}
@@ -151,24 +162,63 @@ func TestStoreRoundTrip(t *testing.T) {
 	if !got.Settled || got.Apply == nil || got.Apply.Result != ResultCompleted {
 		t.Errorf("loaded %+v", got)
 	}
-	d1, err := st.SavePlan(ctx, "w7", []byte("first"), "")
+	first, second := largePlan(t, 1), largePlan(t, 2)
+	d1, err := st.SavePlan(ctx, "w7", first, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d2, err := st.SavePlan(ctx, "w7", []byte("second"), "")
+	d2, err := st.SavePlan(ctx, "w7", second, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d1 != Digest([]byte("first")) || d2 != d1 {
-		t.Errorf("digests %s %s: the stored plan was replaced", d1, d2)
+	if d1 != documentDigest(t, first) || d2 != d1 {
+		t.Errorf("digests %s %s, want the first plan's %s: the stored plan was replaced", d1, d2, documentDigest(t, first))
+	}
+	cms := st.Client.CoreV1().ConfigMaps("recover")
+	head, err := cms.Get(ctx, "recover-plan-w7", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := planconfigmap.Assemble(head, func(name string) (*corev1.ConfigMap, error) { return cms.Get(ctx, name, metav1.GetOptions{}) })
+	if err != nil || plan.Digest(data) != d1 || head.Labels[WaveLabel] != "w7" || head.Annotations[planconfigmap.PartsAnnotation] == "1" {
+		t.Errorf("the stored plan: %v, digest %s, labels %v, annotations %v", err, plan.Digest(data), head.Labels, head.Annotations)
 	}
 	if d, err := st.SavePlan(ctx, "w8", nil, "answer none: nothing holds the update"); err != nil || d != "" {
 		t.Errorf("no plan: digest %q, %v", d, err)
 	}
-	cm, err := st.Client.CoreV1().ConfigMaps("recover").Get(ctx, "recover-plan-w8", metav1.GetOptions{})
-	if err != nil || cm.Labels[WaveLabel] != "w8" || cm.Data[PlanReasonKey] == "" || cm.Data[PlanKey] != "" {
+	cm, err := cms.Get(ctx, "recover-plan-w8", metav1.GetOptions{})
+	if err != nil || cm.Labels[WaveLabel] != "w8" || cm.Data[planconfigmap.ReasonKey] == "" || len(cm.Data) != 1 || len(cm.BinaryData) != 0 {
 		t.Errorf("the plan configmap of a wave without a plan: %+v %v", cm, err)
 	}
+	var none *planconfigmap.NoPlanError
+	if _, err := planconfigmap.Assemble(cm, nil); !errors.As(err, &none) {
+		t.Errorf("a wave without a plan reads as %v", err)
+	}
+}
+
+// largePlan is a valid plan of more than a ConfigMap holds (2 MB of
+// incompressible manifests), different for each seed.
+func largePlan(t *testing.T, seed uint64) *plan.Plan {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed))
+	b := applytest.NewPlan().DisableCVO()
+	for i := range 16 {
+		raw := make([]byte, 96<<10)
+		for j := range raw {
+			raw[j] = byte(rng.Uint32())
+		}
+		b.Apply(fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c%d","namespace":"n"},"data":{"x":%q}}`, i, base64.StdEncoding.EncodeToString(raw)), nil)
+	}
+	return b.RestoreCVO().Plan()
+}
+
+func documentDigest(t *testing.T, p *plan.Plan) string {
+	t.Helper()
+	var doc bytes.Buffer
+	if err := plan.Encode(&doc, p); err != nil {
+		t.Fatal(err)
+	}
+	return plan.Digest(doc.Bytes())
 }
 
 func newFakeClient() kubernetes.Interface { return fake.NewClientset() }

@@ -3,9 +3,6 @@ package verdict
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -31,7 +28,7 @@ type Options struct {
 // Judge answers for one snapshot: its blocking wedges and what the planner
 // would do about them without an update graph (plan.Make in remediation-only
 // mode, plan.TargetNeeded first). It returns the plan when there is one, with
-// the bytes it is stored as (PlanBytes) and their digest in the verdict.
+// the digest of its document (plan.Encode, plan.Digest) in the verdict.
 func Judge(ctx context.Context, s *inspect.Snapshot, o Options) (*Verdict, *plan.Plan, error) {
 	if s == nil {
 		return nil, nil, errors.New("verdict: no snapshot")
@@ -87,11 +84,11 @@ func (v *Verdict) answer(ctx context.Context, s *inspect.Snapshot, o Options) (*
 				r.Accepted = appendOnce(r.Accepted, rem.Accepted)
 			}
 		}
-		b, err := PlanBytes(p)
-		if err != nil {
-			return nil, err
+		var doc bytes.Buffer
+		if err := plan.Encode(&doc, p); err != nil {
+			return nil, fmt.Errorf("encoding the plan: %w", err)
 		}
-		r.PlanDigest = Digest(b)
+		r.PlanDigest = plan.Digest(doc.Bytes())
 		r.Reason = fmt.Sprintf("a remediation plan of %d steps: %s", len(p.Steps), strings.Join(r.Remedies, ", "))
 		if !v.Wedged {
 			// The planner remedies what inspect ranks as context only (a
@@ -138,22 +135,4 @@ func sourceOf(s *inspect.Snapshot) string {
 		return string(s.Source.Kind)
 	}
 	return string(s.Source.Kind) + ":" + s.Source.Location
-}
-
-// PlanBytes is the plan document as recover plan -o json writes it and apply
-// reads it (indented JSON and a newline), the bytes the plan ConfigMap holds.
-func PlanBytes(p *plan.Plan) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(p); err != nil {
-		return nil, fmt.Errorf("encoding the plan: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
-// Digest is "sha256:<hex>" of b, the form apply records for a plan.
-func Digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }

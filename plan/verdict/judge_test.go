@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"slices"
@@ -75,12 +76,12 @@ func TestJudgeExamples(t *testing.T) {
 				t.Errorf("plan %v digest %q, want a plan: %v", p != nil, v.Remedy.PlanDigest, tt.withPlan)
 			}
 			if p != nil {
-				b, err := PlanBytes(p)
-				if err != nil {
+				var doc bytes.Buffer
+				if err := plan.Encode(&doc, p); err != nil {
 					t.Fatal(err)
 				}
-				if Digest(b) != v.Remedy.PlanDigest {
-					t.Errorf("the verdict's plan digest %s is not the plan's %s", v.Remedy.PlanDigest, Digest(b))
+				if d := plan.Digest(doc.Bytes()); d != v.Remedy.PlanDigest {
+					t.Errorf("the verdict's plan digest %s is not the plan document's %s", v.Remedy.PlanDigest, d)
 				}
 			}
 			if len(tt.acceptArg) > 0 && !slices.Equal(v.Remedy.Accepted, tt.acceptArg) {

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -8,12 +9,18 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planconfigmap"
 )
 
-// PlanKey is the key of the plan ConfigMap that holds the plan document, the
-// bytes PlanBytes writes. The in-cluster apply reads the plan from there.
-const PlanKey = "plan.json"
+// StoreVerbs are the verbs Store uses on the ConfigMaps of its namespace
+// (Save, Load, SavePlan): what an identity that keeps a verdict and its plan
+// needs there. (Save also creates the namespace when it is missing; a Job's
+// namespace exists.)
+var StoreVerbs = []string{"get", "create", "update"}
 
 // PlanConfigMapName is the plan ConfigMap of a wave: one per wave, so a new
 // wave never runs a plan an earlier one made for a cluster that has changed
@@ -95,44 +102,93 @@ func (s Store) wrap(doing string, err error) error {
 	return fmt.Errorf("%s the verdict configmap %s/%s: %w", doing, s.Namespace, s.Name, err)
 }
 
-// PlanReasonKey holds, in the plan ConfigMap, why there is no plan when there
-// is none (the verdict's answer and reason): the ConfigMap exists either way, so
-// a fleet template that waits for it is never held by a cluster with nothing to
-// apply.
-const PlanReasonKey = "reason"
-
 // WaveLabel marks what a fleet wave leaves on a cluster with the wave's name.
 const WaveLabel = "recover.openshift.io/wave"
 
-// SavePlan stores plan (PlanBytes; nil when the verdict has none, with reason
-// saying why) in the wave's plan ConfigMap (PlanConfigMapName) of the verdict's
-// namespace unless it exists: a ConfigMap already there stays, since an apply
-// run may have started on its plan. It returns the digest of the plan the
-// ConfigMap holds afterwards ("" for none).
-func (s Store) SavePlan(ctx context.Context, wave string, plan []byte, reason string) (string, error) {
+// SavePlan stores the plan (nil when the verdict has none, with reason saying
+// why) in the wave's plan ConfigMap (PlanConfigMapName) of the verdict's
+// namespace, as plan/planconfigmap encodes it (gzip'd and split when large: a
+// plan of any size apply takes is kept whole), unless it exists: a plan
+// already stored stays, since an apply run may have started on it. The parts
+// are written before the head, so a head that exists has all its parts; the
+// namespace is created when missing. It returns the digest of the plan the
+// ConfigMaps hold afterwards ("" for none).
+func (s Store) SavePlan(ctx context.Context, wave string, p *plan.Plan, reason string) (string, error) {
 	name := PlanConfigMapName(wave)
-	data := map[string]string{PlanReasonKey: reason}
-	if plan != nil {
-		data = map[string]string{PlanKey: string(plan)}
-	}
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: name, Labels: map[string]string{"app.kubernetes.io/name": "recover", "app.kubernetes.io/component": "plan"}},
-		Data:       data,
-	}
-	if wave != "" {
-		cm.Labels[WaveLabel] = wave
-	}
 	cms := s.Client.CoreV1().ConfigMaps(s.Namespace)
-	cur, err := cms.Create(ctx, cm, metav1.CreateOptions{})
+	wrap := func(err error) error {
+		return fmt.Errorf("writing the plan configmap %s/%s: %w", s.Namespace, name, err)
+	}
+	cur, err := cms.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return planconfigmap.Digest(cur), nil
+	case !apierrors.IsNotFound(err):
+		return "", wrap(err)
+	}
+	objs := []*corev1.ConfigMap{planconfigmap.NoPlan(s.Namespace, name, reason)}
+	if p != nil {
+		var doc bytes.Buffer
+		if err := plan.Encode(&doc, p); err != nil {
+			return "", fmt.Errorf("encoding the plan: %w", err)
+		}
+		if objs, err = planconfigmap.Encode(doc.Bytes(), s.Namespace, name); err != nil {
+			return "", err
+		}
+	}
+	for _, cm := range objs {
+		cm.Labels["app.kubernetes.io/name"] = "recover"
+		cm.Labels["app.kubernetes.io/component"] = "plan"
+		if wave != "" {
+			cm.Labels[WaveLabel] = wave
+		}
+	}
+	// The namespace is made when missing, as Save makes it (a run pushed
+	// from a hub finds none).
+	inNamespace := func(write func() error) error {
+		err := write()
+		if apierrors.IsNotFound(err) {
+			if err := s.createNamespace(ctx); err != nil {
+				return err
+			}
+			err = write()
+		}
+		return err
+	}
+	// A part an interrupted save left belongs to no head: it is replaced.
+	for _, part := range objs[1:] {
+		if err := inNamespace(func() error { return createOrReplace(ctx, cms, part) }); err != nil {
+			return "", wrap(err)
+		}
+	}
+	var head *corev1.ConfigMap
+	err = inNamespace(func() (err error) {
+		head, err = cms.Create(ctx, objs[0], metav1.CreateOptions{})
+		return err
+	})
 	if apierrors.IsAlreadyExists(err) {
-		cur, err = cms.Get(ctx, name, metav1.GetOptions{})
+		head, err = cms.Get(ctx, name, metav1.GetOptions{})
 	}
 	if err != nil {
-		return "", fmt.Errorf("writing the plan configmap %s/%s: %w", s.Namespace, name, err)
+		return "", wrap(err)
 	}
-	doc, ok := cur.Data[PlanKey]
-	if !ok {
-		return "", nil
+	return planconfigmap.Digest(head), nil
+}
+
+// createOrReplace creates cm, or replaces the content of the ConfigMap of its
+// name.
+func createOrReplace(ctx context.Context, cms typedcorev1.ConfigMapInterface, cm *corev1.ConfigMap) error {
+	_, err := cms.Create(ctx, cm, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		return err
 	}
-	return Digest([]byte(doc)), nil
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := cms.Get(ctx, cm.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Labels, cur.Annotations, cur.Data, cur.BinaryData = cm.Labels, cm.Annotations, cm.Data, cm.BinaryData
+		_, err = cms.Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
 }

@@ -141,6 +141,11 @@ type ApplyState struct {
 // (apply.OutcomeCompleted; the apply printer test keeps them equal).
 const ResultCompleted = "completed"
 
+// ResultNoPlan is the outcome of an apply run that found, instead of a plan,
+// why there is none (the verdict's answer was not plan): it changed nothing
+// and settles nothing.
+const ResultNoPlan = "no-plan"
+
 // SetApply records an apply run's state; a completed run settles the cluster.
 func (v *Verdict) SetApply(a ApplyState) {
 	v.Apply = &a

@@ -77,10 +77,11 @@ func TestProgramAppliesTheRemediationPlan(t *testing.T) {
 	var p *plan.Plan
 	poll(ctx, t, "the remediation plan for the held drain", func() (bool, string) {
 		snap := collect(ctx, t, fresh.Config)
-		if needs := plan.TargetNeeded(snap); len(needs) > 0 || !plan.Remedial(snap, nil, nil) {
+		d := plan.Decide(snap, nil, nil)
+		if len(d.Needs) > 0 || !d.Remediation {
 			return false, "no remedial wedge yet"
 		}
-		made, err := plan.Make(ctx, plan.Options{Snapshot: snap, Generator: "e2e"})
+		made, err := plan.Make(ctx, plan.Options{Snapshot: snap, Decision: d, Generator: "e2e"})
 		if err != nil {
 			return false, err.Error()
 		}

@@ -1,0 +1,70 @@
+package fleetexport
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/incluster"
+	"github.com/openshift-recover/recover/internal/nextcmd"
+	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/verdict"
+)
+
+// The apply Job runs recover apply --in-cluster (apply/incluster): the plan
+// the wave's inspect stored (verdict.PlanConfigMapName), the journal kept in
+// the cluster beside it, a Job retry as a resume. Its arguments are spelled by
+// internal/nextcmd, and its RBAC is incluster.RunAccess of the wave's plan, the
+// permissions recover apply --print-rbac prints for the same plan.
+
+// ApplyPlanConfigMap and ApplyJournal are where the wave's apply run finds its
+// plan and keeps its journal, in the spoke namespace.
+func ApplyPlanConfigMap(o Options) string { return verdict.PlanConfigMapName(o.Wave) }
+func ApplyJournal(o Options) string       { return incluster.DefaultJournal(ApplyPlanConfigMap(o)) }
+
+// ApplyArgs are the apply Job's arguments: apply, in the cluster, the plan the
+// wave's inspect stored, without asking, keeping its progress in the verdict.
+func ApplyArgs(o Options) []string {
+	args := nextcmd.InClusterApply(o.Namespace, ApplyPlanConfigMap(o), ApplyJournal(o))
+	return append(args, "--"+nextcmd.FlagVerdict, "--"+nextcmd.FlagVerdictNamespace, o.Namespace, "--"+nextcmd.FlagVerdictName, verdict.DefaultName,
+		"--i-have-a-backup", "--yes")
+}
+
+// ApplyPushArgs are the apply arguments of a run pushed from a hub (the Argo
+// Workflow): the same run, in the cluster of the kubeconfig instead of the
+// pod's (--in-cluster takes its configuration from --kubeconfig when given),
+// the plan and the journal kept in that cluster.
+func ApplyPushArgs(o Options, kubeconfig string) []string {
+	return append(ApplyArgs(o), "--kubeconfig", kubeconfig)
+}
+
+// ApplyAccess is what the apply Job's identity needs for the wave's plan:
+// incluster.RunAccess (what preflight checks, the journal, the staleness
+// check's reads, the verdict), its kinds mapped by inspect's catalog
+// (apply.CatalogKinds), since the hub cannot reach the clusters. The plan is
+// one cluster's plan of the wave's wedge group: the other clusters of the
+// group have the same remedies on the same objects (their signature says so).
+func ApplyAccess(o Options) ([]apply.Access, error) {
+	p := o.Plan
+	if p == nil {
+		return nil, fmt.Errorf("the apply template's RBAC comes from a plan of the wave's wedge: pass --plan (recover plan -o json for one cluster of the group)")
+	}
+	if p.Mode != plan.ModeRemediation {
+		return nil, fmt.Errorf("--plan is a %q plan: the fleet applies the remediation plans each cluster's inspect makes; plan and apply a new release per cluster", orWord(p.Mode, plan.ModeUpdate))
+	}
+	access, problems := incluster.RunAccess(p, incluster.AccessOptions{
+		AccessOptions: apply.AccessOptions{MapKind: apply.CatalogKinds},
+		Namespace:     o.Namespace, VerdictNamespace: o.Namespace,
+	})
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("--plan: cannot derive the apply template's RBAC: %s", strings.Join(problems, "; "))
+	}
+	return access, nil
+}
+
+func orWord(s, w string) string {
+	if s == "" {
+		return w
+	}
+	return s
+}
