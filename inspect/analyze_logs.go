@@ -230,18 +230,23 @@ func (a *analysis) unseenBudgets() {
 	groups := map[string]*group{}
 	var order []string
 	for _, e := range s.Logs.EntriesOf(LogKindEvictionRefused) {
-		ns := e.Fields["namespace"]
-		if e.Fields["budget"] != "true" || ns == "" || a.budgetIn(ns) {
+		ns := firstNonEmpty(e.Fields["namespace"], a.namespaceOfPod(e.Fields["pod"]))
+		if e.Fields["budget"] != "true" || ns != "" && a.budgetIn(ns) {
 			continue
 		}
-		g := groups[ns]
+		// A daemon of 4.4 and earlier names the pod alone: its budget is the pod's.
+		key, pod := ns, ns+"/"+e.Fields["pod"]
+		if ns == "" {
+			key, pod = "pod/"+e.Fields["pod"], e.Fields["pod"]
+		}
+		g := groups[key]
 		if g == nil {
 			g = &group{first: e.LogLine}
-			groups[ns] = g
-			order = append(order, ns)
+			groups[key] = g
+			order = append(order, key)
 		}
-		if p := ns + "/" + e.Fields["pod"]; !containsString(g.pods, p) {
-			g.pods = append(g.pods, p)
+		if !containsString(g.pods, pod) {
+			g.pods = append(g.pods, pod)
 		}
 		if n := e.Fields["node"]; n != "" && !containsString(g.nodes, n) {
 			g.nodes = append(g.nodes, n)
@@ -255,11 +260,14 @@ func (a *analysis) unseenBudgets() {
 			g.last = last
 		}
 	}
-	for _, ns := range order {
-		g := groups[ns]
+	for _, key := range order {
+		g := groups[key]
 		sort.Strings(g.pods)
 		sort.Strings(g.nodes)
-		subject := "namespace/" + ns
+		ns, subject, where := key, "namespace/"+key, "in namespace "+key
+		if strings.HasPrefix(key, "pod/") {
+			ns, subject, where = "", key, "(its namespace is not in this release's log)"
+		}
 		class, sev := ClassInforms, SeverityWarning
 		held := "a drain"
 		for _, n := range g.nodes {
@@ -274,13 +282,16 @@ func (a *analysis) unseenBudgets() {
 		if len(g.nodes) > 0 {
 			held = "the drain of " + countedNodes(g.nodes)
 		}
-		msg := fmt.Sprintf("A PodDisruptionBudget in namespace %s, which the %s does not hold, refuses the eviction of %s and holds %s: the machine-config %s logged %q %d time(s), from %s to %s.",
-			ns, sourceNoun(s), podList(g.pods), held, drainerNoun(g.first), "Cannot evict pod as it would violate the pod's disruption budget.", g.count,
+		msg := fmt.Sprintf("A PodDisruptionBudget %s, which the %s does not hold, refuses the eviction of %s and holds %s: the machine-config %s logged %q %d time(s), from %s to %s.",
+			where, sourceNoun(s), podList(g.pods), held, drainerNoun(g.first), "Cannot evict pod as it would violate the pod's disruption budget.", g.count,
 			g.first.Time.UTC().Format(time.RFC3339), g.last.Time.UTC().Format(time.RFC3339))
-		if class == ClassInforms {
+		switch {
+		case class == ClassInforms:
 			msg += " Those nodes are no longer draining: it held a drain before."
-		} else {
+		case ns != "":
 			msg += fmt.Sprintf(" Look at the budgets of %s ('oc -n %s get poddisruptionbudgets'): one allows no disruption.", ns, ns)
+		default:
+			msg += " Find the pod's namespace ('oc get pods -A --field-selector metadata.name=<pod>') and its budget there: one allows no disruption."
 		}
 		ev := []Evidence{logEvidence(g.first)}
 		if g.last.Source != g.first.Source {
@@ -310,6 +321,21 @@ func sourceNoun(s *Snapshot) string {
 		return "Insights archive"
 	}
 	return "snapshot"
+}
+
+// namespaceOfPod returns the namespace of a pod the snapshot holds by name
+// (a drain's pods), "" when it holds none or several.
+func (a *analysis) namespaceOfPod(name string) string {
+	ns := ""
+	for _, p := range a.s.DrainPods {
+		if p.Name == name {
+			if ns != "" && ns != p.Namespace {
+				return ""
+			}
+			ns = p.Namespace
+		}
+	}
+	return ns
 }
 
 // budgetIn reports whether the snapshot holds a PodDisruptionBudget of namespace ns.

@@ -115,9 +115,10 @@ func historyEntries(s *Snapshot) []candidate {
 		if !e.Verified {
 			verified = ", unverified"
 		}
+		v := firstNonEmpty(e.Version, e.Image)
 		if !e.StartedTime.IsZero() {
 			out = append(out, candidate{TimelineEntry: TimelineEntry{Time: e.StartedTime.UTC(), Kind: TimelineHistory, Subject: cvSubject, Source: src,
-				Text: fmt.Sprintf("Update to %s started (%s%s).", firstNonEmpty(e.Version, e.Image), e.State, verified)}, prio: 1})
+				Text: fmt.Sprintf("Update to %s started (%s%s).", v, e.State, verified)}, prio: 1, cond: v})
 		}
 		if e.CompletionTime != nil && !e.CompletionTime.IsZero() {
 			what := "ended"
@@ -125,7 +126,7 @@ func historyEntries(s *Snapshot) []candidate {
 				what = "declared Completed"
 			}
 			out = append(out, candidate{TimelineEntry: TimelineEntry{Time: e.CompletionTime.UTC(), Kind: TimelineHistory, Subject: cvSubject, Source: src,
-				Text: fmt.Sprintf("Update to %s %s.", firstNonEmpty(e.Version, e.Image), what)}, prio: 1})
+				Text: fmt.Sprintf("Update to %s %s.", v, what)}, prio: 1, cond: v})
 		}
 	}
 	return out
@@ -192,8 +193,16 @@ func revisionEntries(s *Snapshot) []candidate {
 					Text:   fmt.Sprintf("%s revision %d failed on %s (%d times): %s", op.Component, ns.LastFailedRevision, ns.NodeName, ns.LastFailedCount, truncate(oneLine(strings.Join(ns.LastFailedRevisionErrors, "; ")), 160))}, prio: 3})
 			}
 		}
+		latest := map[string]int32{}
 		for _, ip := range op.Installers {
-			if ip.Finished.IsZero() {
+			if ip.Revision > latest[ip.Node] {
+				latest[ip.Node] = ip.Revision
+			}
+		}
+		for _, ip := range op.Installers {
+			// The installers of each node's latest revision: older ones are
+			// history the operator has moved past.
+			if ip.Finished.IsZero() || ip.Revision < latest[ip.Node] {
 				continue
 			}
 			out = append(out, candidate{TimelineEntry: TimelineEntry{Time: ip.Finished, Kind: TimelineRevision, Subject: "node/" + ip.Node,
@@ -212,8 +221,10 @@ func logEntries(s *Snapshot) []candidate {
 	}
 	var out []candidate
 	for _, e := range s.Logs.Entries {
-		if e.Kind == LogKindCVOAbandonedUpdate || e.Kind == LogKindCSRApproved || e.Time.IsZero() {
-			// The abandoned update is its lines, which are entries of their own.
+		if e.Kind == LogKindCVOAbandonedUpdate || e.Kind == LogKindCSRApproved || e.Time.IsZero() ||
+			e.Kind == LogKindInstallerEnd && e.Fields["wroteManifest"] == "true" {
+			// The abandoned update is its lines, which are entries of their
+			// own; an installer that wrote its manifest has that entry.
 			continue
 		}
 		c := candidate{TimelineEntry: TimelineEntry{Time: e.Time, Kind: TimelineLog, Subject: logSubject(s, e), Source: e.Source, Text: describeLog(e)}, prio: 5}
@@ -278,7 +289,11 @@ func describeLog(e LogEntry) string {
 		if f["budget"] == "true" {
 			why = "refused by a PodDisruptionBudget"
 		}
-		text = fmt.Sprintf("The drain of %s: the eviction of %s/%s was %s.", orNone(f["node"]), f["namespace"], f["pod"], why)
+		pod := f["pod"]
+		if f["namespace"] != "" {
+			pod = f["namespace"] + "/" + pod
+		}
+		text = fmt.Sprintf("The drain of %s: the eviction of %s was %s.", orNone(f["node"]), pod, why)
 	case LogKindDrainTimeout:
 		text = fmt.Sprintf("The drain of %s ran past its timeout (%s).", orNone(f["node"]), orNone(f["timeout"]))
 	case LogKindNodeDegraded:
@@ -326,7 +341,8 @@ func evidenceCites(f Finding, c *candidate) bool {
 				return true
 			}
 		case TimelineHistory:
-			if strings.HasPrefix(e.Source, cvSubject+" status.history") {
+			// A finding on history cites the entry by its version.
+			if strings.HasPrefix(e.Source, cvSubject+" status.history") && c.cond != "" && strings.Contains(e.Text, c.cond) {
 				return true
 			}
 		case TimelineCondition:

@@ -270,8 +270,9 @@ func (w *wedger) parentOf(g *wedgeGroup) string {
 	case CodeUpdateClaimedCompleteButMixed:
 		// The abandoned update the CVO's log proves is why history says Completed.
 		return w.blockingGroupWith(CodeCVOAbandonedUpdate)
-	case CodeInstallerSucceededWithoutRevision:
-		// The installer's own log proves the phase wrong.
+	case CodeInstallerSucceededWithoutRevision, CodeStaticPodRevisionMismatch:
+		// The installer's own log proves the phase (and so the claimed
+		// revision) wrong.
 		if k := w.exists(CodeInstallerInterrupted + "|" + arg); k != "" && w.hasClass(k, ClassBlocks) {
 			return k
 		}
@@ -776,6 +777,9 @@ func (w *wedger) next(ms []Finding) string {
 	case CodeInstallerInterrupted:
 		return "recover plan --accept force-redeployment:" + d["component"]
 	case CodeDrainBlockedByUnseenPDB:
+		if d["namespace"] == "" {
+			return "oc get pods -A --field-selector metadata.name=" + strings.Split(d["pods"], ",")[0]
+		}
 		return "oc -n " + d["namespace"] + " get poddisruptionbudgets"
 	case CodeCVORetryingManifest:
 		return getCommand(c.Subject)

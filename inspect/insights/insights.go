@@ -36,10 +36,11 @@ var operatorCRDirs = []struct{ dir, kind string }{
 
 // Collect reads the archive.
 func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
-	fsys, err := archive.Open(s.Path, keep, s.Limits.OrDefault())
+	fsys, err := archive.Open(s.Path, archive.Options{Keep: keep}, s.Limits.OrDefault())
 	if err != nil {
 		return nil, err
 	}
+	defer fsys.Close()
 	root, err := findRoot(fsys)
 	if err != nil {
 		return nil, &inspect.InputError{Path: s.Path, Err: err}
@@ -48,7 +49,7 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 	if root != "." {
 		display = path.Join(s.Path, root)
 	}
-	r := &reader{ctx: ctx, fsys: fsys, root: root, display: display, b: inspect.NewBuilder(inspect.SourceInsights, s.Path)}
+	r := &reader{ctx: ctx, fsys: fsys, root: root, display: display, b: inspect.NewBuilder(inspect.SourceInsights, s.Path), budget: &decode.Budget{}}
 	type step struct {
 		res    inspect.Resource
 		looked string
@@ -133,6 +134,8 @@ type reader struct {
 	root    string
 	display string
 	b       *inspect.Builder
+	// budget counts the resource bytes decoded against decode.MaxResourceBytes.
+	budget *decode.Budget
 }
 
 func (r *reader) rel(p string) string { return path.Join(r.root, p) }
@@ -171,7 +174,7 @@ func (r *reader) read(files []string, kind string) (int, error) {
 	if err != nil {
 		return 0, &inspect.InputError{Path: r.display, Err: err}
 	}
-	return decode.Files(r.ctx, r.b, sub, r.display, files, kind)
+	return decode.Files(r.ctx, r.b, sub, r.display, files, kind, r.budget)
 }
 
 func (r *reader) from(files []string, looked string) []string {

@@ -13,7 +13,8 @@ import (
 //
 //	vendor/k8s.io/kubectl/pkg/drain/drain.go (the drain both run; ErrOut is klog.Error)
 //	    error when evicting pods/"<pod>" -n "<ns>" (will retry after 5s): <error>      (4.7+)
-//	    error when evicting pod "<pod>" (will retry after 5s): <error>                (4.6 and earlier: no namespace)
+//	    error when evicting pod "<pod>" (will retry after 5s): <error>                (4.6 and earlier: no namespace;
+//	                                                                                   4.5 and 4.6 log "evicting pod <ns>/<pod>" first)
 //	    error when evicting pods/"<pod>" -n "<ns>": global timeout reached: <timeout>
 //	  where a budget's refusal reads "Cannot evict pod as it would violate the pod's
 //	  disruption budget." (the API server's eviction response; a guard pod's too).
@@ -35,7 +36,11 @@ var (
 	nodePrefix      = regexp.MustCompile(`^node (\S+): (.*)`)
 	drainTimeout    = regexp.MustCompile(`drain exceeded timeout: (\S+?)\.?(?:\s|$)`)
 	drainFailedNode = regexp.MustCompile(`failed to drain node ?: ?(\S+) after (.*)`)
+	evicting        = regexp.MustCompile(`^evicting pod ([^/\s]+)/(\S+)`)
 )
+
+// maxPodNamespaces bounds the pods whose namespace the parser remembers.
+const maxPodNamespaces = 4096
 
 // budgetRefusal is what the API server answers an eviction a
 // PodDisruptionBudget refuses (k8s.io/kubernetes pkg/registry/core/pod/storage/eviction.go).
@@ -45,6 +50,10 @@ const budgetRefusal = "disruption budget"
 type mcoParser struct {
 	// draining is the node the controller last said it cordons or drains.
 	draining string
+	// namespace of the pods it said it evicts ("evicting pod <ns>/<pod>", 4.5
+	// and 4.6), for the eviction errors of those releases, which name the pod
+	// alone.
+	namespace map[string]string
 }
 
 func (p *mcoParser) line(s *scan, h header, n int) {
@@ -62,6 +71,15 @@ func (p *mcoParser) line(s *scan, h header, n int) {
 		reason := unquoteAll(string(msg[len("Marking Degraded due to: "):]))
 		f := map[string]string{"reason": Text([]byte(reason))}
 		s.emit(inspect.LogKindNodeDegraded, f["reason"], h, n, f)
+		return
+	}
+	if m := evicting.FindSubmatch(msg); m != nil {
+		if p.namespace == nil {
+			p.namespace = map[string]string{}
+		}
+		if len(p.namespace) < maxPodNamespaces {
+			p.namespace[string(m[2])] = string(m[1])
+		}
 		return
 	}
 	if i := bytes.Index(msg, []byte("error when evicting pod")); i >= 0 {
@@ -93,6 +111,9 @@ func (p *mcoParser) eviction(s *scan, h header, n int, msg []byte, node string) 
 		f["pod"], f["namespace"], rest = string(m[1]), string(m[2]), m[3]
 	} else if m := evictOld.FindSubmatch(msg); m != nil {
 		f["pod"], f["namespace"], rest = string(m[1]), string(m[2]), m[3]
+		if f["namespace"] == "" {
+			f["namespace"] = p.namespace[f["pod"]]
+		}
 	} else {
 		return
 	}
