@@ -31,8 +31,6 @@ import (
 // gives the file); the controller's name the node, and an eviction line is tied
 // to the node the controller last said it drains.
 var (
-	evictNamespaced = regexp.MustCompile(`error when evicting pods/"([^"]+)" -n "([^"]+)"(.*)`)
-	evictOld        = regexp.MustCompile(`error when evicting pod "([^"]+)"(?: from terminating namespace "([^"]+)")?(.*)`)
 	nodePrefix      = regexp.MustCompile(`^node (\S+): (.*)`)
 	drainTimeout    = regexp.MustCompile(`drain exceeded timeout: (\S+?)\.?(?:\s|$)`)
 	drainFailedNode = regexp.MustCompile(`failed to drain node ?: ?(\S+) after (.*)`)
@@ -73,12 +71,14 @@ func (p *mcoParser) line(s *scan, h header, n int) {
 		s.emit(inspect.LogKindNodeDegraded, f["reason"], h, n, f)
 		return
 	}
-	if m := evicting.FindSubmatch(msg); m != nil {
-		if p.namespace == nil {
-			p.namespace = map[string]string{}
-		}
-		if len(p.namespace) < maxPodNamespaces {
-			p.namespace[string(m[2])] = string(m[1])
+	if bytes.HasPrefix(msg, []byte("evicting pod ")) {
+		if m := evicting.FindSubmatch(msg); m != nil {
+			if p.namespace == nil {
+				p.namespace = map[string]string{}
+			}
+			if len(p.namespace) < maxPodNamespaces {
+				p.namespace[string(m[2])] = string(m[1])
+			}
 		}
 		return
 	}
@@ -103,28 +103,78 @@ func (p *mcoParser) line(s *scan, h header, n int) {
 	}
 }
 
-// eviction sees an eviction the API server refused.
+// eviction sees an eviction the API server refused. It is the hot line of a
+// held drain (one every 5 s per pod, for hours): a repeat is counted before
+// anything is built.
 func (p *mcoParser) eviction(s *scan, h header, n int, msg []byte, node string) {
-	f := map[string]string{}
-	var rest []byte
-	if m := evictNamespaced.FindSubmatch(msg); m != nil {
-		f["pod"], f["namespace"], rest = string(m[1]), string(m[2]), m[3]
-	} else if m := evictOld.FindSubmatch(msg); m != nil {
-		f["pod"], f["namespace"], rest = string(m[1]), string(m[2]), m[3]
-		if f["namespace"] == "" {
-			f["namespace"] = p.namespace[f["pod"]]
-		}
-	} else {
+	pod, ns, rest, ok := parseEviction(msg)
+	if !ok {
 		return
 	}
-	if s.file.Family == inspect.LogFamilyMachineConfigController {
-		f["node"] = firstNonEmpty(node, p.draining)
+	if len(ns) == 0 && p.namespace != nil {
+		ns = []byte(p.namespace[string(pod)])
 	}
-	f["budget"] = boolText(bytes.Contains(rest, []byte(budgetRefusal)))
+	if s.file.Family == inspect.LogFamilyMachineConfigController && node == "" {
+		node = p.draining
+	}
+	budget := bytes.Contains(rest, []byte(budgetRefusal))
+	b := []byte("false")
+	if budget {
+		b = []byte("true")
+	}
+	key := s.keyOf(inspect.LogKindEvictionRefused, ns, pod, []byte(node), b)
+	if s.repeat(key, n) {
+		return
+	}
+	f := map[string]string{"pod": string(pod), "namespace": string(ns), "budget": boolText(budget)}
+	if s.file.Family == inspect.LogFamilyMachineConfigController {
+		f["node"] = node
+	}
 	if i := bytes.Index(rest, []byte(": ")); i >= 0 {
 		f["error"] = Text(rest[i+2:])
 	}
-	s.emit(inspect.LogKindEvictionRefused, f["namespace"]+"/"+f["pod"]+"|"+f["node"]+"|"+f["budget"], h, n, f)
+	s.add(key, inspect.LogKindEvictionRefused, h, n, f)
+}
+
+// parseEviction takes an eviction error apart: `pods/"<pod>" -n "<ns>"<rest>`,
+// or `pod "<pod>"[ from terminating namespace "<ns>"]<rest>`, after "error when
+// evicting ".
+func parseEviction(msg []byte) (pod, ns, rest []byte, ok bool) {
+	const prefix = "error when evicting pod"
+	rest = msg[len(prefix):]
+	quoted := func(b []byte) ([]byte, []byte, bool) {
+		if len(b) == 0 || b[0] != '"' {
+			return nil, nil, false
+		}
+		end := bytes.IndexByte(b[1:], '"')
+		if end < 0 {
+			return nil, nil, false
+		}
+		return b[1 : end+1], b[end+2:], true
+	}
+	switch {
+	case bytes.HasPrefix(rest, []byte(`s/"`)):
+		if pod, rest, ok = quoted(rest[2:]); !ok {
+			return nil, nil, nil, false
+		}
+		if bytes.HasPrefix(rest, []byte(` -n "`)) {
+			if ns, rest, ok = quoted(rest[4:]); !ok {
+				return nil, nil, nil, false
+			}
+		}
+	case bytes.HasPrefix(rest, []byte(` "`)):
+		if pod, rest, ok = quoted(rest[1:]); !ok {
+			return nil, nil, nil, false
+		}
+		if bytes.HasPrefix(rest, []byte(` from terminating namespace "`)) {
+			if ns, rest, ok = quoted(rest[len(` from terminating namespace `):]); !ok {
+				return nil, nil, nil, false
+			}
+		}
+	default:
+		return nil, nil, nil, false
+	}
+	return pod, ns, rest, true
 }
 
 func (p *mcoParser) end(*scan) {}

@@ -57,10 +57,23 @@ type scan struct {
 	lim     Limits
 	entries []inspect.LogEntry
 	index   map[string]int
+	// repeats are, per entry, its last repeat as read (the line and its
+	// number), turned into LastSeen at the end: a repeat costs a copy, not a
+	// parse.
+	repeats []rawLine
 	// last is a copy of the last klog line (header and message), for the file's
 	// Last time and LastLine.
 	last  []byte
 	lastN int
+	// line is the line being read; key a scratch buffer for entry keys.
+	line []byte
+	key  []byte
+}
+
+// rawLine is a line as read, with its number (0: none).
+type rawLine struct {
+	data []byte
+	n    int
 }
 
 // Scan reads a log line by line and returns f with what was read (Bytes, Lines,
@@ -120,6 +133,12 @@ func Scan(ctx context.Context, r io.Reader, f inspect.LogFile, lim Limits) (insp
 	if p != nil {
 		p.end(s)
 	}
+	for i, r := range s.repeats {
+		if r.n > 0 {
+			l := s.logLine(split(r.data), r.n)
+			s.entries[i].LastSeen = &l
+		}
+	}
 	return s.file, s.entries, nil
 }
 
@@ -134,6 +153,7 @@ func (s *scan) see(p parser, line []byte, n int) {
 	}
 	s.last = append(s.last[:0], line[:min(len(line), inspect.MaxLogText+64)]...)
 	s.lastN = n
+	s.line = line
 	if p != nil {
 		p.line(s, h, n)
 	}
@@ -154,24 +174,52 @@ func (s *scan) logLine(h header, n int) inspect.LogLine {
 	return inspect.LogLine{Time: h.time(), Source: inspect.LogSource(s.file.Path, n), Text: Text(h.msg)}
 }
 
+// keyOf builds an entry key (its kind and the values that identify it) in the
+// scratch buffer; it is valid until the next call.
+func (s *scan) keyOf(kind string, parts ...[]byte) []byte {
+	k := append(s.key[:0], kind...)
+	for _, p := range parts {
+		k = append(k, 0)
+		k = append(k, p...)
+	}
+	s.key = k
+	return k
+}
+
+// repeat counts the line as a repeat of the entry with the key, when there is
+// one, and reports whether there was: the caller then builds nothing.
+func (s *scan) repeat(key []byte, n int) bool {
+	i, ok := s.index[string(key)]
+	if !ok {
+		return false
+	}
+	s.entries[i].Count++
+	r := &s.repeats[i]
+	r.data = append(r.data[:0], s.line[:min(len(s.line), inspect.MaxLogText+64)]...)
+	r.n = n
+	return true
+}
+
 // emit keeps an entry, or counts it as a repeat of the entry with the same key
 // (kind and the fields that identify it). It returns the entry, nil when the
 // file keeps no more.
 func (s *scan) emit(kind, key string, h header, n int, fields map[string]string) *inspect.LogEntry {
-	key = kind + "\x00" + key
-	l := s.logLine(h, n)
-	if i, ok := s.index[key]; ok {
-		e := &s.entries[i]
-		e.Count++
-		e.LastSeen = &l
-		return e
+	k := s.keyOf(kind, []byte(key))
+	if s.repeat(k, n) {
+		return &s.entries[s.index[string(k)]]
 	}
+	return s.add(k, kind, h, n, fields)
+}
+
+// add keeps a new entry under key, nil when the file keeps no more.
+func (s *scan) add(key []byte, kind string, h header, n int, fields map[string]string) *inspect.LogEntry {
 	if len(s.entries) >= s.lim.MaxEntries {
 		s.file.Omitted++
 		return nil
 	}
-	s.index[key] = len(s.entries)
-	s.entries = append(s.entries, inspect.LogEntry{Kind: kind, Family: s.file.Family, File: s.file.Key(), LogLine: l, Fields: fields, Count: 1})
+	s.index[string(key)] = len(s.entries)
+	s.entries = append(s.entries, inspect.LogEntry{Kind: kind, Family: s.file.Family, File: s.file.Key(), LogLine: s.logLine(h, n), Fields: fields, Count: 1})
+	s.repeats = append(s.repeats, rawLine{})
 	return &s.entries[len(s.entries)-1]
 }
 

@@ -21,7 +21,7 @@ const (
 )
 
 // copyDir copies a tree into dst; edit may rewrite each file's content.
-func copyDir(t *testing.T, src, dst string, edit func(rel string, data []byte) []byte) {
+func copyDir(t testing.TB, src, dst string, edit func(rel string, data []byte) []byte) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
