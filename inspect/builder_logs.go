@@ -1,6 +1,9 @@
 package inspect
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // AddLog adds one scanned container log and the entries its parser kept
 // (inspect/logs.Scan). Times without a year are resolved at Finish.
@@ -74,4 +77,55 @@ func finishLogs(s *Snapshot) {
 		}
 	}
 	normalizeLogs(l)
+}
+
+// LogPod is a pod whose log a live source reads.
+type LogPod struct {
+	Namespace, Name, Node string
+}
+
+// DaemonLogNodes returns the nodes whose machine-config daemon's log matters:
+// those the daemon is not done with (NodeSettled: draining, cordoned, degraded
+// or updating) or whose drain may be held (DrainTrouble). Call it once the
+// nodes are in.
+func (b *Builder) DaemonLogNodes() map[string]bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := map[string]bool{}
+	for i := range b.s.Nodes {
+		n := &b.s.Nodes[i]
+		if n.DrainTrouble() || !NodeSettled(*n).OK {
+			out[n.Name] = true
+		}
+	}
+	return out
+}
+
+// LatestInstallers returns, per static-pod operand namespace, each node's
+// latest installer pod (the highest revision, then retry): the installers whose
+// logs matter. Call it once the operand namespaces' pods are in.
+func (b *Builder) LatestInstallers() []LogPod {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []LogPod
+	for _, c := range StaticPodComponents {
+		op := b.spo[c.Resource.Resource]
+		latest := map[string]InstallerPod{}
+		for _, ip := range op.Installers {
+			cur, ok := latest[ip.Node]
+			if !ok || ip.Revision > cur.Revision || ip.Revision == cur.Revision && ip.Retry > cur.Retry {
+				latest[ip.Node] = ip
+			}
+		}
+		for _, ip := range latest {
+			out = append(out, LogPod{Namespace: op.Namespace, Name: ip.Name, Node: ip.Node})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Namespace != out[j].Namespace {
+			return out[i].Namespace < out[j].Namespace
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
 }

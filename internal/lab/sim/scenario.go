@@ -52,6 +52,10 @@ type Scenario struct {
 	// else one it requests as the node-bootstrapper) to be issued, then registers
 	// the Node. See docs/simulator.md.
 	JoiningNodes []JoiningNode `json:"joiningNodes,omitempty"`
+	// PodLogs serves the must-gather's container logs through pods/log: the
+	// nodes' InternalIP becomes 127.0.0.1, where the simulator's kubelet server
+	// listens (it needs Options.KubeletCA; see docs/simulator.md).
+	PodLogs bool `json:"podLogs,omitempty"`
 	// Try are the commands the lab suggests once the cluster is up, relative to
 	// the repository root ("recover inspect", "recover plan --graph ...").
 	Try []string `json:"try,omitempty"`

@@ -163,6 +163,14 @@ func (e *Env) startAPIServer(prefix string) error {
 		"--endpoint-reconciler-type", "none",
 		// kwok's nodes would otherwise start with a not-ready taint nobody removes.
 		"--disable-admission-plugins", "TaintNodesByCondition",
+		// As OpenShift's kube-apiserver (cluster-kube-apiserver-operator
+		// bindata/assets/config/defaultconfig.yaml): kubelets are reached at their
+		// InternalIP, their serving certificates checked against the kubelet CA
+		// (here the cluster signing CA, which kube-controller-manager signs
+		// kubelet-serving CSRs with). pods/log then reaches the simulator's
+		// kubelet server.
+		"--kubelet-preferred-address-types", "InternalIP",
+		"--kubelet-certificate-authority", e.SigningCAPath(),
 		"--v", "1",
 	}, nil)
 	if err != nil {
