@@ -52,13 +52,13 @@ type Sim struct {
 	crds   apiextensionsclient.Interface
 	mapper *resource.Mapper
 
-	rec      *recorder
-	faults   *faultSet
+	rec    *recorder
+	faults *faultSet
 	// logs are the pods' logs the simulated kubelets serve, with kubeletCA.
 	logs      *podLogs
 	kubeletCA *KubeletCA
-	own      *ownDegraded
-	releases *releaseSet
+	own       *ownDegraded
+	releases  *releaseSet
 
 	mu      sync.Mutex
 	started bool
