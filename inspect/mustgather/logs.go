@@ -1,16 +1,12 @@
 package mustgather
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"io/fs"
 	"path"
 	"runtime"
-	"sort"
 	"strings"
-	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -40,7 +36,8 @@ type logName struct {
 }
 
 // parseLogPath returns the log a path names (relative to the root or not; the
-// part from "namespaces/" on counts), ok false for anything else.
+// part from "namespaces/" on counts) and the directory above it, ok false for
+// anything else.
 func parseLogPath(name string) (logName, string, bool) {
 	parts := strings.Split(name, "/")
 	i := len(parts) - 8
@@ -59,7 +56,7 @@ func parseLogPath(name string) (logName, string, bool) {
 	default:
 		return logName{}, "", false
 	}
-	return logName{ns: p[1], pod: p[3], container: p[4], previous: prev}, strings.Join(parts[:i], "/"), true
+	return logName{ns: p[1], pod: p[3], container: p[4], previous: prev}, path.Clean(strings.Join(parts[:i], "/")), true
 }
 
 // wantLog reports whether a path is a log recover reads.
@@ -68,48 +65,22 @@ func wantLog(name string) bool {
 	return ok && logs.FamilyOf(l.ns, l.pod, l.container) != ""
 }
 
-// scanned is one log read: its record, entries and the directory it sits under
-// (the must-gather root it belongs to).
-type scanned struct {
-	prefix  string
-	file    inspect.LogFile
-	entries []inspect.LogEntry
-	err     error
-}
-
-// logCollector scans logs: an archive's as they stream by, a directory's on demand.
-type logCollector struct {
-	ctx     context.Context
-	limits  logs.Limits
-	display string // the source path, prefixed to an archive entry's name
-	mu      sync.Mutex
-	out     []scanned
-}
-
-// stream scans one archive entry.
-func (c *logCollector) stream(name string, r io.Reader) error {
-	l, prefix, _ := parseLogPath(name)
-	f, entries, err := logs.Scan(c.ctx, r, c.record(l, path.Join(c.display, name)), c.limits)
-	if err := c.ctx.Err(); err != nil {
-		return err
-	}
-	c.add(scanned{prefix: prefix, file: f, entries: entries, err: err})
-	return nil
-}
-
-func (c *logCollector) record(l logName, shown string) inspect.LogFile {
+// logFile is the record of the log at a path, shown as shown.
+func logFile(l logName, shown string) inspect.LogFile {
 	return inspect.LogFile{Path: shown, Namespace: l.ns, Pod: l.pod, Container: l.container, Previous: l.previous,
 		Family: logs.FamilyOf(l.ns, l.pod, l.container)}
 }
 
-func (c *logCollector) add(s scanned) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.out = append(c.out, s)
+// streamLog scans one archive entry.
+func streamLog(c *logs.Collector, display string) func(name string, r io.Reader) error {
+	return func(name string, r io.Reader) error {
+		l, prefix, _ := parseLogPath(name)
+		return c.Scan(prefix, r, logFile(l, path.Join(display, name)))
+	}
 }
 
-// walk scans a directory must-gather's logs, GOMAXPROCS files at a time.
-func (c *logCollector) walk(fsys fs.FS, display string) error {
+// walkLogs scans a directory must-gather's logs, GOMAXPROCS files at a time.
+func walkLogs(c *logs.Collector, fsys fs.FS, display string) error {
 	var names []string
 	for _, ns := range logs.Namespaces() {
 		dir := path.Join("namespaces", ns, "pods")
@@ -133,72 +104,41 @@ func (c *logCollector) walk(fsys fs.FS, display string) error {
 			}
 		}
 	}
-	g, ctx := errgroup.WithContext(c.ctx)
+	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, name := range names {
 		g.Go(func() error {
 			l, _, _ := parseLogPath(name)
-			rec := c.record(l, path.Join(display, name))
+			rec := logFile(l, path.Join(display, name))
 			fh, err := fsys.Open(name)
 			if err != nil {
-				c.add(scanned{file: rec, err: err})
+				c.Add(".", rec, err, nil)
 				return nil
 			}
 			defer fh.Close()
-			f, entries, err := logs.Scan(ctx, fh, rec, c.limits)
-			if cerr := ctx.Err(); cerr != nil {
-				return cerr
-			}
-			c.add(scanned{file: f, entries: entries, err: err})
-			return nil
+			return c.Scan(".", fh, rec)
 		})
 	}
 	return g.Wait()
 }
 
-// addLogs hands the scanned logs under the root to the builder, with their pods'
-// nodes, and records each namespace's provenance.
-func (r *reader) addLogs(c *logCollector, root string, fromArchive bool) error {
-	byNS := map[string][]scanned{}
-	for _, s := range c.out {
-		if fromArchive && path.Clean(s.prefix) != path.Clean(root) {
-			continue
-		}
-		byNS[s.file.Namespace] = append(byNS[s.file.Namespace], s)
-	}
-	for _, ns := range logs.Namespaces() {
-		got := byNS[ns]
-		sort.Slice(got, func(i, j int) bool { return got[i].file.Key() < got[j].file.Key() })
-		looked := path.Join(r.display, "namespaces", ns, "pods/*/*/*/logs/current.log")
-		if len(got) == 0 {
-			r.b.RecordLogs(inspect.ResourceStatus{Namespace: ns, State: inspect.Absent, CollectedAt: r.at,
-				Reason: "the must-gather holds no log of " + ns + " recover reads", From: []string{looked}})
-			continue
-		}
-		nodes, err := r.podNodes(ns)
-		if err != nil {
-			return err
-		}
-		var files, failed []string
-		for _, s := range got {
-			if s.err != nil {
-				failed = append(failed, fmt.Sprintf("%s (%v)", s.file.Path, s.err))
-				continue
+// addLogs hands the logs under the root to the builder and records each
+// namespace's provenance.
+func (r *reader) addLogs(c *logs.Collector, root string) error {
+	return logs.Offline{
+		At:    r.at,
+		Nodes: r.podNodes,
+		Absent: func(ns string) (string, []string) {
+			return "the must-gather holds no log of " + ns + " recover reads", []string{path.Join(r.display, "namespaces", ns, "pods/*/*/*/logs/current.log")}
+		},
+		From: func(paths []string) []string {
+			var rel []string
+			for _, p := range paths {
+				rel = append(rel, strings.TrimPrefix(strings.TrimPrefix(p, r.display), "/"))
 			}
-			f := s.file
-			if f.Node == "" {
-				f.Node = nodes[f.Pod]
-			}
-			r.b.AddLog(f, s.entries)
-			files = append(files, strings.TrimPrefix(strings.TrimPrefix(f.Path, r.display), "/"))
-		}
-		rs := inspect.ResourceStatus{Namespace: ns, State: inspect.Collected, CollectedAt: r.at, Count: len(files), From: summarizeFiles(r.display, files)}
-		if len(failed) > 0 {
-			rs.State, rs.Reason = inspect.Error, "could not read "+strings.Join(failed, "; ")
-		}
-		r.b.RecordLogs(rs)
-	}
-	return nil
+			return summarizeFiles(r.display, rel)
+		},
+	}.Record(r.b, c.Results(path.Clean(root)))
 }
 
 // podNodes maps the pods of a namespace to their nodes, from the pod objects of

@@ -33,8 +33,8 @@ func New(path string) *Source { return &Source{Path: path} }
 
 // Collect reads the must-gather.
 func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
-	lc := &logCollector{ctx: ctx, limits: s.LogLimits, display: s.Path}
-	fsys, err := archive.Open(s.Path, archive.Options{Keep: keep, Stream: wantLog, OnStream: lc.stream}, s.Limits.OrDefault())
+	lc := logs.NewCollector(ctx, s.LogLimits)
+	fsys, err := archive.Open(s.Path, archive.Options{Keep: keep, Stream: wantLog, OnStream: streamLog(lc, s.Path)}, s.Limits.OrDefault())
 	if err != nil {
 		return nil, err
 	}
@@ -76,11 +76,14 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 		return nil, err
 	}
 	if !fromArchive {
-		if err := lc.walk(sub, r.display); err != nil {
+		// A directory's logs are read from its root, an archive's were read as
+		// they streamed by, wherever they sat.
+		root = "."
+		if err := walkLogs(lc, sub, r.display); err != nil {
 			return nil, err
 		}
 	}
-	if err := r.addLogs(lc, root, fromArchive); err != nil {
+	if err := r.addLogs(lc, root); err != nil {
 		return nil, err
 	}
 	return r.b.Finish(), nil
