@@ -426,21 +426,7 @@ func evidenceOf(lines []LogLine) []Evidence {
 // degradedInLogs reports the reason a machine-config daemon logged when it
 // marked its node Degraded, when the node no longer carries it.
 func (a *analysis) degradedInLogs() {
-	latest := map[string]LogEntry{}
-	var nodes []string
-	for _, e := range a.s.Logs.EntriesOf(LogKindNodeDegraded) {
-		n := e.Fields["node"]
-		if n == "" {
-			continue
-		}
-		if old, ok := latest[n]; !ok {
-			nodes = append(nodes, n)
-		} else if !lastTime(e).After(lastTime(old)) {
-			continue
-		}
-		latest[n] = e
-	}
-	sort.Strings(nodes)
+	latest, nodes := latestBy(a.s.Logs.EntriesOf(LogKindNodeDegraded), "node", nil)
 	for _, name := range nodes {
 		e := latest[name]
 		n := a.node(name)
@@ -465,6 +451,27 @@ func (a *analysis) degradedInLogs() {
 	}
 }
 
+// latestBy returns, per value of a field (entries without it, or skipped, left
+// out), the entry last seen most recently, and the values sorted.
+func latestBy(entries []LogEntry, field string, skip func(string) bool) (map[string]LogEntry, []string) {
+	latest := map[string]LogEntry{}
+	var keys []string
+	for _, e := range entries {
+		k := e.Fields[field]
+		if k == "" || skip != nil && skip(k) {
+			continue
+		}
+		if old, ok := latest[k]; !ok {
+			keys = append(keys, k)
+		} else if !lastTime(e).After(lastTime(old)) {
+			continue
+		}
+		latest[k] = e
+	}
+	sort.Strings(keys)
+	return latest, keys
+}
+
 func lastTime(e LogEntry) time.Time {
 	if e.LastSeen != nil {
 		return e.LastSeen.Time
@@ -484,21 +491,7 @@ func (a *analysis) csrsNotAuthorized() {
 	for _, c := range a.s.CertificateSigningRequests {
 		pending[c.Name] = true
 	}
-	latest := map[string]LogEntry{}
-	var names []string
-	for _, e := range a.s.Logs.EntriesOf(LogKindCSRNotAuthorized) {
-		name := e.Fields["csr"]
-		if approved[name] || pending[name] {
-			continue
-		}
-		if old, ok := latest[name]; !ok {
-			names = append(names, name)
-		} else if !lastTime(e).After(lastTime(old)) {
-			continue
-		}
-		latest[name] = e
-	}
-	sort.Strings(names)
+	latest, names := latestBy(a.s.Logs.EntriesOf(LogKindCSRNotAuthorized), "csr", func(name string) bool { return approved[name] || pending[name] })
 	for _, name := range names {
 		e := latest[name]
 		a.add(Finding{Code: CodeCSRNotAuthorizedInLog, Severity: SeverityInfo, Class: ClassInforms, Subject: "certificatesigningrequest/" + name,

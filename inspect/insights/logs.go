@@ -1,7 +1,6 @@
 package insights
 
 import (
-	"encoding/json"
 	"io"
 	"io/fs"
 	"path"
@@ -103,29 +102,9 @@ func (r *reader) addLogs(c *logs.Collector) error {
 
 // podNodes maps the pods of a namespace the archive holds to their nodes.
 func (r *reader) podNodes(ns string) (map[string]string, error) {
-	out := map[string]string{}
 	sub, err := fs.Sub(r.fsys, r.root)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range r.files(path.Join("config/pod", ns)) {
-		err := decode.Each(sub, f, path.Join(r.display, f), r.budget, func(d decode.Doc) error {
-			var p struct {
-				Metadata struct {
-					Name string `json:"name"`
-				} `json:"metadata"`
-				Spec struct {
-					NodeName string `json:"nodeName"`
-				} `json:"spec"`
-			}
-			if json.Unmarshal(d.JSON, &p) == nil && p.Spec.NodeName != "" {
-				out[p.Metadata.Name] = p.Spec.NodeName
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return decode.PodNodes(sub, r.display, r.files(path.Join("config/pod", ns)), r.budget)
 }

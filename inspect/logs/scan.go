@@ -85,7 +85,7 @@ func Scan(ctx context.Context, r io.Reader, f inspect.LogFile, lim Limits) (insp
 	lim = lim.OrDefault()
 	s := &scan{file: f, lim: lim, index: map[string]int{}}
 	p := newParser(f.Family)
-	counted := &countingReader{r: io.LimitReader(r, lim.MaxBytes)}
+	counted := &bounded.Counter{R: io.LimitReader(r, lim.MaxBytes)}
 	br := bufio.NewReaderSize(counted, lim.MaxLineBytes)
 	n := 0
 	for {
@@ -116,8 +116,8 @@ func Scan(ctx context.Context, r io.Reader, f inspect.LogFile, lim Limits) (insp
 		}
 	}
 	s.file.Lines = n
-	s.file.Bytes = counted.n
-	if counted.n >= lim.MaxBytes {
+	s.file.Bytes = counted.N
+	if counted.N >= lim.MaxBytes {
 		// Whether bytes were left: one more byte tells.
 		var one [1]byte
 		if k, _ := r.Read(one[:]); k > 0 {
@@ -240,15 +240,4 @@ func Text(msg []byte) string {
 		}
 		return r
 	}, s)
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	k, err := c.r.Read(p)
-	c.n += int64(k)
-	return k, err
 }

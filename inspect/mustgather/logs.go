@@ -1,7 +1,6 @@
 package mustgather
 
 import (
-	"encoding/json"
 	"io"
 	"io/fs"
 	"path"
@@ -144,25 +143,5 @@ func (r *reader) addLogs(c *logs.Collector, root string) error {
 // podNodes maps the pods of a namespace to their nodes, from the pod objects of
 // the must-gather.
 func (r *reader) podNodes(ns string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, f := range r.podFiles(ns) {
-		err := decode.Each(r.fsys, f, path.Join(r.display, f), r.budget, func(d decode.Doc) error {
-			var p struct {
-				Metadata struct {
-					Name string `json:"name"`
-				} `json:"metadata"`
-				Spec struct {
-					NodeName string `json:"nodeName"`
-				} `json:"spec"`
-			}
-			if json.Unmarshal(d.JSON, &p) == nil && p.Spec.NodeName != "" {
-				out[p.Metadata.Name] = p.Spec.NodeName
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return decode.PodNodes(r.fsys, r.display, r.podFiles(ns), r.budget)
 }

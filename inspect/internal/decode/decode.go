@@ -348,9 +348,9 @@ func decodeFile(fsys fs.FS, name, shown string, budget *Budget, fn func(Doc) err
 	}
 	// Large (or not a regular file, whose size is known only once read): count
 	// and cap what is read as it is read.
-	cr := &countingReader{r: io.LimitReader(fh, MaxFileBytes+1)}
+	cr := &bounded.Counter{R: io.LimitReader(fh, MaxFileBytes+1)}
 	err = Stream(shown, cr, fn)
-	if cr.n > MaxFileBytes {
+	if cr.N > MaxFileBytes {
 		return &inspect.InputError{Path: shown, Err: &bounded.LimitError{Limit: MaxFileBytes}}
 	}
 	if err != nil {
@@ -360,7 +360,7 @@ func decodeFile(fsys fs.FS, name, shown string, budget *Budget, fn func(Doc) err
 		}
 		return &inspect.InputError{Path: shown, Err: err}
 	}
-	return budget.charge(shown, cr.n)
+	return budget.charge(shown, cr.N)
 }
 
 // unwrapPath returns the error inside an *fs.PathError (the InputError names the
@@ -373,13 +373,28 @@ func unwrapPath(err error) error {
 	return err
 }
 
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	k, err := c.r.Read(p)
-	c.n += int64(k)
-	return k, err
+// PodNodes maps the pods of the given files to the nodes they run on (the pod
+// objects' spec.nodeName), with the bounds of Files: the node of a log's pod.
+func PodNodes(fsys fs.FS, display string, files []string, budget *Budget) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range files {
+		err := decodeFile(fsys, f, path.Join(display, f), budget, func(d Doc) error {
+			var p struct {
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+				Spec struct {
+					NodeName string `json:"nodeName"`
+				} `json:"spec"`
+			}
+			if json.Unmarshal(d.JSON, &p) == nil && p.Spec.NodeName != "" {
+				out[p.Metadata.Name] = p.Spec.NodeName
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
