@@ -201,6 +201,21 @@ func TestLogEvidenceJoinsFindings(t *testing.T) {
 		}, withLogs(degradedLine("boom")))},
 		{"an installer's last line", CodeInstallerSucceededWithoutRevision, "node/master-1", "installer-6-master-1/installer.log:4",
 			addInstaller("master-1", 6, corev1.PodSucceeded), withLogs(installerEnd("installer-6-master-1", false, false, "Getting config maps ..."))},
+		{"the abandoned update's syncs", CodeUpdateClaimedCompleteButMixed, cvSubject, cvoLog + ".log:15", mutateMixed, withLogs(abandoned(cvoLog)...)},
+		{"a failed precondition", CodeReleaseNotAccepted, cvSubject, cvoLog + ".log:60", func(f *fixture) {
+			setCVCondition(f.cv, "ReleaseAccepted", "False", "PreconditionChecks", `Preconditions failed for payload loaded version="4.5.1" image="quay.io/x@sha256:451": Precondition "ClusterVersionUpgradeable" failed because of "AdminAckRequired"`)
+		}, withLogs(entry(LogKindCVOPrecondition, cvoLog, logLine(cvoLog, 60, time.Hour, `Precondition error (force false, block true): Precondition "ClusterVersionUpgradeable" failed because of "AdminAckRequired": ...`),
+			map[string]string{"precondition": "ClusterVersionUpgradeable", "reason": "AdminAckRequired"}))},
+		{"a stuck manifest's failed applies", CodeCVOStuckOnManifest, "deployment/openshift-monitoring/cluster-monitoring-operator", cvoLog + ".log:70", func(f *fixture) {
+			updatingTo445(f)
+			setCVCondition(f.cv, "Failing", "True", "UpdatePayloadResourceInvalid", msgCouldNotUpdate)
+		}, withLogs(entry(LogKindCVOApplyError, cvoLog, logLine(cvoLog, 70, time.Hour, `error running apply for deployment "openshift-monitoring/cluster-monitoring-operator" (412 of 812): admission webhook "validation.gatekeeper.sh" denied the request`),
+			map[string]string{"task": `deployment "openshift-monitoring/cluster-monitoring-operator"`, "kind": "deployment", "object": "openshift-monitoring/cluster-monitoring-operator"}))},
+		{"the approver's reason for a pending CSR", CodeCSRPending, "node/worker-1", approverLog + ".log:7", nil, both(func(s *Snapshot) {
+			s.Machines = []Machine{{Namespace: "openshift-machine-api", Name: "worker-1", Created: fixtureNow.Add(-20 * time.Minute),
+				Addresses: []Address{{Type: "InternalDNS", Address: "worker-1"}}}}
+			s.CertificateSigningRequests = []CertificateSigningRequest{csr("csr-b", "kubernetes.io/kube-apiserver-client-kubelet", "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper", "system:node:worker-1", fixtureNow.Add(-10*time.Minute))}
+		}, withLogs(notAuthorized("csr-b", "No target machine")))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := stuckSnapshot(tc.mutate, tc.edit)
@@ -312,3 +327,6 @@ func TestResolveLogYear(t *testing.T) {
 		}
 	}
 }
+
+// mutateMixed leaves an operator behind a history that says Completed.
+func mutateMixed(f *fixture) { f.co("dns").Status.Versions[0].Version = "4.4.3" }
