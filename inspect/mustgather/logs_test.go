@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/testing/golden"
 )
 
 const (
@@ -250,4 +251,31 @@ func codeSet(s *inspect.Snapshot) string {
 		b.WriteString(f.Code + "@" + f.Subject + "\n")
 	}
 	return b.String()
+}
+
+// TestExampleReports pins the reports a support case reads for the BZ1838497
+// example: the table and the Markdown, the causes with their timeline entries
+// and the timeline itself.
+func TestExampleReports(t *testing.T) {
+	s := collect(t, New(exampleLogs))
+	for _, tc := range []struct {
+		name  string
+		write func(*bytes.Buffer) error
+	}{
+		{"table", func(b *bytes.Buffer) error { return inspect.WriteReport(b, s, inspect.ReportOptions{SourceArgs: "--must-gather mg"}) }},
+		{"markdown", func(b *bytes.Buffer) error { return inspect.WriteMarkdown(b, s, inspect.ReportOptions{SourceArgs: "--must-gather mg"}) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.write(&b); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"CVOAbandonedUpdate", "InstallerInterrupted", "DrainBlockedByUnseenPDB", "t24", "current.log:15"} {
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("the %s report does not say %q", tc.name, want)
+				}
+			}
+			golden.Assert(t, golden.Path(t), b.Bytes())
+		})
+	}
 }
