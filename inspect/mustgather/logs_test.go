@@ -262,8 +262,12 @@ func TestExampleReports(t *testing.T) {
 		name  string
 		write func(*bytes.Buffer) error
 	}{
-		{"table", func(b *bytes.Buffer) error { return inspect.WriteReport(b, s, inspect.ReportOptions{SourceArgs: "--must-gather mg"}) }},
-		{"markdown", func(b *bytes.Buffer) error { return inspect.WriteMarkdown(b, s, inspect.ReportOptions{SourceArgs: "--must-gather mg"}) }},
+		{"table", func(b *bytes.Buffer) error {
+			return inspect.WriteReport(b, s, inspect.ReportOptions{SourceArgs: "--must-gather mg"})
+		}},
+		{"markdown", func(b *bytes.Buffer) error {
+			return inspect.WriteMarkdown(b, s, inspect.ReportOptions{SourceArgs: "--must-gather mg"})
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
