@@ -288,6 +288,18 @@ func TestForbiddenResourcesAreRecorded(t *testing.T) {
 	if got["CVODisabled@deployment/openshift-cluster-version/cluster-version-operator"] {
 		t.Error("a forbidden Deployment list must not read as a missing CVO")
 	}
+	// The logs of a namespace whose pods may not be listed are Forbidden, and
+	// make no NotCollected finding (logs add evidence).
+	for _, r := range s.Logs.Sources {
+		if r.Namespace == "openshift-cluster-version" && (r.State != inspect.Forbidden || !strings.Contains(r.Reason, "listing its pods")) {
+			t.Errorf("logs of the CVO's namespace: %+v", r)
+		}
+	}
+	for k := range got {
+		if strings.Contains(k, "pods/log") {
+			t.Errorf("a log not read made a finding: %s", k)
+		}
+	}
 }
 
 // countingTransport counts the requests a client makes.
