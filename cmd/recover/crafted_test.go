@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 )
 
@@ -25,7 +24,8 @@ import (
 // resource files drove `recover inspect` to 4.6 GB of memory. They are generated
 // once per test binary into a temporary directory (never checked in) and
 // removed at exit: each file's body is compressed once and its gzip member
-// repeated, since a .tar.gz may be a concatenation of gzip members.
+// repeated, since a .tar.gz may be a concatenation of gzip members. They live
+// in the cache directory TestMain makes and removes.
 
 // craftedArchive is one generated archive.
 type craftedArchive struct {
@@ -105,11 +105,11 @@ func craftedPath(t testing.TB, name string) string {
 	craftedMu.Lock()
 	defer craftedMu.Unlock()
 	if craftedDir == "" {
-		dir, err := os.MkdirTemp("", "recover-crafted-")
+		// Under the test binary's cache directory, which TestMain removes.
+		dir, err := os.MkdirTemp(os.Getenv("XDG_CACHE_HOME"), "recover-crafted-")
 		if err != nil {
 			t.Fatal(err)
 		}
-		kubetest.AtExit(func() { os.RemoveAll(dir) })
 		craftedDir = dir
 	}
 	p := filepath.Join(craftedDir, name+".tar.gz")
