@@ -38,11 +38,14 @@ test-short: ## unit tests only, no control plane
 bench: kube-binaries ## benchmarks (figures for the notes)
 	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test -run '^$$' -bench . -benchmem ./...
 
-.PHONY: release release-check
+.PHONY: release release-check image
 release: ## reproducible release archives (linux, darwin; amd64, arm64), SHA256SUMS and the krew manifest plugins/recover.yaml into dist/
 	$(GO) run ./hack/release -out dist
-release-check: ## build the release twice into temporary directories and fail unless they are byte-identical
+release-check: ## build the release archives of every platform and the image twice into temporary directories and fail unless they are byte-identical
 	$(GO) run ./hack/release -verify
+IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+image: ## a reproducible OCI image of the static binary (no base image, non-root) as an OCI layout in dist/image: make image [IMAGE_PLATFORMS=linux/amd64]
+	$(GO) run ./hack/release -image -platforms $(IMAGE_PLATFORMS) -out dist/image
 
 .PHONY: lab
 SCENARIO ?= examples/reconciled-4.3-to-4.4

@@ -246,9 +246,12 @@ func (r *run) prepareChange(ctx context.Context, s *plan.Step) (*mutation, error
 }
 
 // revertTarget returns the step a revert undoes.
-func (r *run) revertTarget(s *plan.Step) (*plan.Step, error) {
-	for i := range r.p.Steps {
-		if t := &r.p.Steps[i]; t.ID == s.Reverts {
+func (r *run) revertTarget(s *plan.Step) (*plan.Step, error) { return revertTarget(r.p, s) }
+
+// revertTarget returns the step of p that the revert step s undoes.
+func revertTarget(p *plan.Plan, s *plan.Step) (*plan.Step, error) {
+	for i := range p.Steps {
+		if t := &p.Steps[i]; t.ID == s.Reverts {
 			if t.Change == nil {
 				return nil, &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("step %s reverts step %s, which changes no object", s.ID, s.Reverts)}
 			}
@@ -256,6 +259,11 @@ func (r *run) revertTarget(s *plan.Step) (*plan.Step, error) {
 		}
 	}
 	return nil, &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("step %s reverts step %q, which the plan does not have", s.ID, s.Reverts)}
+}
+
+// prepareRevertStep is the revert executor's prepare.
+func prepareRevertStep(ctx context.Context, r *run, s *plan.Step) (*mutation, error) {
+	return r.prepareRevert(ctx, s)
 }
 
 // prepareRevert prepares a revert step: the journaled pre-image of the step it

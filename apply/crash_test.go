@@ -133,6 +133,12 @@ func TestCrashMatrix(t *testing.T) {
 // ended before its crash point.
 func crashRun(t *testing.T, dir string, cp crashPoint, onEvent func(ev map[string]any, kill func()), args ...string) *faultproxy.Proxy {
 	t.Helper()
+	return crashRunAs(t, env.Config, dir, cp, onEvent, args...)
+}
+
+// crashRunAs is crashRun with the API server reached as upstream's identity.
+func crashRunAs(t *testing.T, upstream *rest.Config, dir string, cp crashPoint, onEvent func(ev map[string]any, kill func()), args ...string) *faultproxy.Proxy {
+	t.Helper()
 	var (
 		mu      sync.Mutex
 		cmd     *exec.Cmd
@@ -168,7 +174,7 @@ func crashRun(t *testing.T, dir string, cp crashPoint, onEvent func(ev map[strin
 			return hit && stage == faultproxy.Before
 		}
 	}
-	proxy, kc := auditProxy(t, dir, "first", hook)
+	proxy, kc := auditProxyFor(t, upstream, dir, "first", hook)
 	mu.Lock()
 	var (
 		done   <-chan error
@@ -237,14 +243,14 @@ func tearLastRecord(t *testing.T, path string) {
 }
 
 // assertCVOHonest checks, after a crash, that a scaled-down CVO is one the journal
-// (as recover journal reports it) says is disabled.
-func assertCVOHonest(t *testing.T, c *applytest.Cluster, journalPath string) {
+// (as recover journal JOURNAL... reports it) says is disabled.
+func assertCVOHonest(t *testing.T, c *applytest.Cluster, journalArgs ...string) {
 	t.Helper()
 	d, err := c.Kube.AppsV1().Deployments("openshift-cluster-version").Get(t.Context(), "cluster-version-operator", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runBinary(t, "journal", journalPath, "-o", "json")
+	code, out, errOut := runBinary(t, append(append([]string{"journal"}, journalArgs...), "-o", "json")...)
 	if code != 0 {
 		t.Fatalf("recover journal after the crash: exit %d: %s", code, errOut)
 	}
@@ -371,7 +377,7 @@ func TestCrashMatrixRemediation(t *testing.T) {
 					drainCompletes(t, ctx, c)
 				}
 			}, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json")
-			assertChangeHonest(t, ctx, c, journalPath, relax)
+			assertChangeHonest(t, ctx, c, relax, journalPath)
 
 			second, kc2 := auditProxy(t, dir, "resume", nil)
 			_, done, stderr := startRecover(t, func(ev map[string]any) {
@@ -421,9 +427,9 @@ func (a *applytestPlan) write(t *testing.T, dir string) string {
 
 // assertChangeHonest checks, after a crash, that a relaxed budget is one
 // recover journal reports outstanding, with the resume and restore commands.
-func assertChangeHonest(t *testing.T, ctx context.Context, c *applytest.Cluster, journalPath, relax string) {
+func assertChangeHonest(t *testing.T, ctx context.Context, c *applytest.Cluster, relax string, journalArgs ...string) {
 	t.Helper()
-	code, out, errOut := runBinary(t, "journal", journalPath, "-o", "json")
+	code, out, errOut := runBinary(t, append(append([]string{"journal"}, journalArgs...), "-o", "json")...)
 	if code != 0 {
 		t.Fatalf("recover journal after the crash: exit %d: %s", code, errOut)
 	}
@@ -439,7 +445,7 @@ func assertChangeHonest(t *testing.T, ctx context.Context, c *applytest.Cluster,
 		return
 	}
 	for _, ch := range s.Changes {
-		if ch.Step == relax && ch.State == "outstanding" && strings.Contains(ch.Resume, "--resume") && strings.Contains(ch.Restore, "oc patch poddisruptionbudget/web") {
+		if ch.Step == relax && ch.State == "outstanding" && strings.HasPrefix(ch.Resume, "recover apply ") && strings.Contains(ch.Restore, "oc patch poddisruptionbudget/web") {
 			return
 		}
 	}

@@ -4,18 +4,24 @@ import (
 	"context"
 	"time"
 
+	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/plan"
 )
 
 // Options configure one run.
 type Options struct {
 	// PlanPath and PlanDigest identify the plan file (LoadPlan returns the
-	// digest); the journal references the plan by them.
-	PlanPath   string
-	PlanDigest string
-	// JournalPath is the journal to create, or with Resume the journal to resume.
-	// Required unless DryRun.
+	// digest); the journal references the plan by them. PlanPath is made
+	// absolute unless PlanNotAFile says it names a plan kept elsewhere (the
+	// ConfigMaps of a run inside the cluster).
+	PlanPath     string
+	PlanDigest   string
+	PlanNotAFile bool
+	// JournalPath is the journal file to create, or with Resume the journal to
+	// resume. Journal, when set, is the journal's store instead (a journal kept
+	// in the cluster). One of them is required unless DryRun.
 	JournalPath string
+	Journal     journal.Store
 	// Resume continues the run recorded in JournalPath: steps it records as done
 	// are skipped, and the step in flight is re-checked against the cluster.
 	Resume bool
@@ -41,6 +47,11 @@ type Options struct {
 
 	// BreakLock takes the apply lock even from a live holder.
 	BreakLock bool
+	// LockWait waits, when another run holds the apply lock, until its lease
+	// expires and takes it then (lock.Options.WaitExpiry): a run that cannot
+	// prove its predecessor dead, such as a Job's next pod, resumes after at
+	// most one lease duration instead of failing.
+	LockWait bool
 	// Holder is the lock's holder identity (default user@host pid N).
 	Holder string
 	// LeaseDuration is the lock's lease duration (default 60s).

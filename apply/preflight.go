@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/openshift-recover/recover/internal/openshift"
-	"sort"
 	"strings"
 	"sync"
 
@@ -20,7 +19,6 @@ import (
 
 	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/apply/journal"
-	"github.com/openshift-recover/recover/apply/lock"
 	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/plan"
 )
@@ -34,28 +32,6 @@ type PreflightError struct {
 
 func (e *PreflightError) Error() string {
 	return "preflight refused to start: " + strings.Join(e.Problems, "; ")
-}
-
-// access is one permission the run needs.
-type access struct {
-	verb, group, resource, subresource, namespace, name string
-}
-
-func (a access) String() string {
-	r := a.resource
-	if a.group != "" {
-		r += "." + a.group
-	}
-	if a.subresource != "" {
-		r += "/" + a.subresource
-	}
-	if a.name != "" {
-		r += " " + a.name
-	}
-	if a.namespace != "" {
-		return fmt.Sprintf("%s %s in namespace %s", a.verb, r, a.namespace)
-	}
-	return fmt.Sprintf("%s %s (cluster-wide)", a.verb, r)
 }
 
 // readClusterVersion reads ClusterVersion/version: its absence means the cluster is
@@ -95,174 +71,11 @@ func currentVersions(cv *configv1.ClusterVersion) []string {
 	return vs
 }
 
-// requiredAccess derives every permission the plan's steps and gates need, mapping
-// manifests to resources through the REST mapper (or, for kinds whose CRD the plan
-// itself creates, through that CRD).
-func (r *run) requiredAccess(ctx context.Context) ([]access, []string) {
-	var problems []string
-	set := map[access]bool{}
-	add := func(group, res, ns string, verbs ...string) {
-		for _, v := range verbs {
-			set[access{verb: v, group: group, resource: res, namespace: ns}] = true
-		}
-	}
-	planCRDs := crdsInPlan(r.p)
-	mapKind := func(apiVersion, kind string) (schema.GroupVersionResource, bool, error) {
-		gv, err := schema.ParseGroupVersion(apiVersion)
-		if err != nil {
-			return schema.GroupVersionResource{}, false, err
-		}
-		var m *meta.RESTMapping
-		err = retry.Do(ctx, func() (err error) {
-			if m, err = r.e.mapper.Mapping(gv.WithKind(kind)); retry.Transient(err) {
-				r.e.mapper.Reset() // discovery caches the failure
-			}
-			return err
-		})
-		if err == nil {
-			return m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace, nil
-		}
-		if c, ok := planCRDs[schema.GroupKind{Group: gv.Group, Kind: kind}]; ok {
-			return gv.WithResource(c.plural), c.namespaced, nil
-		}
-		return schema.GroupVersionResource{}, false, err
-	}
-	if !r.opts.DryRun {
-		add("coordination.k8s.io", "leases", lock.Namespace, "get", "create", "update", "delete")
-	}
-	add("config.openshift.io", "clusterversions", "", "get")
-	for i := range r.p.Steps {
-		s := &r.p.Steps[i]
-		switch s.Action {
-		case plan.ActionDisableCVO, plan.ActionRestoreCVO:
-			add("apps", "deployments", openshift.CVONamespace, "get", "patch")
-		case plan.ActionPausePool, plan.ActionUnpausePool:
-			add("machineconfiguration.openshift.io", "machineconfigpools", "", "get", "patch")
-			if s.Change != nil && (s.Change.Object.Kind != "MachineConfigPool") {
-				problems = append(problems, fmt.Sprintf("step %s: unpause-pool changes %s, not a MachineConfigPool", s.ID, s.Change.Object.Kind))
-			}
-		case plan.ActionSetDesiredUpdate:
-			add("config.openshift.io", "clusterversions", "", "get", "update")
-		case plan.ActionRelaxPDB, plan.ActionForceRedeployment, plan.ActionAcknowledgeGate, plan.ActionRemoveOverrides, plan.ActionAnnotateUpgradeableTo, plan.ActionRevert:
-			ch := s.Change
-			if s.Action == plan.ActionRevert {
-				t, err := r.revertTarget(s)
-				if err != nil {
-					problems = append(problems, err.Error())
-					continue
-				}
-				ch = t.Change
-			}
-			if ch == nil {
-				continue
-			}
-			gvr, namespaced, err := mapKind(ch.Object.APIVersion, ch.Object.Kind)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("step %s: %v", s.ID, err))
-				continue
-			}
-			ns := ""
-			if namespaced {
-				ns = ch.Object.Namespace
-			}
-			add(gvr.Group, gvr.Resource, ns, "get", "patch")
-		case plan.ActionApproveCSR:
-			add("certificates.k8s.io", "certificatesigningrequests", "", "get")
-			set[access{verb: "update", group: "certificates.k8s.io", resource: "certificatesigningrequests", subresource: "approval"}] = true
-			if s.CSR != nil && s.CSR.SignerName != "" {
-				// The approval admission plugin checks approve on the signer.
-				set[access{verb: "approve", group: "certificates.k8s.io", resource: "signers", name: s.CSR.SignerName}] = true
-			}
-			// The vouching check reads the live Nodes and Machines.
-			add("", "nodes", "", "list")
-			if gvr, _, err := mapKind("machine.openshift.io/v1beta1", "Machine"); err == nil {
-				add(gvr.Group, gvr.Resource, openshift.MachineAPINamespace, "list")
-			}
-		case plan.ActionApply, plan.ActionDelete:
-			m := s.Manifest
-			gvr, namespaced, err := mapKind(m.APIVersion, m.Kind)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("step %s: %v", s.ID, err))
-				continue
-			}
-			ns := ""
-			if namespaced {
-				ns = m.Namespace
-			}
-			if s.Action == plan.ActionApply && manifestInjectsProxy(m) {
-				add("config.openshift.io", "proxies", "", "get")
-			}
-			switch {
-			case s.Action == plan.ActionDelete:
-				add(gvr.Group, gvr.Resource, ns, "get", "delete")
-			case s.Manifest.CreateOnly:
-				add(gvr.Group, gvr.Resource, ns, "get", "create")
-			default:
-				add(gvr.Group, gvr.Resource, ns, "get", "create", "update")
-			}
-		}
-		for _, g := range r.stepGates(s) {
-			if (g.Kind == plan.GateWorkloadRollout || g.Kind == plan.GateDeleted || g.Kind == plan.GateRestored) && g.Object != nil {
-				gvr, namespaced, err := mapKind(g.Object.APIVersion, g.Object.Kind)
-				if err != nil {
-					problems = append(problems, fmt.Sprintf("step %s gate: %v", s.ID, err))
-					continue
-				}
-				ns := ""
-				if namespaced {
-					ns = g.Object.Namespace
-				}
-				add(gvr.Group, gvr.Resource, ns, "get", "list", "watch")
-				continue
-			}
-			gvrs, nss, err := r.e.gates.Resources(g)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("step %s gate: %v", s.ID, err))
-				continue
-			}
-			for j, gvr := range gvrs {
-				add(gvr.Group, gvr.Resource, nss[j], "get", "list", "watch")
-			}
-		}
-	}
-	out := make([]access, 0, len(set))
-	for a := range set {
-		out = append(out, a)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out, problems
-}
-
-type planCRD struct {
-	plural     string
-	namespaced bool
-}
-
-func crdsInPlan(p *plan.Plan) map[schema.GroupKind]planCRD {
-	out := map[schema.GroupKind]planCRD{}
-	for i := range p.Steps {
-		s := &p.Steps[i]
-		if s.Action != plan.ActionApply || s.Manifest == nil || s.Manifest.Kind != "CustomResourceDefinition" {
-			continue
-		}
-		obj, err := resource.Decode(s.Manifest)
-		if err != nil {
-			continue
-		}
-		group, _, _ := unstructured.NestedString(obj.Object, "spec", "group")
-		kind, _, _ := unstructured.NestedString(obj.Object, "spec", "names", "kind")
-		plural, _, _ := unstructured.NestedString(obj.Object, "spec", "names", "plural")
-		scope, _, _ := unstructured.NestedString(obj.Object, "spec", "scope")
-		out[schema.GroupKind{Group: group, Kind: kind}] = planCRD{plural: plural, namespaced: scope == "Namespaced"}
-	}
-	return out
-}
-
 // checkAccess asks the API server, with SelfSubjectAccessReviews in parallel,
 // which of the needed permissions the user lacks.
-func (r *run) checkAccess(ctx context.Context, needed []access) ([]string, error) {
+func (r *run) checkAccess(ctx context.Context, needed []Access) ([]string, error) {
 	type answer struct {
-		a       access
+		a       Access
 		allowed bool
 		err     error
 	}
@@ -276,7 +89,7 @@ func (r *run) checkAccess(ctx context.Context, needed []access) ([]string, error
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: a.namespace, Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource, Name: a.name},
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: a.Namespace, Verb: a.Verb, Group: a.Group, Resource: a.Resource, Subresource: a.Subresource, Name: a.Name},
 			}}
 			var res *authorizationv1.SelfSubjectAccessReview
 			err := retry.Do(ctx, func() (err error) {
@@ -330,7 +143,7 @@ func (r *run) preflight(ctx context.Context) error {
 		return &Error{Outcome: OutcomeError, Err: err}
 	}
 
-	needed, mapProblems := r.requiredAccess(ctx)
+	needed, mapProblems := r.e.RequiredAccess(ctx, r.p, r.opts)
 	missing, err := r.checkAccess(ctx, needed)
 	if err != nil {
 		return &Error{Outcome: OutcomeError, Err: err}

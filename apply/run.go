@@ -30,6 +30,7 @@ type run struct {
 	holder  string
 	applier *resource.Applier
 	cv      *configv1.ClusterVersion
+	store   journal.Store // where the journal is kept; nil for a dry run
 	j       *journal.Writer
 	state   *journal.State // the resumed journal's state; nil for a new run
 	lock    *lock.Lock
@@ -56,7 +57,11 @@ func newRun(e *Engine, p *plan.Plan, opts Options, ch chan<- Event) *run {
 	if opts.Holder == "" {
 		opts.Holder = DefaultHolder()
 	}
-	return &run{e: e, p: p, opts: opts, ch: ch, runID: newRunID(), holder: opts.Holder}
+	r := &run{e: e, p: p, opts: opts, ch: ch, runID: newRunID(), holder: opts.Holder, store: opts.Journal}
+	if r.store == nil && opts.JournalPath != "" {
+		r.store = journal.NewFileStore(opts.JournalPath)
+	}
+	return r
 }
 
 func (r *run) emit(ev Event) {
@@ -84,9 +89,9 @@ func (r *run) execute(ctx context.Context) *Result {
 func (r *run) main(ctx context.Context) error {
 	r.emit(Event{Type: EventRunStarted, Message: fmt.Sprintf("applying plan, %s %s (%d steps)", targetText(r.p), r.p.Target.Image, len(r.p.Steps)), Run: &RunInfo{
 		RunID: r.runID, PlanPath: r.opts.PlanPath, PlanDigest: r.opts.PlanDigest, TargetVersion: r.p.Target.Version, TargetImage: r.p.Target.Image,
-		Steps: len(r.p.Steps), Journal: r.opts.JournalPath, DryRun: r.opts.DryRun, Resume: r.opts.Resume, Server: r.e.server, Mode: r.p.Mode,
+		Steps: len(r.p.Steps), Journal: r.eventJournal(), DryRun: r.opts.DryRun, Resume: r.opts.Resume, Server: r.e.server, Mode: r.p.Mode,
 	}})
-	if err := ValidatePlan(r.p); err != nil {
+	if err := plan.Validate(r.p); err != nil {
 		r.emit(Event{Type: EventPreflight, Preflight: &PreflightCheck{Name: "plan", Message: err.Error()}})
 		return &Error{Outcome: OutcomeBadInput, Err: err}
 	}
@@ -94,11 +99,11 @@ func (r *run) main(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !r.opts.DryRun && r.opts.JournalPath == "" {
+	if !r.opts.DryRun && r.store == nil {
 		return fail(OutcomeBadInput, "a journal path is required (--journal FILE)")
 	}
 	if r.opts.Resume && !r.opts.DryRun {
-		w, j, err := journal.Open(r.opts.JournalPath)
+		w, j, err := journal.OpenIn(r.store)
 		if err != nil {
 			if errors.Is(err, journal.ErrInUse) {
 				return &Error{Outcome: OutcomeLocked, Err: err}
@@ -107,7 +112,7 @@ func (r *run) main(ctx context.Context) error {
 		}
 		r.j = w
 		if r.opts.PlanDigest != "" && j.Header.Plan.Digest != r.opts.PlanDigest {
-			return fail(OutcomeBadInput, "journal %s was written for plan %s (digest %s), not for this plan (digest %s); resume with the same plan file", r.opts.JournalPath, j.Header.Plan.Path, j.Header.Plan.Digest, r.opts.PlanDigest)
+			return fail(OutcomeBadInput, "journal %s was written for plan %s (digest %s), not for this plan (digest %s); resume with the same plan file", r.store.Location(), j.Header.Plan.Path, j.Header.Plan.Digest, r.opts.PlanDigest)
 		}
 		r.state = j.State()
 		r.cvoOriginal = r.state.CVO.OriginalReplicas
@@ -173,9 +178,10 @@ func (r *run) stepRange() (int, int, error) {
 }
 
 func (r *run) acquireLock(ctx context.Context) error {
-	opts := lock.Options{Holder: r.holder, RunID: r.runID, Journal: absPath(r.opts.JournalPath), Duration: r.opts.LeaseDuration, BreakLock: r.opts.BreakLock}
-	if r.state != nil {
+	opts := lock.Options{Holder: r.holder, RunID: r.runID, Journal: r.journalLocation(), Duration: r.opts.LeaseDuration, BreakLock: r.opts.BreakLock, WaitExpiry: r.opts.LockWait}
+	if r.state != nil && r.j.Exclusive() {
 		// Holding the journal's file lock proves the run that wrote it is dead.
+		// A journal in the cluster proves nothing: its lease must expire.
 		opts.TakeOverRunID = r.state.RunID
 	}
 	// Acquire recognises a lease an earlier attempt of this run took, so a
@@ -205,6 +211,12 @@ func (r *run) openJournal() error {
 	if r.j != nil {
 		rec := journal.Record{Type: journal.TypeResume, Resume: &journal.Resume{RunID: r.runID, Holder: r.holder, InFlight: r.state.InFlight}}
 		if err := r.j.Write(rec); err != nil {
+			if errors.Is(err, journal.ErrFenced) {
+				// The run before this one wrote the journal after it was read
+				// here (its lease had expired, it was still writing): this run's
+				// view is stale. Nothing was changed; the next run reads it afresh.
+				return &Error{Outcome: OutcomeLocked, Err: fmt.Errorf("%w (it changed after this run read it); nothing was changed: run again", err)}
+			}
 			return &Error{Outcome: OutcomeError, Err: err}
 		}
 		if r.state.InFlight != "" {
@@ -215,18 +227,22 @@ func (r *run) openJournal() error {
 		}
 		return nil
 	}
+	planPath := r.opts.PlanPath
+	if !r.opts.PlanNotAFile {
+		planPath = absPath(planPath)
+	}
 	h := journal.Header{
 		RunID: r.runID,
-		Plan: journal.PlanRef{Path: absPath(r.opts.PlanPath), Digest: r.opts.PlanDigest, TargetVersion: r.p.Target.Version,
+		Plan: journal.PlanRef{Path: planPath, Digest: r.opts.PlanDigest, TargetVersion: r.p.Target.Version,
 			TargetImage: r.p.Target.Image, Steps: len(r.p.Steps)},
 		Server: r.e.server, Holder: r.holder, Generator: r.opts.Generator,
 	}
 	if r.cv != nil {
 		h.ClusterID = string(r.cv.Spec.ClusterID)
 	}
-	w, err := journal.Create(r.opts.JournalPath, h)
+	w, err := journal.CreateIn(r.store, h)
 	if err != nil {
-		return fail(OutcomeBadInput, "%v; to continue a stopped run use '%s'", err, nextcmd.Resume(r.opts.JournalPath))
+		return fail(OutcomeBadInput, "%v; to continue a stopped run use '%s'", err, r.store.ResumeCommand(h))
 	}
 	r.j = w
 	return r.record(journal.Record{Type: journal.TypeBackup, Backup: r.backup})
@@ -238,9 +254,31 @@ func (r *run) record(rec journal.Record) error {
 		return nil
 	}
 	if err := r.j.Write(rec); err != nil {
+		if errors.Is(err, journal.ErrFenced) {
+			// Another run owns the journal now: as when the lock is lost.
+			return &Error{Outcome: OutcomeLostLock, Err: fmt.Errorf("%w; nothing further was changed", err)}
+		}
 		return &Error{Outcome: OutcomeError, Err: fmt.Errorf("%w; nothing further was changed", err)}
 	}
 	return nil
+}
+
+// eventJournal names the journal in the run-started event: the path as given,
+// or the store's location.
+func (r *run) eventJournal() string {
+	if r.opts.Journal != nil {
+		return r.opts.Journal.Location()
+	}
+	return r.opts.JournalPath
+}
+
+// journalLocation names the journal in the lock and in messages: a file's
+// absolute path, or its store's location.
+func (r *run) journalLocation() string {
+	if r.opts.Journal != nil {
+		return r.opts.Journal.Location()
+	}
+	return absPath(r.opts.JournalPath)
 }
 
 func (r *run) stepInfo(i int) StepInfo {
@@ -415,7 +453,12 @@ func (r *run) decide(ctx context.Context, req Request) (Decision, error) {
 
 // stepGates are the gates a step waits for: its plan gate, and for the CVO steps
 // the CVO's own gate even when the plan leaves it out.
-func (r *run) stepGates(s *plan.Step) []*plan.Gate {
+func (r *run) stepGates(s *plan.Step) []*plan.Gate { return stepGates(r.p, s) }
+
+// stepGates are the gates a step of p waits for: its own, and the one its
+// action implies (disable-cvo, restore-cvo), a restored gate pointed at the
+// object the reverted step changed.
+func stepGates(p *plan.Plan, s *plan.Step) []*plan.Gate {
 	var gates []*plan.Gate
 	implicit := map[plan.Action]plan.GateKind{plan.ActionDisableCVO: plan.GateCVOScaledDown, plan.ActionRestoreCVO: plan.GateCVORunning}
 	if kind, ok := implicit[s.Action]; ok && (s.Gate == nil || s.Gate.Kind != kind) {
@@ -425,7 +468,7 @@ func (r *run) stepGates(s *plan.Step) []*plan.Gate {
 		g := s.Gate
 		if g.Kind == plan.GateRestored && g.Object == nil {
 			// A restored gate watches the object the reverted step changed.
-			if t, err := r.revertTarget(s); err == nil {
+			if t, err := revertTarget(p, s); err == nil {
 				cp := *g
 				cp.Object = &t.Change.Object
 				g = &cp
@@ -636,8 +679,8 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 // nextCommands are the exact commands to resume or to restore the CVO.
 func (r *run) nextCommands(res *Result) []string {
 	var next []string
-	if res.Journal != "" && res.Outcome.Resumable() {
-		next = append(next, nextcmd.Resume(res.Journal)+"   # continue the plan where it stopped")
+	if r.j != nil && res.Outcome.Resumable() {
+		next = append(next, r.j.ResumeCommand()+"   # continue the plan where it stopped")
 	}
 	for _, ri := range res.NotReverted {
 		if ri.Command != "" {

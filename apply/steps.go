@@ -71,31 +71,13 @@ func (r *run) act(ctx context.Context, s *plan.Step, info StepInfo) error {
 	return r.mutate(ctx, s, info, m)
 }
 
-// prepare builds a step's change from the live cluster, without making it.
+// prepare builds a step's change from the live cluster, without making it,
+// through its action's executor (exec_<action>.go).
 func (r *run) prepare(ctx context.Context, s *plan.Step) (*mutation, error) {
-	switch s.Action {
-	case plan.ActionApply, plan.ActionDelete:
-		return r.prepareManifest(ctx, s)
-	case plan.ActionDisableCVO:
-		return r.prepareDisableCVO(ctx)
-	case plan.ActionRestoreCVO:
-		return r.prepareRestoreCVO(ctx)
-	case plan.ActionUnpausePool:
-		if s.Change != nil {
-			// unpause-pool as a remedy: a Change like the other remedies.
-			return r.prepareChange(ctx, s)
+	if ex := executorOf(s.Action); ex != nil {
+		if m, err := ex.prepare(ctx, r, s); m != nil || err != nil {
+			return m, err
 		}
-		return r.preparePaused(ctx, s.Pool, false)
-	case plan.ActionPausePool:
-		return r.preparePaused(ctx, s.Pool, true)
-	case plan.ActionSetDesiredUpdate:
-		return r.prepareDesiredUpdate(ctx, s.DesiredUpdate)
-	case plan.ActionRelaxPDB, plan.ActionForceRedeployment, plan.ActionAcknowledgeGate, plan.ActionRemoveOverrides, plan.ActionAnnotateUpgradeableTo:
-		return r.prepareChange(ctx, s)
-	case plan.ActionRevert:
-		return r.prepareRevert(ctx, s)
-	case plan.ActionApproveCSR:
-		return r.prepareApproveCSR(ctx, s)
 	}
 	return nil, &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("step %s: unknown action %q", s.ID, s.Action)}
 }

@@ -16,22 +16,6 @@ const drainRule = "an eviction is refused with 429 \"Cannot evict pod as it woul
 	"the machine-config controller drains through the Eviction API, retries every minute and the daemon reports the node Degraded after 1 hour " +
 	"(kubernetes pkg/registry/core/pod/storage/eviction.go; machine-config-operator pkg/controller/drain/drain_controller.go)"
 
-// guardOf returns the static-pod component whose guard PodDisruptionBudget p is
-// (library-go guard controller "<prefix>-guard-pdb" in the operand namespace, or
-// etcd's pre-4.11 etcd-quorum-guard), or nil.
-func guardOf(p PodDisruptionBudget) *StaticPodComponent {
-	for i := range StaticPodComponents {
-		c := &StaticPodComponents[i]
-		if p.Namespace == c.Namespace && p.Name == openshift.GuardPDBName(c.PodPrefix) {
-			return c
-		}
-	}
-	if p.Name == openshift.EtcdQuorumGuard && (p.Namespace == "openshift-etcd" || p.Namespace == openshift.MachineConfigDaemonNamespace) {
-		return StaticPodComponentFor("etcd")
-	}
-	return nil
-}
-
 // drains finds the PodDisruptionBudgets at their limit that guard pods on nodes
 // whose drain is held (DrainBlockedByPDB, GuardPDBBlocksDrain), and records which
 // nodes each holds so that NodeDegraded can name its cause.
@@ -85,7 +69,7 @@ func (a *analysis) drains() {
 			ev = append(ev, reality(fmt.Sprintf("pod %s/%s on %s, ready %t, phase %s, owner %s", d.Namespace, d.Name, d.Node, d.Ready, orNone(d.Phase), orNone(d.Owner)), "pod "+d.Namespace+"/"+d.Name))
 		}
 		budget := fmt.Sprintf("%d healthy, %d required", p.CurrentHealthy, p.DesiredHealthy)
-		if comp := guardOf(p); comp != nil {
+		if comp := GuardOf(p.Namespace, p.Name); comp != nil {
 			unready, uev := a.unreadyMembers(comp)
 			d := copyMap(details)
 			d["component"], d["unready"] = comp.Component, strings.Join(unready, ",")

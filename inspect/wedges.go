@@ -690,7 +690,7 @@ func (w *wedger) next(ms []Finding) string {
 	case CodeUpdateClaimedCompleteButMixed, CodeKubeletNewerThanAPIServer, CodeKubeletSkewTooLarge, CodeOperatorVersionUnverified, CodeMixedOperatorVersions:
 		return "recover plan"
 	case CodeStaticPodRevisionMismatch, CodeInstallerSucceededWithoutRevision, CodeStaticPodMissing, CodeStaticPodRolloutStuck:
-		return "recover plan --accept force-redeployment:" + d["component"]
+		return nextcmd.PlanAccepting(nextcmd.AcceptForceRedeployment + d["component"])
 	case CodeOperatorDegraded, CodeOperatorUnavailable, CodeOperatorProgressingStuck:
 		return "oc describe clusteroperator/" + name
 	case CodeWebhookUnavailable:
@@ -741,9 +741,9 @@ func (w *wedger) next(ms []Finding) string {
 		case UpgradeClassAdminAck:
 			return "oc get configmap -n " + openshift.AdminGatesNamespace + " " + openshift.AdminGatesConfigMap + " -o yaml"
 		case UpgradeClassOverrides:
-			return "recover plan --accept remove-overrides"
+			return nextcmd.PlanAccepting(nextcmd.AcceptRemoveOverrides)
 		case UpgradeClassCloudCredential:
-			return "recover plan --accept upgradeable-to:" + w.s.nextMinor()
+			return nextcmd.PlanAccepting(nextcmd.AcceptUpgradeableTo + w.s.nextMinor())
 		case UpgradeClassUnsupportedConfig:
 			for _, m := range ms {
 				if cfg := operatorConfig[strings.TrimPrefix(m.Subject, "clusteroperator/")]; cfg != "" {
@@ -763,13 +763,13 @@ func (w *wedger) next(ms []Finding) string {
 	case CodeAdminAckRequired:
 		var keys []string
 		for _, f := range withCode(ms, CodeAdminAckRequired) {
-			keys = append(keys, "--accept admin-ack:"+f.Details["gate"])
+			keys = append(keys, "--accept "+nextcmd.AcceptAdminAck+f.Details["gate"])
 		}
 		return "recover plan " + strings.Join(keys, " ")
 	case CodeRemovedAPIInUse:
 		return "oc get apirequestcounts " + name + " -o yaml"
 	case CodeUnmanagedOverrides:
-		return "recover plan --accept remove-overrides"
+		return nextcmd.PlanAccepting(nextcmd.AcceptRemoveOverrides)
 	case CodeConditionalRiskOnTarget:
 		return "recover plan"
 	case CodeCVOAbandonedUpdate:

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
@@ -33,7 +32,7 @@ func TestApplyAcceptsThePlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := apply.ValidatePlan(p); err != nil {
+		if err := plan.Validate(p); err != nil {
 			t.Fatalf("%s: apply refuses the plan: %v", mg, err)
 		}
 		data, err := json.MarshalIndent(p, "", "  ")
@@ -44,7 +43,7 @@ func TestApplyAcceptsThePlan(t *testing.T) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		loaded, digest, err := apply.LoadPlan(path)
+		loaded, digest, err := plan.Load(path)
 		if err != nil {
 			t.Fatalf("%s: apply.LoadPlan: %v", mg, err)
 		}

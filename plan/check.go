@@ -108,10 +108,15 @@ type lag struct {
 // through the plan and asserts the invariants after every step. The first broken
 // invariant is returned as a *CheckError naming the step and the rule.
 func Check(p *Plan, s *inspect.Snapshot, pol *policy.Policy) error {
+	return check(p, s, pol, newFacts(s))
+}
+
+// check is Check with the planner's facts of s, which Make computed once.
+func check(p *Plan, s *inspect.Snapshot, pol *policy.Policy, f *facts) error {
 	if pol == nil {
 		pol = policy.Default()
 	}
-	m := newModel(p, s, pol)
+	m := newModel(p, s, pol, f)
 	for i := range p.Steps {
 		if err := m.step(i); err != nil {
 			return err
@@ -120,8 +125,7 @@ func Check(p *Plan, s *inspect.Snapshot, pol *policy.Policy) error {
 	return m.end()
 }
 
-func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy) *model {
-	f := newFacts(s)
+func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy, f *facts) *model {
 	m := &model{p: p, s: s, tmp: newTemporaries(p), pol: pol, history: f.history, targetKube: kubeMinor(kubeForRelease(p.Target.Version)),
 		operands: map[string]*span{}, nodes: map[string]*nodeModel{}, pools: map[string]*poolModel{}, cos: map[string]string{},
 		baseline: map[string]int{}, compOperand: map[string]string{}, compCO: map[string]string{}, pendingStatic: map[string]string{},
@@ -215,16 +219,6 @@ func (m *model) fail(i int, rule, format string, args ...any) error {
 
 var digestImageRE = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
 
-// mutates reports whether an action changes the cluster.
-func mutates(a Action) bool {
-	switch a {
-	case ActionApply, ActionDelete, ActionPausePool, ActionUnpausePool, ActionSetDesiredUpdate,
-		ActionRelaxPDB, ActionRevert, ActionApproveCSR, ActionForceRedeployment, ActionAcknowledgeGate, ActionRemoveOverrides, ActionAnnotateUpgradeableTo:
-		return true
-	}
-	return false
-}
-
 func (m *model) step(i int) error {
 	st := &m.p.Steps[i]
 	if mutates(st.Action) && !m.cvoDisabled {
@@ -241,83 +235,19 @@ func (m *model) step(i int) error {
 	if err := m.temporary(i, st); err != nil {
 		return err
 	}
-	switch st.Action {
-	case ActionDisableCVO:
-		if m.disabledOnce {
-			return m.fail(i, InvariantCVOBracketing, "a second disable-cvo step")
-		}
-		if st.Gate == nil || st.Gate.Kind != GateCVOScaledDown {
-			return m.fail(i, InvariantGates, "disable-cvo must wait for %s", GateCVOScaledDown)
-		}
-		m.cvoDisabled, m.disabledOnce = true, true
-	case ActionRestoreCVO:
-		if !m.cvoDisabled {
-			return m.fail(i, InvariantCVOBracketing, "restore-cvo without a disable-cvo before it")
-		}
-		if !m.desiredSet && m.p.EffectiveMode() == ModeUpdate {
-			return m.fail(i, InvariantDesiredUpdate, "restore-cvo before set-desired-update: the CVO would resume its old work (%s mode)", m.p.Cluster.CVOMode)
-		}
-		if st.Gate == nil || st.Gate.Kind != GateCVORunning {
-			return m.fail(i, InvariantGates, "restore-cvo must wait for %s", GateCVORunning)
-		}
-		m.cvoDisabled, m.restored = false, true
-	case ActionSetDesiredUpdate:
-		if m.p.EffectiveMode() != ModeUpdate {
-			return m.fail(i, InvariantCVOBracketing, "a %s plan hands the CVO back the desired update it has: it has no set-desired-update", m.p.Mode)
-		}
-		du := st.DesiredUpdate
-		switch {
-		case du == nil:
-			return m.fail(i, InvariantDesiredUpdate, "no desiredUpdate")
-		case du.Version != m.p.Target.Version || du.Image != m.p.Target.Image:
-			return m.fail(i, InvariantDesiredUpdate, "desiredUpdate %s %s is not the target %s %s", du.Version, du.Image, m.p.Target.Version, m.p.Target.Image)
-		case !digestImageRE.MatchString(du.Image):
-			return m.fail(i, InvariantDesiredUpdate, "image %q is not by digest", du.Image)
-		case du.Force && (!m.p.Target.Force || m.p.Target.ForceReason == ""):
-			return m.fail(i, InvariantDesiredUpdate, "force without a reason in the target")
-		}
-		m.desiredSet = true
-	case ActionPausePool:
-		pm := m.pools[st.Pool]
-		switch {
-		case pm == nil:
-			return m.fail(i, InvariantPools, "pool %s is not in the snapshot", st.Pool)
-		case pm.paused:
-			return m.fail(i, InvariantPools, "pool %s is already paused", st.Pool)
-		}
-		pm.paused, pm.byPlan = true, true
-	case ActionUnpausePool:
-		pm := m.pools[st.Pool]
-		switch {
-		case pm == nil:
-			return m.fail(i, InvariantPools, "pool %s is not in the snapshot", st.Pool)
-		case pm.byUser && pm.paused:
-			if !m.remedyUnpause(st) {
-				return m.fail(i, InvariantPools, "pool %s was paused by the user before recovery; recover unpauses it only as an unpause-pool remedy for a PoolPaused finding that says the pause blocks the update", st.Pool)
-			}
-			pm.byUser = false
-		case !pm.byPlan || !pm.paused:
-			return m.fail(i, InvariantPools, "pool %s was not paused by this plan", st.Pool)
-		}
-		pm.paused = false
-		m.rollPool(pm)
-	case ActionApply, ActionDelete:
-		if err := m.manifestStep(i, st); err != nil {
-			return err
-		}
-	case ActionWait:
-		if st.Gate == nil {
-			return m.fail(i, InvariantGates, "a wait step without a gate")
-		}
-	case ActionRelaxPDB, ActionRevert, ActionApproveCSR, ActionForceRedeployment, ActionAcknowledgeGate, ActionRemoveOverrides, ActionAnnotateUpgradeableTo:
+	spec := SpecOf(st.Action)
+	if spec == nil {
+		return m.fail(i, InvariantGates, "unknown action %q", st.Action)
+	}
+	if spec.Remedy {
 		if err := m.remedyStep(i, st); err != nil {
 			return err
 		}
-	default:
-		return m.fail(i, InvariantGates, "unknown action %q", st.Action)
 	}
-	if err := m.remedyGate(i, st); err != nil {
-		return err
+	if spec.check != nil {
+		if err := spec.check(m, i, st); err != nil {
+			return err
+		}
 	}
 	if st.Gate != nil {
 		if err := m.gatePassed(i, st); err != nil {

@@ -1,13 +1,10 @@
 package plan
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // The checker's rules for remediation steps (formatVersion 1.1). Every answer to
@@ -144,12 +141,15 @@ func (m *model) endTemporaries() error {
 	return nil
 }
 
-// remedyStep applies the remedies rule to a remediation action.
+// remedyStep applies the remedies rule every remediation action shares: it
+// names its remedy, its change sets exactly its fields, and an admin's promise
+// is named in the plan's accepted inputs. What is particular to an action is
+// its ActionSpec's check (action_*.go).
 func (m *model) remedyStep(i int, st *Step) error {
 	if st.Remedy == "" {
 		return m.fail(i, InvariantRemedies, "%s without the remedy it belongs to", st.Action)
 	}
-	if st.Action != ActionApproveCSR && st.Change == nil {
+	if st.Change == nil && st.CSR == nil && st.Manifest == nil {
 		return m.fail(i, InvariantRemedies, "%s without a change (object, patch and fields)", st.Action)
 	}
 	if st.Change != nil && st.Action != ActionRevert {
@@ -160,146 +160,19 @@ func (m *model) remedyStep(i int, st *Step) error {
 	if name := acceptNameFor(st); name != "" && !slices.Contains(m.p.Inputs.Accepted, name) {
 		return m.fail(i, InvariantRemedies, "%s is the admin's promise and needs --accept %s, which the plan's inputs do not record", st.Action, name)
 	}
-	switch st.Action {
-	case ActionRelaxPDB:
-		o := st.Change.Object
-		if o.Kind != "PodDisruptionBudget" {
-			return m.fail(i, InvariantRemedies, "relax-pdb changes a %s, not a PodDisruptionBudget", o.Kind)
-		}
-		if isGuardPDB(o.Namespace, o.Name) {
-			return m.fail(i, InvariantRemedies, "relaxes the guard PodDisruptionBudget %s/%s: recover never relaxes a guard; the member it counts must be repaired", o.Namespace, o.Name)
-		}
-		var pdb *inspect.PodDisruptionBudget
-		for k := range m.s.PodDisruptionBudgets {
-			if p := &m.s.PodDisruptionBudgets[k]; p.Namespace == o.Namespace && p.Name == o.Name {
-				pdb = p
-			}
-		}
-		switch {
-		case pdb == nil:
-			return m.fail(i, InvariantRemedies, "relaxes PodDisruptionBudget %s/%s, which the snapshot does not hold", o.Namespace, o.Name)
-		case st.Change.UID != "" && pdb.UID != "" && st.Change.UID != pdb.UID:
-			return m.fail(i, InvariantRemedies, "relaxes PodDisruptionBudget %s/%s uid %s, but the snapshot's is %s", o.Namespace, o.Name, st.Change.UID, pdb.UID)
-		case !inspect.PDBAtLimit(*pdb):
-			return m.fail(i, InvariantRemedies, "relaxes PodDisruptionBudget %s/%s, which allows disruptions (inspect.PDBAtLimit): it holds no drain", o.Namespace, o.Name)
-		}
-	case ActionApproveCSR:
-		return m.vouched(i, st)
-	case ActionForceRedeployment:
-		sp := staticPodFor(st.Change.Object.Kind)
-		if sp == nil {
-			return m.fail(i, InvariantRemedies, "force-redeployment of a %s, which is no static-pod operator", st.Change.Object.Kind)
-		}
-		if fs := st.Change.Fields; len(fs) != 1 || !slices.Equal(fs[0], []string{"spec", openshift.FieldForceRedeploymentReason}) {
-			return m.fail(i, InvariantRemedies, "force-redeployment must set spec.%s only", openshift.FieldForceRedeploymentReason)
-		}
-	}
-	return nil
-}
-
-// staticPodFor returns the static-pod component whose operator is of kind.
-func staticPodFor(kind string) *inspect.StaticPodComponent {
-	for i := range inspect.StaticPodComponents {
-		if inspect.StaticPodComponents[i].Resource.Kind == kind {
-			return &inspect.StaticPodComponents[i]
-		}
-	}
-	return nil
-}
-
-// vouched checks an approve-csr step against inspect.CSRVouch on the snapshot.
-func (m *model) vouched(i int, st *Step) error {
-	a := st.CSR
-	if a == nil {
-		return m.fail(i, InvariantRemedies, "approve-csr without the request it approves")
-	}
-	var c *inspect.CertificateSigningRequest
-	for k := range m.s.CertificateSigningRequests {
-		if m.s.CertificateSigningRequests[k].Name == a.Name {
-			c = &m.s.CertificateSigningRequests[k]
-		}
-	}
-	if c == nil {
-		return m.fail(i, InvariantRemedies, "approves certificatesigningrequest/%s, which the snapshot does not hold: nothing vouches for it", a.Name)
-	}
-	v := inspect.CSRVouch(*c, m.s.Nodes, m.s.Machines)
-	switch {
-	case !v.OK:
-		return m.fail(i, InvariantRemedies, "approves certificatesigningrequest/%s, which nothing vouches for (inspect.CSRVouch: %s)", a.Name, v.Reason)
-	case a.UID != c.UID || a.SignerName != c.SignerName || a.Username != c.Username || a.CommonName != c.CommonName || a.Node != v.Node:
-		return m.fail(i, InvariantRemedies, "approves certificatesigningrequest/%s as %s/%s/%s for node %q, but the snapshot's request says %s/%s/%s for node %q", a.Name,
-			a.SignerName, a.Username, a.CommonName, a.Node, c.SignerName, c.Username, c.CommonName, v.Node)
-	}
 	return nil
 }
 
 // changeFields checks that a Change's Fields are exactly the leaves its patch sets.
 func (m *model) changeFields(i int, st *Step) error {
-	var patch any
-	if err := json.Unmarshal(st.Change.Patch, &patch); err != nil {
-		return m.fail(i, InvariantRemedies, "the change's patch is not JSON: %v", err)
+	leaves, err := patchLeaves(st.Change.Patch)
+	if err != nil {
+		return m.fail(i, InvariantRemedies, "%v", err)
 	}
-	var leaves []string
-	var walk func(prefix []string, v any)
-	walk = func(prefix []string, v any) {
-		if obj, ok := v.(map[string]any); ok && len(obj) > 0 {
-			for _, k := range slices.Sorted(maps.Keys(obj)) {
-				walk(append(append([]string(nil), prefix...), k), obj[k])
-			}
-			return
-		}
-		leaves = append(leaves, strings.Join(prefix, "\x00"))
-	}
-	walk(nil, patch)
-	var fields []string
-	for _, f := range st.Change.Fields {
-		fields = append(fields, strings.Join(f, "\x00"))
-	}
-	slices.Sort(leaves)
-	slices.Sort(fields)
-	if !slices.Equal(leaves, fields) {
+	fields := slices.Clone(st.Change.Fields)
+	slices.SortFunc(fields, func(a, b []string) int { return slices.Compare(a, b) })
+	if !slices.EqualFunc(leaves, fields, slices.Equal[[]string]) {
 		return m.fail(i, InvariantRemedies, "the change's fields (%s) are not what its patch sets", fieldsText(st.Change.Fields))
-	}
-	return nil
-}
-
-// remedyGate checks that a remediation step carries the gate that verifies it.
-func (m *model) remedyGate(i int, st *Step) error {
-	g := st.Gate
-	switch st.Action {
-	case ActionApproveCSR:
-		if g == nil || g.Kind != GateCSRIssued || g.Object == nil || st.CSR == nil || g.Object.Name != st.CSR.Name {
-			return m.fail(i, InvariantGates, "approve-csr needs a %s gate on its request", GateCSRIssued)
-		}
-	case ActionRevert:
-		if g == nil || g.Kind != GateRestored || g.Object == nil || st.Change == nil || !sameObject(*g.Object, st.Change.Object) {
-			return m.fail(i, InvariantGates, "revert needs a %s gate on the object it restores", GateRestored)
-		}
-	case ActionForceRedeployment:
-		sp := staticPodFor(st.Change.Object.Kind)
-		op := m.s.StaticPodOperator(sp.Component)
-		latest := int32(0)
-		if op != nil {
-			latest = op.LatestAvailableRevision
-		}
-		if g == nil || g.Kind != GateStaticPods || g.StaticPods == nil || g.StaticPods.Resource != sp.Resource.Resource || g.StaticPods.MinRevision <= latest {
-			return m.fail(i, InvariantGates, "force-redeployment needs a %s gate on %s with minRevision above the snapshot's latest revision %d", GateStaticPods, sp.Resource.Resource, latest)
-		}
-	case ActionUnpausePool:
-		if st.Remedy != "" && (g == nil || g.Kind != GatePoolUpdated || g.Pool != st.Pool) {
-			return m.fail(i, InvariantGates, "unpausing a pool as a remedy needs a %s gate on it", GatePoolUpdated)
-		}
-	case ActionWait:
-		switch g.Kind {
-		case GateNodesSettled, GateNodesReady:
-			if len(g.Nodes) == 0 {
-				return m.fail(i, InvariantGates, "a %s gate without nodes", g.Kind)
-			}
-		case GateConditionCleared:
-			if g.Object == nil || g.Condition == "" || g.Reason == "" {
-				return m.fail(i, InvariantGates, "a %s gate needs its object, condition and reason", g.Kind)
-			}
-		}
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ const (
 	// FormatVersion follows Terraform's rule: a minor bump only adds fields (readers
 	// ignore unknown ones); a major bump breaks, and readers refuse a major they do
 	// not know.
-	FormatVersion = "1.1"
+	FormatVersion = "1.2"
 )
 
 // Plan is the self-contained, versioned recovery plan: the target, why it was
@@ -128,6 +128,9 @@ const (
 	// RemedyRetarget: move the update to a fixed z-stream of the minor already
 	// under way (W14, W10 with OCPBUGS-42880).
 	RemedyRetarget = "retarget"
+	// RemedyReleaseSignature: supply the signature of a release the CVO cannot
+	// verify, verified offline against the release keyring (W9), never --force.
+	RemedyReleaseSignature = "release-signature"
 )
 
 // SkippedComponent is a payload component the plan does not touch.
@@ -306,6 +309,10 @@ const (
 	// ActionAnnotateUpgradeableTo sets cloudcredential.openshift.io/upgradeable-to
 	// on cloudcredentials.operator.openshift.io/cluster.
 	ActionAnnotateUpgradeableTo Action = "annotate-upgradeable-to"
+	// ActionCreateReleaseSignature creates the ConfigMap that carries a
+	// release's verified signatures where the CVO reads them (Step.Manifest,
+	// create-only; formatVersion 1.2).
+	ActionCreateReleaseSignature Action = "create-release-signature"
 )
 
 // Step is one unit of work. Exactly the fields its Action needs are set.
@@ -323,7 +330,8 @@ type Step struct {
 	Component string `json:"component,omitempty"`
 	Group     int    `json:"group,omitempty"`
 
-	// Manifest is set for apply and delete.
+	// Manifest is set for apply and delete, and for create-release-signature
+	// (the signature ConfigMap).
 	Manifest *Manifest `json:"manifest,omitempty"`
 	// Pool is set for pause-pool and unpause-pool.
 	Pool string `json:"pool,omitempty"`
@@ -451,13 +459,17 @@ const (
 	// GateConditionCleared: the ClusterVersion or ClusterOperator named by Object
 	// no longer has Condition False (or True, for Degraded) with Reason.
 	GateConditionCleared GateKind = "condition-cleared"
+	// GateReleaseAccepted: ClusterVersion reports ReleaseAccepted=True for the
+	// release Image (status.desired.image): the CVO retrieved and verified it
+	// (formatVersion 1.2).
+	GateReleaseAccepted GateKind = "release-accepted"
 )
 
 // GateKinds lists every gate kind, in the order the documentation gives them.
 func GateKinds() []GateKind {
 	return []GateKind{GateClusterOperator, GateCRDEstablished, GateWorkloadRollout, GateStaticPods, GatePoolUpdated,
 		GateCVOScaledDown, GateCVORunning, GateDeleted,
-		GateNodesSettled, GateNodesReady, GateCSRIssued, GateRestored, GateConditionCleared}
+		GateNodesSettled, GateNodesReady, GateCSRIssued, GateRestored, GateConditionCleared, GateReleaseAccepted}
 }
 
 // Gate is one verifiable condition.
@@ -488,6 +500,9 @@ type Gate struct {
 	// gate is then met once the CVO runs and has observed ClusterVersion,
 	// whether it takes the update or not (formatVersion 1.1).
 	RefusalExpected string `json:"refusalExpected,omitempty"`
+	// Image is set for release-accepted gates: the release pull spec, by
+	// digest (formatVersion 1.2).
+	Image string `json:"image,omitempty"`
 }
 
 // OperandVersion is one entry a ClusterOperator must report in status.versions.

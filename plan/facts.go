@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	configv1 "github.com/openshift/api/config/v1"
 
@@ -77,8 +78,13 @@ type poolFact struct {
 	Rolling bool
 }
 
+// factsBuilt counts newFacts calls, for the test that holds Make to one set of
+// facts per plan (TestMakeReadsTheFactsOnce).
+var factsBuilt atomic.Int64
+
 // newFacts reads the planner's facts from a snapshot.
 func newFacts(s *inspect.Snapshot) *facts {
+	factsBuilt.Add(1)
 	f := &facts{s: s, operands: map[string]map[string]string{}}
 	seen := map[string]bool{}
 	for _, co := range s.ClusterOperators {

@@ -40,6 +40,10 @@ type Options struct {
 	// Inputs.SignatureVerification record ("verified: ..." or "skipped: ...");
 	// an error stops the plan (plan/payload/signature.Record does this).
 	VerifyRelease func(ctx context.Context, pullSpec string) (string, error)
+	// ReleaseSignatures are release signatures the admin supplied, verified
+	// against the release keyring before planning: a release the CVO cannot
+	// verify gets the signature remedy (remedy_signature.go).
+	ReleaseSignatures ReleaseSignatures
 	// Now is the clock (default time.Now); Generator names the program that makes
 	// the plan (default "recover"). Tests fix both for golden files.
 	Now       func() time.Time
@@ -219,7 +223,7 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 	if pl.Release.Version != sel.Target.Version {
 		return nil, &PayloadMismatchError{Given: plRef.Source, GivenVersion: pl.Release.Version, Target: sel.Target.Version, TargetImage: sel.Target.Image}
 	}
-	rs := newRemedyStage(in.Snapshot, sel.facts, in.Accept, created)
+	rs := newRemedyStage(in.Snapshot, sel.facts, in.Accept, in.ReleaseSignatures, created)
 	if !sel.minorHop() {
 		// The admin's promises hold minor updates only: a target within the
 		// minor does not need them.
@@ -265,7 +269,7 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 	for _, w := range pl.Warnings {
 		p.Warnings = append(p.Warnings, "payload: "+w)
 	}
-	if err := Check(p, in.Snapshot, pol); err != nil {
+	if err := check(p, in.Snapshot, pol, sel.facts); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -280,7 +284,7 @@ func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, 
 		return nil, targetNeededError(hard)
 	}
 	f := newFacts(s)
-	rs := newRemedyStage(s, f, in.Accept, created)
+	rs := newRemedyStage(s, f, in.Accept, in.ReleaseSignatures, created)
 	var retarget []string
 	for _, n := range needs {
 		if n.Retarget {
@@ -332,7 +336,7 @@ func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, 
 	var refusedWarnings []string
 	p.Refused, refusedWarnings = refusedList(rs.refused)
 	p.Warnings = append(p.Warnings, refusedWarnings...)
-	if err := Check(p, s, pol); err != nil {
+	if err := check(p, s, pol, f); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -86,10 +86,11 @@ func minorUpdateUnderWay(s *inspect.Snapshot) bool {
 }
 
 // Remedial reports whether the snapshot shows a wedge the remediation stage
-// answers (with steps or with a refusal): what `recover plan` without --graph
-// and --payload plans when no new target is needed.
-func Remedial(s *inspect.Snapshot, accept []string) bool {
-	return !newRemedyStage(s, newFacts(s), accept, s.Source.CollectedAt).empty()
+// answers (with steps or with a refusal), given the --accept names and the
+// verified release signatures: what `recover plan` without --graph and
+// --payload plans when no new target is needed.
+func Remedial(s *inspect.Snapshot, accept []string, sigs ReleaseSignatures) bool {
+	return !newRemedyStage(s, newFacts(s), accept, sigs, s.Source.CollectedAt).empty()
 }
 
 // hardNeeds are the needs a remediation plan cannot go without.

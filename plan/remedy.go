@@ -74,6 +74,8 @@ type remedyStage struct {
 	f      *facts
 	accept acceptSet
 	now    time.Time
+	// signatures are the verified release signatures the admin supplied.
+	signatures ReleaseSignatures
 
 	groups   []*remedyGroup
 	refused  []refusal
@@ -91,8 +93,8 @@ type remedyStage struct {
 
 // newRemedyStage reads the findings in the snapshot's order and plans a remedy or
 // a refusal for each wedge it knows.
-func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Time) *remedyStage {
-	rs := &remedyStage{s: s, f: f, accept: acceptSet(accept), now: now.UTC()}
+func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, sigs ReleaseSignatures, now time.Time) *remedyStage {
+	rs := &remedyStage{s: s, f: f, accept: acceptSet(accept), signatures: sigs, now: now.UTC()}
 	var pdbs []inspect.Finding
 	staticByComponent := map[string][]inspect.Finding{}
 	var staticOrder []string
@@ -119,7 +121,7 @@ func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Tim
 				rs.unpause(fd)
 			}
 		case inspect.CodeDrainBlockedByPDB:
-			if isGuardPDB(fd.Details["namespace"], fd.Details["name"]) {
+			if inspect.IsGuardPDB(fd.Details["namespace"], fd.Details["name"]) {
 				rs.guard(fd)
 				continue
 			}
@@ -152,9 +154,12 @@ func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, now time.Tim
 				}
 			}
 		case inspect.CodeReleaseNotAccepted:
-			if fd.Details["class"] == inspect.ReleaseClassPreconditions {
+			switch {
+			case fd.Details["class"] == inspect.ReleaseClassPreconditions:
 				preconditions = true
-			} else {
+			case fd.Details["class"] == inspect.ReleaseClassSignature && rs.releaseSignature(fd):
+				// answered: the restored CVO verifies and accepts it
+			default:
 				holding = append(holding, fd)
 			}
 		case inspect.CodeConditionalRiskOnTarget:

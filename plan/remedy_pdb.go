@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // The drain remedy (W1; openshift/runbooks alerts/machine-config-operator/
@@ -24,27 +23,27 @@ func pdbRef(ns, name string) ObjectRef {
 	return ObjectRef{APIVersion: "policy/v1", Kind: "PodDisruptionBudget", Namespace: ns, Name: name}
 }
 
-// isGuardPDB reports whether a PodDisruptionBudget is a control-plane guard:
-// a static-pod operand's <prefix>-guard-pdb in its namespace (library-go's guard
-// controller), another *-guard-pdb in an openshift- namespace, or the pre-4.11
-// etcd-quorum-guard. recover never relaxes one.
-func isGuardPDB(ns, name string) bool {
-	if name == openshift.EtcdQuorumGuard {
-		return true
-	}
-	for _, sp := range inspect.StaticPodComponents {
-		if ns == sp.Namespace && name == openshift.GuardPDBName(sp.PodPrefix) {
-			return true
-		}
-	}
-	return strings.HasPrefix(ns, "openshift-") && strings.HasSuffix(name, openshift.GuardPDBSuffix)
-}
-
 // pdb returns the snapshot's PodDisruptionBudget.
 func (rs *remedyStage) pdb(ns, name string) *inspect.PodDisruptionBudget {
-	for i := range rs.s.PodDisruptionBudgets {
-		if p := &rs.s.PodDisruptionBudgets[i]; p.Namespace == ns && p.Name == name {
+	return snapshotPDB(rs.s, ns, name)
+}
+
+// snapshotPDB returns the snapshot's PodDisruptionBudget ns/name, nil when it
+// holds none.
+func snapshotPDB(s *inspect.Snapshot, ns, name string) *inspect.PodDisruptionBudget {
+	for i := range s.PodDisruptionBudgets {
+		if p := &s.PodDisruptionBudgets[i]; p.Namespace == ns && p.Name == name {
 			return p
+		}
+	}
+	return nil
+}
+
+// snapshotCSR returns the snapshot's certificate signing request of that name.
+func snapshotCSR(s *inspect.Snapshot, name string) *inspect.CertificateSigningRequest {
+	for i := range s.CertificateSigningRequests {
+		if c := &s.CertificateSigningRequests[i]; c.Name == name {
+			return c
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"github.com/openshift-recover/recover/inspect"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -119,9 +120,9 @@ type replanMsg struct {
 	accepted []string
 }
 
-func replan(ctx context.Context, fn func(context.Context, []string) (*plan.Plan, error), accept []string) tea.Cmd {
+func replan(ctx context.Context, fn func(context.Context, *inspect.Snapshot, []string) (*plan.Plan, error), snap *inspect.Snapshot, accept []string) tea.Cmd {
 	return func() tea.Msg {
-		p, err := fn(ctx, accept)
+		p, err := fn(ctx, snap, accept)
 		return replanMsg{plan: p, err: err, accepted: accept}
 	}
 }

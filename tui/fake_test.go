@@ -321,7 +321,7 @@ func (f *fakeRunner) Preview(_ context.Context, p *plan.Plan, stepID string) (*a
 func remedyChange(p *plan.Plan, s *plan.Step) *apply.ChangeInfo {
 	switch {
 	case s.Action == plan.ActionRevert:
-		if t := common.StepByID(p, s.Reverts); t != nil {
+		if t := p.StepByID(s.Reverts); t != nil {
 			c := revertChange(t)
 			c.Reverts, c.RevertedBy = t.ID, ""
 			return c

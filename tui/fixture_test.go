@@ -201,10 +201,10 @@ func remediationSession(t testing.TB, example string, f *fakeRunner, accept ...s
 		s.Source = "must-gather examples/" + example + "/must-gather"
 		s.ReadOnly, s.ReadOnlyReason = true, "must-gather session"
 	}
-	s.Replan = func(ctx context.Context, accept []string) (*plan.Plan, error) {
+	s.Replan = func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*plan.Plan, error) {
 		return plan.Make(ctx, plan.Options{Snapshot: snap, Accept: accept, Now: planTime, Generator: "recover (tui test)"})
 	}
-	p, err := s.Replan(context.Background(), accept)
+	p, err := s.Replan(context.Background(), s.Snapshot, accept)
 	var rre *plan.RemedyRefusedError
 	switch {
 	case errors.As(err, &rre):

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"github.com/openshift-recover/recover/inspect"
 	"reflect"
 	"strings"
 	"testing"
@@ -108,7 +109,7 @@ func TestScreensNameTheKeymapsKeys(t *testing.T) {
 // accept a risk).
 func replanSession(t *testing.T) *Session {
 	s := liveSession(t, &fakeRunner{})
-	s.Replan = func(context.Context, []string) (*plan.Plan, error) { return incidentPlan(), nil }
+	s.Replan = func(context.Context, *inspect.Snapshot, []string) (*plan.Plan, error) { return incidentPlan(), nil }
 	return s
 }
 

@@ -633,7 +633,7 @@ func (m *Model) handleAnswer(a dialog.AnswerMsg) tea.Cmd {
 			return nil
 		}
 		m.target.SetBusy("accepting " + strings.Join(names, ", "))
-		return replan(m.ctx, m.session.Replan, m.withAccepted(names))
+		return replan(m.ctx, m.session.Replan, m.session.Snapshot, m.withAccepted(names))
 	}
 	return nil
 }

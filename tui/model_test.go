@@ -60,7 +60,7 @@ func TestAcceptRiskReplans(t *testing.T) {
 	var asked [][]string
 	s := liveSession(t, &fakeRunner{})
 	s.PlanPath, s.PlanDigest = "", ""
-	s.Replan = func(_ context.Context, accept []string) (*plan.Plan, error) {
+	s.Replan = func(_ context.Context, _ *inspect.Snapshot, accept []string) (*plan.Plan, error) {
 		asked = append(asked, accept)
 		if len(asked) == 2 {
 			if !slices.Equal(accept, []string{"AWSOldBootImages"}) {

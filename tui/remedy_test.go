@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/openshift-recover/recover/inspect"
 	"slices"
 	"strings"
 	"testing"
@@ -198,9 +199,9 @@ func TestAcceptPromiseReplans(t *testing.T) {
 	}
 	var asked [][]string
 	replan := s.Replan
-	s.Replan = func(ctx context.Context, accept []string) (*plan.Plan, error) {
+	s.Replan = func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*plan.Plan, error) {
 		asked = append(asked, accept)
-		return replan(ctx, accept)
+		return replan(ctx, snap, accept)
 	}
 	m := newTestModel(t, s, 80, 24)
 	d := newDriver(t, m)
@@ -370,7 +371,7 @@ func TestResumeShowsTheTemporaryChangeInPlace(t *testing.T) {
 func TestUpdatePlanWithRefusalsSelectsBoth(t *testing.T) {
 	s := liveSession(t, &fakeRunner{})
 	s.PlanPath, s.PlanDigest = "", ""
-	s.Replan = func(context.Context, []string) (*plan.Plan, error) { return incidentPlan(), nil }
+	s.Replan = func(context.Context, *inspect.Snapshot, []string) (*plan.Plan, error) { return incidentPlan(), nil }
 	s.Plan.Remediations = []plan.Remediation{{Remedy: plan.RemedyApproveCSR, Finding: "CSRPending", Subject: "node/worker-1", Summary: "Approve 1 CSR.", Steps: []string{"002-approve-csr-csr-1"}}}
 	s.Plan.Refused = []plan.RefusedRemedy{
 		{Remedy: plan.RemedyGuardPDB, Finding: "GuardPDBBlocksDrain", Subject: "poddisruptionbudget/openshift-etcd/etcd-guard-pdb", Reason: "recover never relaxes a guard PDB"},

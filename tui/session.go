@@ -28,7 +28,7 @@ type Session struct {
 	Snapshot *inspect.Snapshot
 
 	// Plan is the plan shown and applied (nil: none). PlanPath and PlanDigest
-	// identify its file when it was loaded from one (apply.LoadPlan); a plan
+	// identify its file when it was loaded from one (plan.Load); a plan
 	// computed in the session has none until SavePlan writes it.
 	Plan       *plan.Plan
 	PlanPath   string
@@ -43,9 +43,10 @@ type Session struct {
 	PlanHint string
 	// Accepted are the risk names the plan was computed with (--accept).
 	Accepted []string
-	// Replan computes a new plan that accepts the given risk names, through the
-	// planner; nil when the plan came from a file.
-	Replan func(ctx context.Context, accept []string) (*plan.Plan, error)
+	// Replan computes a new plan from snap, the session's snapshot when it asks
+	// (after a reload, the re-read one), that accepts the given names, through
+	// the planner; nil when the plan came from a file.
+	Replan func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*plan.Plan, error)
 	// SavePlan writes a plan computed in the session to a file before it is
 	// applied, because the journal refers to the plan by path and digest, and
 	// returns them. Required for applying a computed plan.

@@ -26,7 +26,7 @@ type temporary struct {
 
 // addTemporary records step id's change as in place.
 func (m *Model) addTemporary(id string) {
-	s := common.StepByID(m.session.Plan, id)
+	s := m.session.Plan.StepByID(id)
 	if s == nil || s.RevertedBy == "" {
 		return
 	}
@@ -80,7 +80,7 @@ func (m *Model) temporaryFromEvent(ev apply.Event) {
 	if ev.Step == nil {
 		return
 	}
-	s := common.StepByID(m.session.Plan, ev.Step.ID)
+	s := m.session.Plan.StepByID(ev.Step.ID)
 	if s == nil {
 		return
 	}

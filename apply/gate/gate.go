@@ -39,6 +39,8 @@ var DefaultTimeouts = map[plan.GateKind]time.Duration{
 	plan.GateCSRIssued:        10 * time.Minute,
 	plan.GateRestored:         5 * time.Minute,
 	plan.GateConditionCleared: 30 * time.Minute,
+	// The restored CVO retrieves and verifies the payload: minutes.
+	plan.GateReleaseAccepted: 15 * time.Minute,
 }
 
 // Progress is a gate's state at one moment.

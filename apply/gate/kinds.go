@@ -185,6 +185,8 @@ func (c *Checker) specNoRead(g *plan.Gate, r *Restore) (*spec, error) {
 		return c.restoredSpec(g, r)
 	case plan.GateCSRIssued:
 		return csrSpec(g)
+	case plan.GateReleaseAccepted:
+		return releaseAcceptedSpec(g)
 	}
 	return nil, fmt.Errorf("unknown gate kind %q", g.Kind)
 }

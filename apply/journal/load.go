@@ -5,15 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/openshift-recover/recover/internal/bounded"
 )
 
 // Journal is a loaded journal.
 type Journal struct {
-	Path    string
-	Header  Header
-	Records []Record
+	// Path is where the journal is: a file's path, or its Store's Location.
+	Path string
+	// ResumeCommand is the command that resumes the run it records.
+	ResumeCommand string
+	Header        Header
+	Records       []Record
 	// TornTail is true when the last line was incomplete (the writer died while
 	// writing it); it is not in Records.
 	TornTail   bool
@@ -42,13 +43,23 @@ func (e *FormatError) BadInput() bool { return true }
 // keeps a wrong path (a device, a disk image) from filling memory.
 const MaxBytes = 256 << 20
 
-// Load reads the journal at path.
+// Load reads the journal file at path.
 func Load(path string) (*Journal, error) {
-	data, err := bounded.ReadFile(path, MaxBytes)
+	return LoadFrom(NewFileStore(path))
+}
+
+// LoadFrom reads the journal in store without taking it for appending.
+func LoadFrom(store Store) (*Journal, error) {
+	data, err := store.Read()
 	if err != nil {
-		return nil, fmt.Errorf("reading journal: %w", err)
+		return nil, err
 	}
-	return parse(path, data)
+	j, err := parse(store.Location(), data)
+	if err != nil {
+		return nil, err
+	}
+	j.ResumeCommand = store.ResumeCommand(j.Header)
+	return j, nil
 }
 
 func parse(path string, data []byte) (*Journal, error) {

@@ -97,7 +97,10 @@ func Summarize(j *Journal) *Summary {
 	default:
 		s.State = "interrupted (no stop record: the run died, or is still running)"
 	}
-	resume := nextcmd.Resume(j.Path)
+	resume := j.ResumeCommand
+	if resume == "" {
+		resume = nextcmd.Resume(j.Path)
+	}
 	if !st.Finished {
 		s.Next = append(s.Next, resume)
 	}

@@ -3,96 +3,82 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
-
-	"github.com/openshift-recover/recover/internal/bounded"
 )
 
-// ErrInUse is returned when another process has the journal open for writing.
-var ErrInUse = errors.New("journal is in use by another recover process")
-
-// Writer appends records to a journal file. Each Write is on disk (fsync'd) when it
-// returns. A Writer holds an exclusive flock on the file, so two processes never
-// append to the same journal. It is safe for concurrent use.
+// Writer appends records to a journal kept in a Store. Each Write is durable
+// (fsync'd, or acknowledged by the API server) when it returns. A file journal is
+// held with an exclusive flock, so two processes never append to it; a journal in
+// the cluster fences a stale writer (ErrFenced). It is safe for concurrent use.
 type Writer struct {
-	mu   sync.Mutex
-	f    *os.File
-	path string
-	seq  int
-	now  func() time.Time
+	mu     sync.Mutex
+	store  Store
+	header Header
+	seq    int
+	closed bool
+	now    func() time.Time
 	// state follows every record written (and, after Open, those read).
 	state *State
 }
 
-// Create creates a new journal at path (which must not exist) with mode 0600 and
-// writes its header.
+// Create creates a new journal file at path (which must not exist) with mode
+// 0600 and writes its header.
 func Create(path string, h Header) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("creating journal: %w", err)
-	}
-	w := &Writer{f: f, path: path, now: time.Now, state: newState()}
-	if err := w.lock(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	// The new directory entry must survive a crash too.
-	if err := syncDir(filepath.Dir(path)); err != nil {
-		w.Close()
-		return nil, err
-	}
+	return CreateIn(NewFileStore(path), h)
+}
+
+// CreateIn creates a new journal in store and writes its header.
+func CreateIn(store Store, h Header) (*Writer, error) {
+	w := &Writer{store: store, now: time.Now, state: newState()}
 	if h.FormatVersion == "" {
 		h.FormatVersion = FormatVersion
 	}
 	if h.StartedAt.IsZero() {
 		h.StartedAt = w.now().UTC()
 	}
-	if err := w.Write(Record{Type: TypeHeader, Header: &h}); err != nil {
-		w.Close()
+	w.header = h
+	r, line, err := w.encode(Record{Type: TypeHeader, Header: &h})
+	if err != nil {
 		return nil, err
 	}
+	if err := store.Create(line); err != nil {
+		return nil, err
+	}
+	w.seq = r.Seq
+	w.state.apply(r)
+	w.state.settle()
 	return w, nil
 }
 
-// Open reopens an existing journal for appending: it loads it, cuts off a torn last
-// line, and continues the record numbering.
+// Open reopens an existing journal file for appending: it loads it, cuts off a
+// torn last line, and continues the record numbering.
 func Open(path string) (*Writer, *Journal, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	return OpenIn(NewFileStore(path))
+}
+
+// OpenIn reopens the journal in store for appending: it loads it, cuts off a torn
+// last line, and continues the record numbering.
+func OpenIn(store Store) (*Writer, *Journal, error) {
+	data, err := store.Open()
 	if err != nil {
-		return nil, nil, fmt.Errorf("opening journal: %w", err)
-	}
-	w := &Writer{f: f, path: path, now: time.Now}
-	if err := w.lock(); err != nil {
-		f.Close()
 		return nil, nil, err
 	}
-	data, err := bounded.ReadAll(f, path, MaxBytes)
+	j, err := parse(store.Location(), data)
 	if err != nil {
-		w.Close()
-		return nil, nil, fmt.Errorf("reading journal: %w", err)
-	}
-	j, err := parse(path, data)
-	if err != nil {
-		w.Close()
+		store.Close()
 		return nil, nil, err
 	}
+	j.ResumeCommand = store.ResumeCommand(j.Header)
 	if j.TornTail {
 		// Nothing was mutated on behalf of a record that never reached the disk whole.
-		if err := f.Truncate(int64(j.validBytes)); err != nil {
-			w.Close()
-			return nil, nil, fmt.Errorf("cutting the torn last line of journal %s: %w", path, err)
-		}
-		if err := f.Sync(); err != nil {
-			w.Close()
+		if err := store.Truncate(j.validBytes); err != nil {
+			store.Close()
 			return nil, nil, err
 		}
 	}
+	w := &Writer{store: store, header: j.Header, now: time.Now}
 	if n := len(j.Records); n > 0 {
 		w.seq = j.Records[n-1].Seq
 	}
@@ -100,48 +86,48 @@ func Open(path string) (*Writer, *Journal, error) {
 	return w, j, nil
 }
 
-func (w *Writer) lock() error {
-	if err := syscall.Flock(int(w.f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return fmt.Errorf("%w: %s (is another recover apply running with it?)", ErrInUse, w.path)
-		}
-		return fmt.Errorf("locking journal %s: %w", w.path, err)
-	}
-	return nil
-}
+// Path returns where the journal is: the file's path, or the store's location.
+func (w *Writer) Path() string { return w.store.Location() }
 
-// Path returns the journal's path.
-func (w *Writer) Path() string { return w.path }
+// ResumeCommand returns the command that resumes the run this journal records.
+func (w *Writer) ResumeCommand() string { return w.store.ResumeCommand(w.header) }
 
-// Write stamps r with the next sequence number and the time, appends it as one line
-// and fsyncs the file.
-func (w *Writer) Write(r Record) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f == nil {
-		return fmt.Errorf("journal %s is closed", w.path)
-	}
-	w.seq++
-	r.Seq = w.seq
+// Exclusive reports whether the journal's store excludes every other writer
+// while it is open (Store.Exclusive).
+func (w *Writer) Exclusive() bool { return w.store.Exclusive() }
+
+// encode stamps r with the next sequence number and the time and returns its line.
+func (w *Writer) encode(r Record) (Record, []byte, error) {
+	r.Seq = w.seq + 1
 	if r.Time.IsZero() {
 		r.Time = w.now().UTC()
 	}
 	data, err := json.Marshal(r)
 	if err != nil {
-		w.seq--
-		return fmt.Errorf("encoding journal record: %w", err)
+		return r, nil, fmt.Errorf("encoding journal record: %w", err)
 	}
 	if bytes.ContainsRune(data, '\n') {
-		w.seq--
-		return fmt.Errorf("encoding journal record: newline in JSON")
+		return r, nil, fmt.Errorf("encoding journal record: newline in JSON")
 	}
-	data = append(data, '\n')
-	if _, err := w.f.Write(data); err != nil {
-		return fmt.Errorf("writing journal %s: %w", w.path, err)
+	return r, append(data, '\n'), nil
+}
+
+// Write stamps r with the next sequence number and the time, appends it as one line
+// and returns once the store made it durable.
+func (w *Writer) Write(r Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return fmt.Errorf("journal %s is closed", w.store.Location())
 	}
-	if err := w.f.Sync(); err != nil {
-		return fmt.Errorf("syncing journal %s: %w", w.path, err)
+	r, line, err := w.encode(r)
+	if err != nil {
+		return err
 	}
+	if err := w.store.Append(line); err != nil {
+		return err
+	}
+	w.seq = r.Seq
 	w.state.apply(r)
 	w.state.settle()
 	return nil
@@ -156,26 +142,13 @@ func (w *Writer) State() *State {
 	return w.state
 }
 
-// Close releases the lock and closes the file.
+// Close releases the journal.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.f == nil {
+	if w.closed {
 		return nil
 	}
-	err := w.f.Close()
-	w.f = nil
-	return err
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return fmt.Errorf("syncing directory %s: %w", dir, err)
-	}
-	return nil
+	w.closed = true
+	return w.store.Close()
 }

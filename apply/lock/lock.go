@@ -43,6 +43,12 @@ type Options struct {
 	// TakeOverRunID lets a resume take the lease its own dead predecessor left:
 	// the lease is taken when it carries this run ID.
 	TakeOverRunID string
+	// WaitExpiry waits, when another run holds the lease, until the lease
+	// expires (its holder stopped renewing it: the holder is gone) and takes it
+	// then; a holder that renewed it meanwhile is alive and still refuses. A run
+	// that cannot prove its predecessor dead (a Job's next pod) waits at most one
+	// lease duration this way.
+	WaitExpiry bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -84,8 +90,11 @@ type Lock struct {
 // ErrLost is the cause reported when the lease is lost during a run.
 var ErrLost = errors.New("the apply lock was lost")
 
+// expiryMargin is how long after a held lease's expiry WaitExpiry reads it again.
+const expiryMargin = time.Second
+
 // Acquire takes the lease and starts renewing it. It returns a *HeldError when
-// another run holds it.
+// another run holds it (with WaitExpiry: still holds it after its lease expired).
 func Acquire(ctx context.Context, client kubernetes.Interface, opts Options) (*Lock, error) {
 	if opts.Duration <= 0 {
 		opts.Duration = DefaultDuration
@@ -93,6 +102,22 @@ func Acquire(ctx context.Context, client kubernetes.Interface, opts Options) (*L
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	lk, err := acquire(ctx, client, opts)
+	var held *HeldError
+	if !opts.WaitExpiry || !errors.As(err, &held) {
+		return lk, err
+	}
+	t := time.NewTimer(held.Expires.Sub(opts.Now()) + expiryMargin)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return nil, err
+	case <-t.C:
+	}
+	return acquire(ctx, client, opts)
+}
+
+func acquire(ctx context.Context, client kubernetes.Interface, opts Options) (*Lock, error) {
 	leases := client.CoordinationV1().Leases(Namespace)
 	now := metav1.NewMicroTime(opts.Now())
 	desired := func(l *coordinationv1.Lease) {

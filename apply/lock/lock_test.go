@@ -134,3 +134,46 @@ func TestRetriedAcquireRecognisesItsOwnLease(t *testing.T) {
 		t.Fatalf("a different run must see the lease as held, got %v", err)
 	}
 }
+
+// TestWaitExpiryTakesAGoneHoldersLeaseAndRespectsALiveOne: a run that cannot
+// prove its predecessor dead (WaitExpiry, another identity, no run ID to take
+// over) waits for the lease to expire and takes it then; a holder that renews
+// the lease meanwhile is alive, and the waiting run is refused.
+func TestWaitExpiryTakesAGoneHoldersLeaseAndRespectsALiveOne(t *testing.T) {
+	ctx := context.Background()
+	opts := Options{Holder: "pod-b", RunID: "run-b", WaitExpiry: true}
+
+	// Renewed 1.5 s before a 2 s lease: it expires in half a second.
+	client := fake.NewClientset(lease("pod-a", "run-a", time.Now().Add(-1500*time.Millisecond), 2))
+	l, err := Acquire(ctx, client, opts)
+	if err != nil || l.TookOver != "pod-a" {
+		t.Fatalf("a gone holder's lease: %v", err)
+	}
+	close(l.stop)
+	<-l.done
+
+	client = fake.NewClientset(lease("pod-a", "run-a", time.Now(), 2))
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		// pod-a is alive: it renews every half second.
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(500 * time.Millisecond):
+			}
+			cur, err := client.CoordinationV1().Leases(Namespace).Get(ctx, Name, metav1.GetOptions{})
+			if err != nil {
+				continue
+			}
+			now := metav1.NewMicroTime(time.Now())
+			cur.Spec.RenewTime = &now
+			_, _ = client.CoordinationV1().Leases(Namespace).Update(ctx, cur, metav1.UpdateOptions{})
+		}
+	}()
+	var held *HeldError
+	if _, err := Acquire(ctx, client, opts); !errors.As(err, &held) || held.Holder != "pod-a" {
+		t.Fatalf("a live holder's lease must stay its own: %v", err)
+	}
+}

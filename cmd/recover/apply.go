@@ -46,6 +46,8 @@ type applyOptions struct {
 	gateTimeouts  *gateTimeoutFlag
 	leaseDuration time.Duration
 	showDiffs     bool
+	ic            inClusterFlags
+	verdict       *applyVerdictFlags
 
 	// resolved by Complete
 	plan     *plan.Plan
@@ -63,7 +65,7 @@ func newApplyCmd(g *globalOptions) *cobra.Command {
 func newApplyCommand(g *globalOptions) (*cobra.Command, *applyOptions) {
 	o := &applyOptions{g: g, events: eventsPlain, leaseDuration: 60 * time.Second}
 	cmd := &cobra.Command{
-		Use:   "apply --plan FILE | --resume JOURNAL",
+		Use:   "apply --plan FILE | --resume JOURNAL | --in-cluster",
 		Short: "Apply a recovery plan with the CVO disabled: locked, journaled, verified, resumable",
 		Long: `Apply executes a saved plan (recover plan -o json) step by step with the
 cluster-version operator disabled, waits for every step's gate to verify reality,
@@ -82,7 +84,13 @@ change (a relaxed budget) is restored exactly by its revert step, and, when the
 run stops before that step for any reason but a lost lock, by the engine itself
 before it exits; a resume makes the change again.
 
-Without --yes it asks before every change (a terminal is required).`,
+Without --yes it asks before every change (a terminal is required).
+
+With --in-cluster it runs inside the cluster, as a Job: the plan is read from
+ConfigMaps (--print-plan-configmap makes them), the journal is kept as
+ConfigMaps (every record acknowledged by the API server before its change), and
+an existing journal is resumed, so the Job's next pod continues the run.
+--print-rbac prints the least-privilege RBAC such a run of the plan needs.`,
 		Example: `  # Scripted runbook: no terminal needed, JSON events on stdout
   recover apply --plan plan.json --backup-record backup.yaml --yes --events json
 
@@ -91,7 +99,12 @@ Without --yes it asks before every change (a terminal is required).`,
 
   # A staged change window, then the rest later
   recover apply --plan plan.json --i-have-a-backup --yes --until-step 012-wait-etcd
-  recover apply --resume recover-apply-20200524T160251Z.journal --yes`,
+  recover apply --resume recover-apply-20200524T160251Z.journal --yes
+
+  # Inside the cluster, as a Job
+  recover apply --plan plan.json --print-plan-configmap -n openshift-recover | oc apply -f -
+  recover apply --plan plan.json --print-rbac -n openshift-recover | oc apply -f -
+  recover apply --in-cluster --plan-configmap recover-plan --i-have-a-backup --yes --events json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Complete(); err != nil {
@@ -119,6 +132,8 @@ Without --yes it asks before every change (a terminal is required).`,
 	o.gateTimeouts = addGateTimeoutFlag(fs)
 	fs.DurationVar(&o.leaseDuration, "lease-duration", o.leaseDuration, "Duration of the apply lock's lease; it is renewed every third of it.")
 	fs.BoolVar(&o.showDiffs, "diff", false, "Print each step's diff (plain events; always shown in JSON events and when asking).")
+	o.ic.addFlags(fs)
+	o.verdict = addApplyVerdictFlags(fs)
 	_ = cmd.MarkFlagFilename("plan", "json")
 	_ = cmd.MarkFlagFilename("resume", "journal")
 	_ = cmd.MarkFlagFilename("backup-record", "yaml", "yml", "json")
@@ -137,6 +152,9 @@ func (o *applyOptions) Complete() error {
 	}
 	o.timeouts = timeouts
 	o.tty = isTerminal(o.g.streams.In) && isTerminal(o.g.streams.Out)
+	if err := o.ic.complete(o); err != nil || o.ic.inCluster {
+		return err
+	}
 	if o.planPath == "" && o.resume != "" {
 		j, err := journal.Load(o.resume)
 		if err != nil {
@@ -147,12 +165,12 @@ func (o *applyOptions) Complete() error {
 	if o.planPath == "" {
 		return usageError{msg: "no plan: pass --plan FILE (make one with 'recover plan -o json'), or --resume JOURNAL"}
 	}
-	p, digest, err := apply.LoadPlan(o.planPath)
+	p, digest, err := plan.Load(o.planPath)
 	if err != nil {
 		return err
 	}
 	o.plan, o.digest = p, digest
-	if o.resume == "" && o.journalPath == "" && !o.dryRun {
+	if o.resume == "" && o.journalPath == "" && !o.dryRun && !o.ic.printing() {
 		o.journalPath = fmt.Sprintf("recover-apply-%s.journal", time.Now().UTC().Format("20060102T150405Z"))
 	}
 	return nil
@@ -169,6 +187,11 @@ func (o *applyOptions) Validate() error {
 		return usageError{msg: "--dry-run cannot resume a journal; run --dry-run with --plan"}
 	case o.backupRecord != "" && o.iHaveABackup:
 		return usageError{msg: "pass either --backup-record FILE or --i-have-a-backup, not both"}
+	}
+	if err := o.ic.validate(o); err != nil || o.ic.printing() {
+		return err
+	}
+	switch {
 	case !o.yes && !o.dryRun && !o.tty:
 		return usageError{msg: "no terminal to ask for confirmation: pass --yes to apply every step without asking (a failed gate then stops the run, resumable), or --dry-run to only show the changes"}
 	case !o.yes && !o.dryRun && o.events == eventsJSON:
@@ -179,9 +202,16 @@ func (o *applyOptions) Validate() error {
 
 // Run executes the plan and maps the outcome to an exit code.
 func (o *applyOptions) Run(ctx context.Context) error {
-	cfg, err := o.g.kube.ToRESTConfig()
-	if err != nil {
-		return withExitCode(fmt.Errorf("loading the kubeconfig: %w", err), ExitCluster)
+	if o.ic.printing() {
+		return o.ic.print(ctx, o)
+	}
+	cfg := o.ic.cfg
+	if cfg == nil {
+		c, err := o.g.kube.ToRESTConfig()
+		if err != nil {
+			return withExitCode(fmt.Errorf("loading the kubeconfig: %w", err), ExitCluster)
+		}
+		cfg = c
 	}
 	engine, err := apply.New(cfg)
 	if err != nil {
@@ -197,6 +227,7 @@ func (o *applyOptions) Run(ctx context.Context) error {
 	if o.resume != "" {
 		opts.Resume, opts.JournalPath = true, o.resume
 	}
+	o.ic.engineOptions(&opts)
 	var p printer.Printer
 	if o.events == eventsJSON {
 		p = printer.NewJSON(o.g.streams.Out, currentVersion().Version)
@@ -209,10 +240,19 @@ func (o *applyOptions) Run(ctx context.Context) error {
 		opts.Confirm = true
 		opts.Decider = &promptDecider{in: bufio.NewReader(o.g.streams.In), out: o.g.streams.ErrOut}
 	}
+	vp, err := o.verdict.printer(ctx, cfg, o.dryRun)
+	if err != nil {
+		return err
+	}
 	var res *apply.Result
 	for ev := range engine.Run(ctx, o.plan, opts) {
 		if err := p.Print(ev); err != nil && !errors.Is(err, io.ErrClosedPipe) {
 			fmt.Fprintf(o.g.streams.ErrOut, "warning: printing events: %v\n", err)
+		}
+		if vp != nil {
+			if err := vp.Print(ev); err != nil {
+				fmt.Fprintf(o.g.streams.ErrOut, "warning: %v\n", err)
+			}
 		}
 		if ev.Type == apply.EventDone {
 			res = ev.Result

@@ -8,9 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
 	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
+	"github.com/openshift-recover/recover/plan"
 )
 
 func TestApplyRefusesBadInvocationsBeforeTouchingACluster(t *testing.T) {
@@ -34,6 +39,9 @@ func TestApplyRefusesBadInvocationsBeforeTouchingACluster(t *testing.T) {
 		{[]string{"apply", "--plan", planPath, "--yes", "--backup-record", "b.yaml", "--i-have-a-backup"}, ExitUsage, "not both"},
 		{[]string{"apply", "--plan", planPath, "--yes", "--events", "xml"}, ExitUsage, "--events"},
 		{[]string{"apply", "--resume", filepath.Join(dir, "missing.journal"), "--yes"}, ExitBadInput, "journal"},
+		// Outside a pod, without --kubeconfig, there is no service account to run as.
+		{[]string{"apply", "--in-cluster", "--yes"}, ExitCluster, "run it in a pod, or pass --kubeconfig"},
+		{[]string{"apply", "--print-plan-configmap", "--yes"}, ExitUsage, "no plan"},
 	} {
 		code, _, errOut := runRecover(t, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
@@ -231,5 +239,27 @@ func TestJournalListsACSRApprovalAsALastingChange(t *testing.T) {
 		if _, table, _ := runRecover(t, "journal", path); !strings.Contains(table, `CertificateSigningRequest csr-cn9pf  lasting`) || !strings.Contains(table, `state="Pending"`) {
 			t.Errorf("after %d records: table:\n%s", i+1, table)
 		}
+	}
+}
+
+// TestPrintPlanConfigMapKeepsThePlanFile: --print-plan-configmap needs no
+// cluster and prints the ConfigMap that keeps the plan for --in-cluster, its
+// digest the plan file's.
+func TestPrintPlanConfigMapKeepsThePlanFile(t *testing.T) {
+	planPath := applytest.NewPlan().DisableCVO().RestoreCVO().Write(t, t.TempDir())
+	_, digest, err := plan.Load(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runRecover(t, "apply", "--plan", planPath, "--print-plan-configmap", "--namespace", "ops", "--plan-configmap", "hop-1")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var cm corev1.ConfigMap
+	if err := yaml.UnmarshalStrict([]byte(out), &cm); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if cm.Name != "hop-1" || cm.Namespace != "ops" || cm.Annotations[incluster.PlanDigestAnnotation] != digest || len(cm.BinaryData[incluster.PlanGzipKey]) == 0 {
+		t.Errorf("printed ConfigMap %s/%s, annotations %v; want ops/hop-1 with the plan's digest %s", cm.Namespace, cm.Name, cm.Annotations, digest)
 	}
 }

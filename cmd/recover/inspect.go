@@ -16,9 +16,12 @@ func init() { registerCommand(newInspectCmd) }
 
 // inspectOptions are the options of recover inspect.
 type inspectOptions struct {
-	g      *globalOptions
-	source *sourceFlags
-	output *outputFlag
+	g       *globalOptions
+	source  *sourceFlags
+	output  *outputFlag
+	verdict *verdictFlags
+	// outputSet is true when -o was given.
+	outputSet bool
 }
 
 func newInspectCmd(g *globalOptions) *cobra.Command {
@@ -61,9 +64,13 @@ It exits 0 whenever it could inspect, whatever it found.`,
   recover inspect --insights-archive ./insights-archive
 
   # A report for a support case
-  recover inspect --must-gather ./must-gather.local.123 -o markdown > report.md`,
+  recover inspect --must-gather ./must-gather.local.123 -o markdown > report.md
+
+  # The verdict a fleet hub reads, written into the live cluster (docs/fleet.md)
+  recover inspect --verdict --verdict-namespace recover`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.outputSet = cmd.Flags().Changed("output")
 			if err := o.Complete(); err != nil {
 				return err
 			}
@@ -76,18 +83,26 @@ It exits 0 whenever it could inspect, whatever it found.`,
 	o.source = addSourceFlags(cmd)
 	o.source.addLogFlags(cmd)
 	o.output = addOutputFlag(cmd, outputTable, outputJSON, outputYAML, outputMarkdown)
+	o.verdict = addVerdictFlags(cmd)
 	return cmd, o
 }
 
-// Complete has nothing to fill: the flags are the options.
-func (o *inspectOptions) Complete() error { return nil }
+// Complete makes YAML the default output of --verdict; the other flags are the
+// options as given.
+func (o *inspectOptions) Complete() error {
+	o.verdict.complete(o.output, o.outputSet)
+	return nil
+}
 
 // Validate checks the output format and the source flags, before anything is read.
 func (o *inspectOptions) Validate() error {
 	if err := o.output.Validate(); err != nil {
 		return err
 	}
-	return o.source.Validate()
+	if err := o.source.Validate(); err != nil {
+		return err
+	}
+	return o.verdict.Validate(o.source.Live(), o.output, o.outputSet)
 }
 
 // Run opens the source, collects the snapshot and prints it.
@@ -99,6 +114,9 @@ func (o *inspectOptions) Run(ctx context.Context, out io.Writer) error {
 	snap, err := src.Collect(ctx)
 	if err != nil {
 		return fmt.Errorf("inspect: %w", err)
+	}
+	if o.verdict.enabled {
+		return o.verdict.write(ctx, o.g, snap, o.source.Live(), out, o.output)
 	}
 	ro := inspect.ReportOptions{SourceArgs: sourceArgs(o.source)}
 	return o.output.Print(out, snap, printers{

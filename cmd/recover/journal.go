@@ -1,17 +1,22 @@
 package main
 
 import (
-	"github.com/spf13/cobra"
+	"fmt"
 
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/apply/journal"
 )
 
 func init() { registerCommand(newJournalCmd) }
 
 type journalOptions struct {
-	g    *globalOptions
-	out  *outputFlag
-	path string
+	g         *globalOptions
+	out       *outputFlag
+	path      string
+	inCluster bool
 }
 
 func newJournalCmd(g *globalOptions) *cobra.Command {
@@ -23,14 +28,19 @@ func newJournalCmd(g *globalOptions) *cobra.Command {
 func newJournalCommand(g *globalOptions) (*cobra.Command, *journalOptions) {
 	o := &journalOptions{g: g}
 	cmd := &cobra.Command{
-		Use:   "journal JOURNAL",
+		Use:   "journal JOURNAL | --in-cluster NAME",
 		Short: "Summarize an apply journal: where the run is, the CVO's state, what to do next",
 		Long: `Journal reads a recover apply journal (read-only) and says how far the run got,
 whether the cluster-version operator is left disabled and with how many replicas it
 ran, which etcd backup the run relied on, the state of every step, and the commands
-to resume the run or restore the CVO.`,
+to resume the run or restore the CVO.
+
+With --in-cluster it reads the journal a run inside the cluster keeps as
+ConfigMaps NAME-0, NAME-1, ... in the namespace (--namespace, or the pod's),
+through the kubeconfig (in a pod without one, its service account).`,
 		Example: `  recover journal recover-apply-20200524T160251Z.journal
-  recover journal run.journal -o json | jq '.cvo'`,
+  recover journal run.journal -o json | jq '.cvo'
+  recover journal --in-cluster recover-plan-journal --namespace openshift-recover`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.path = args[0]
@@ -41,12 +51,27 @@ to resume the run or restore the CVO.`,
 		},
 	}
 	o.out = addOutputFlag(cmd, outputTable, outputJSON, outputYAML)
+	cmd.Flags().BoolVar(&o.inCluster, "in-cluster", false, "JOURNAL is the name of a journal kept in the cluster by 'recover apply --in-cluster'.")
 	return cmd, o
 }
 
 // Run loads the journal and prints its summary.
 func (o *journalOptions) Run() error {
-	j, err := journal.Load(o.path)
+	store := journal.Store(journal.NewFileStore(o.path))
+	if o.inCluster {
+		// The kubeconfig (in a pod without one: its service account).
+		cfg, err := o.g.kube.ToRESTConfig()
+		if err != nil {
+			return withExitCode(fmt.Errorf("loading the kubeconfig: %w", err), ExitCluster)
+		}
+		var ic inClusterFlags
+		client, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return withExitCode(fmt.Errorf("creating the Kubernetes client: %w", err), ExitCluster)
+		}
+		store = incluster.NewJournalStore(client, ic.resolveNamespace(o.g), o.path)
+	}
+	j, err := journal.LoadFrom(store)
 	if err != nil {
 		return err
 	}

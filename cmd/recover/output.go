@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/openshift-recover/recover/plan"
 	"io"
 	"slices"
 	"strings"
@@ -75,8 +76,12 @@ func (o *outputFlag) Print(w io.Writer, v any, p printers) error {
 	return usageError{msg: fmt.Sprintf("output format %q is not available here", o.format)}
 }
 
-// writeJSON writes v as indented JSON with a trailing newline.
+// writeJSON writes v as indented JSON with a trailing newline; a plan through
+// plan.Encode, the plan document's one writer (what apply loads byte for byte).
 func writeJSON(w io.Writer, v any) error {
+	if p, ok := v.(*plan.Plan); ok {
+		return plan.Encode(w, p)
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)

@@ -127,7 +127,7 @@ first (-o json: a versioned report).`,
 	o.inputs.addPayloadFlags(cmd)
 	o.inputs.addGraphCacheFlag(cmd)
 	fs := cmd.Flags()
-	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names, and remedies that are the admin's promise ("+plan.AcceptUsage+"), to accept (comma-separated), after reviewing them.")
+	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names, and remedies that are the admin's promise ("+plan.AcceptUsage()+"), to accept (comma-separated), after reviewing them.")
 	fs.StringVar(&o.forceReason, "force-reason", "", "Force the desired update (desiredUpdate.force), recording why; needed when the target needs force.")
 	o.policy = addPolicyFlag(cmd)
 	o.signatures = addSignatureFlags(cmd)
@@ -178,7 +178,7 @@ func (o *planOptions) Validate() error {
 	if err := plan.ValidateAccept(o.accept); err != nil {
 		return usageError{msg: err.Error()}
 	}
-	return nil
+	return o.signatures.validate()
 }
 
 // Run reads the policy, collects the snapshot, loads the graph (unless the plan is remediation
@@ -196,20 +196,18 @@ func (o *planOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the cluster: %w", err)
 	}
-	in := plan.Options{
-		Snapshot: snap, Accept: o.accept, ForceReason: o.forceReason,
-		Generator: "recover " + currentVersion().Version, Now: clock(),
-		VerifyRelease: o.signatures.verifier(),
+	sigs, err := o.signatures.releaseSignatures(ctx, snap)
+	if err != nil {
+		return err
 	}
-	o.policy.setOn(&in)
-	if !o.remediationOnly(snap) {
-		g, err := o.graph(ctx, snap)
-		if err != nil {
+	ps := o.session()
+	var g *graph.Result
+	if !o.remediationOnly(ps, snap, sigs) {
+		if g, err = o.graph(ctx, snap); err != nil {
 			return err
 		}
-		in.Graph, in.Payload = g, o.inputs.payloadSource()
 	}
-	p, err := plan.Make(ctx, in)
+	p, err := plan.Make(ctx, ps.options(snap, g, o.accept, sigs))
 	var nte *plan.NoTargetError
 	if errors.As(err, &nte) {
 		if perr := o.printCandidates(out, nte); perr != nil {
@@ -237,24 +235,25 @@ func (o *planOptions) Run(ctx context.Context) error {
 // the plan is remediation only: no new release is needed (not even a retarget)
 // and there is something to remedy. When a release is needed it says why on
 // stderr, and the cluster's update service is asked.
-func (o *planOptions) remediationOnly(snap *inspect.Snapshot) bool {
-	if o.inputs.Graph != "" || o.inputs.Payload != "" {
+func (o *planOptions) remediationOnly(ps *planSession, snap *inspect.Snapshot, sigs plan.ReleaseSignatures) bool {
+	if ps.graphGiven() {
 		return false
 	}
 	errOut := o.g.streams.ErrOut
-	needs := plan.TargetNeeded(snap)
-	var why []string
-	for _, n := range needs {
-		why = append(why, n.Reason)
-	}
+	m := ps.mode(snap, o.accept, sigs)
 	switch {
-	case len(needs) == 0 && plan.Remedial(snap, o.accept):
+	case m.Remediation:
 		fmt.Fprintln(errOut, "recover plan: no --graph or --payload given and no new release is needed: planning the remediation only (the CVO resumes its update); pass --graph to plan an update")
 		return true
-	case len(needs) > 0:
-		fmt.Fprintf(errOut, "recover plan: a new release is needed (%s): asking the cluster's update service for one; pass --graph FILE|URL to use another graph\n", strings.Join(why, "; "))
+	case len(m.Needs) > 0:
+		fmt.Fprintf(errOut, "recover plan: a new release is needed (%s): asking the cluster's update service for one; pass --graph FILE|URL to use another graph\n", m.needsText())
 	}
 	return false
+}
+
+// session is the planning session of these flags (plansession.go).
+func (o *planOptions) session() *planSession {
+	return &planSession{inputs: &o.inputs, policy: o.policy, signatures: o.signatures, forceReason: o.forceReason}
 }
 
 // graph loads the update graph: --graph, or the cluster's own update service.

@@ -13,7 +13,6 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 
-	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/openshift"
@@ -72,7 +71,7 @@ func TestPlanRemediationOnlyFromMustGather(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := apply.LoadPlan(path); err != nil && !strings.Contains(err.Error(), "force-redeployment") && !strings.Contains(err.Error(), "remediation") {
+	if _, _, err := plan.Load(path); err != nil && !strings.Contains(err.Error(), "force-redeployment") && !strings.Contains(err.Error(), "remediation") {
 		t.Fatalf("apply.LoadPlan: %v", err)
 	}
 }

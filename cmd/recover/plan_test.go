@@ -10,7 +10,6 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 
-	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/testing/cachetest"
 	"github.com/openshift-recover/recover/plan"
@@ -57,7 +56,7 @@ func TestPlanJSONIsWhatApplyExecutes(t *testing.T) {
 	if err := os.WriteFile(path, []byte(out), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, digest, err := apply.LoadPlan(path)
+	p, digest, err := plan.Load(path)
 	if err != nil {
 		t.Fatalf("apply refuses recover plan -o json: %v", err)
 	}
@@ -71,7 +70,7 @@ func TestPlanJSONIsWhatApplyExecutes(t *testing.T) {
 
 func TestPlanYAMLAndMarkdown(t *testing.T) {
 	code, out, _ := runRecover(t, append(quickstart, "-o", "yaml")...)
-	if code != ExitOK || !strings.Contains(out, "kind: RecoveryPlan") || !strings.Contains(out, `formatVersion: "1.1"`) {
+	if code != ExitOK || !strings.Contains(out, "kind: RecoveryPlan") || !strings.Contains(out, `formatVersion: "`+plan.FormatVersion+`"`) {
 		t.Fatalf("yaml: exit %d\n%.300s", code, out)
 	}
 	code, out, _ = runRecover(t, append(quickstart, "-o", "markdown")...)
@@ -222,7 +221,7 @@ func TestPlanForceReason(t *testing.T) {
 	if code != ExitOK || json.Unmarshal([]byte(out), &p) != nil || !p.Target.Force || p.Target.ForceReason != "admin-ack given in CHG-42" {
 		t.Fatalf("exit %d %s", code, errOut)
 	}
-	if err := apply.ValidatePlan(&p); err != nil {
+	if err := plan.Validate(&p); err != nil {
 		t.Fatalf("apply refuses the forced plan: %v", err)
 	}
 }

@@ -129,7 +129,7 @@ restore the CVO. Keys and screens: docs/tui.md.`,
 	fs.StringVar(&o.journalPath, "journal", "", "Journal a run writes (default recover-apply-<time>.journal in the current directory).")
 	fs.StringVar(&o.planOut, "plan-out", "", "Where a plan computed in the session is saved before it is applied (default recover-plan-<time>.json).")
 	fs.BoolVar(&o.readOnly, "read-only", false, "Look only: remove every key that changes the cluster.")
-	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names (with --graph) and remedies that are the admin's promise ("+plan.AcceptUsage+") to accept when computing the plan (comma-separated; the Target screen accepts more).")
+	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names (with --graph) and remedies that are the admin's promise ("+plan.AcceptUsage()+") to accept when computing the plan (comma-separated; the Target screen accepts more).")
 	fs.StringVar(&o.backupRecord, "backup-record", "", "etcd backup record (path, sha256, etcdRevision, clusterVersion) a run checks and journals.")
 	fs.BoolVar(&o.iHaveABackup, "i-have-a-backup", false, "Acknowledge that a current etcd backup exists (otherwise starting a run asks).")
 	fs.BoolVar(&o.allowStale, "allow-stale", false, "Apply even if the cluster changed since the plan was made.")
@@ -199,7 +199,7 @@ func (o *tuiOptions) Validate() error {
 	if !computing {
 		for _, a := range o.accept {
 			if !plan.IsRemedyName(a) {
-				return usageError{msg: "--accept " + a + " names a conditional-update risk, which only a plan to a new release accepts: pass it with --graph and --payload (without them --accept takes remedy names: " + plan.AcceptUsage + ")"}
+				return usageError{msg: "--accept " + a + " names a conditional-update risk, which only a plan to a new release accepts: pass it with --graph and --payload (without them --accept takes remedy names: " + plan.AcceptUsage() + ")"}
 			}
 		}
 	}
@@ -261,7 +261,7 @@ func (o *tuiOptions) buildSession(ctx context.Context) (*tui.Session, error) {
 	}
 	switch {
 	case o.planPath != "":
-		p, digest, err := apply.LoadPlan(o.planPath)
+		p, digest, err := plan.Load(o.planPath)
 		if err != nil {
 			return nil, err
 		}
@@ -332,13 +332,13 @@ func (o *tuiOptions) describeSource() string {
 }
 
 // savePlan writes a plan computed in the session to --plan-out, or to a new
-// recover-plan-<time>.json, through apply.SavePlan.
+// recover-plan-<time>.json, through plan.Save.
 func (o *tuiOptions) savePlan(p *plan.Plan) (string, string, error) {
 	path := o.planOut
 	if path == "" {
 		path = fmt.Sprintf("recover-plan-%s.json", time.Now().UTC().Format("20060102T150405Z"))
 	}
-	digest, err := apply.SavePlan(path, p)
+	digest, err := plan.Save(path, p)
 	if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrPermission) {
 		err = fmt.Errorf("%w (pass --plan-out FILE)", err)
 	}
@@ -408,18 +408,9 @@ func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
 	if err != nil {
 		return fmt.Errorf("loading the update graph: %w", err)
 	}
-	base := plan.Options{
-		Snapshot: snap, Graph: g, ForceReason: o.forceReason, Payload: o.inputs.payloadSource(),
-		Generator: "recover " + currentVersion().Version, VerifyRelease: o.signatures.verifier(),
-	}
-	o.policy.setOn(&base)
-	s.Replan = func(ctx context.Context, accept []string) (*plan.Plan, error) {
-		in := base
-		in.Accept = accept
-		return plan.Make(ctx, in)
-	}
+	s.Replan = o.planning().replanner(g)
 	fmt.Fprintf(o.g.streams.ErrOut, "recover tui: planning with %s ...\n", o.inputs.Graph)
-	p, err := s.Replan(ctx, o.accept)
+	p, err := s.Replan(ctx, snap, o.accept)
 	var nte *plan.NoTargetError
 	var rre *plan.RemedyRefusedError
 	switch {
@@ -454,27 +445,18 @@ const planHint = "Open a saved plan with 'recover tui --plan plan.json', or comp
 // refusals.
 func (o *tuiOptions) planRemediation(ctx context.Context, s *tui.Session) error {
 	snap := s.Snapshot
-	if needs := plan.TargetNeeded(snap); len(needs) > 0 {
-		var why []string
-		for _, n := range needs {
-			why = append(why, n.Reason)
-		}
-		s.PlanHint = "A new release is needed, not only remedies: " + strings.Join(why, "; ") + ". " + planHint
+	ps := o.planning()
+	switch m := ps.mode(snap, o.accept, nil); {
+	case len(m.Needs) > 0:
+		s.PlanHint = "A new release is needed, not only remedies: " + m.needsText() + ". " + planHint
 		return nil
-	}
-	if !plan.Remedial(snap, o.accept) {
+	case m.NothingToRemedy:
 		s.PlanHint = "Nothing to remedy: inspect finds no wedge the remedies answer, and no new release is needed. To plan an update anyway: " + planHint
 		return nil
 	}
-	base := plan.Options{Snapshot: snap, Generator: "recover " + currentVersion().Version, Now: clock()}
-	o.policy.setOn(&base)
-	s.Replan = func(ctx context.Context, accept []string) (*plan.Plan, error) {
-		in := base
-		in.Accept = accept
-		return plan.Make(ctx, in)
-	}
+	s.Replan = ps.replanner(nil)
 	fmt.Fprintln(o.g.streams.ErrOut, "recover tui: no new release is needed: planning the remediation only (the CVO resumes its update) ...")
-	p, err := s.Replan(ctx, o.accept)
+	p, err := s.Replan(ctx, snap, o.accept)
 	var rre *plan.RemedyRefusedError
 	switch {
 	case errors.As(err, &rre):
@@ -485,6 +467,12 @@ func (o *tuiOptions) planRemediation(ctx context.Context, s *tui.Session) error 
 	}
 	s.Plan, s.Accepted = p, o.accept
 	return nil
+}
+
+// session is the planning session of these flags (plansession.go), the one
+// recover plan uses.
+func (o *tuiOptions) planning() *planSession {
+	return &planSession{inputs: &o.inputs, policy: o.policy, signatures: o.signatures, forceReason: o.forceReason}
 }
 
 // noticeSink takes what client-go would write to stderr while the TUI owns the

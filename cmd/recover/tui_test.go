@@ -184,7 +184,7 @@ func TestTUISessionPlansUnderThePolicy(t *testing.T) {
 
 func replan(t *testing.T, s *tui.Session) *plan.Plan {
 	t.Helper()
-	p, err := s.Replan(context.Background(), s.Accepted)
+	p, err := s.Replan(context.Background(), s.Snapshot, s.Accepted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestTUISavePlanIsWhatApplyLoads(t *testing.T) {
 	if err != nil || got != path {
 		t.Fatalf("savePlan: %q %v", got, err)
 	}
-	p, want, err := apply.LoadPlan(path)
+	p, want, err := plan.Load(path)
 	if err != nil || digest != want || p.Target.Version != "4.4.4" {
 		t.Fatalf("LoadPlan: digest %s vs %s, %v", digest, want, err)
 	}

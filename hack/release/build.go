@@ -18,7 +18,10 @@ import (
 	"time"
 )
 
-// build writes the release for cfg into cfg.Out, replacing what was there.
+// build writes the release for cfg into cfg.Out, replacing what was there: the
+// archives, SHA256SUMS and the krew manifest when cfg.Archives, the OCI image
+// layout when cfg.Image (into cfg.Out/image beside the archives, or cfg.Out
+// itself when it is alone).
 func build(ctx context.Context, cfg config) error {
 	logf := cfg.Log
 	if logf == nil {
@@ -30,7 +33,7 @@ func build(ctx context.Context, cfg config) error {
 	if err := os.RemoveAll(cfg.Out); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(cfg.Out, filepath.Dir(manifestFile)), 0o755); err != nil {
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return err
 	}
 	work, err := os.MkdirTemp("", "recover-release-")
@@ -38,7 +41,30 @@ func build(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer os.RemoveAll(work)
+	if cfg.Archives {
+		if err := buildArchives(ctx, cfg, work, logf); err != nil {
+			return err
+		}
+	}
+	if cfg.Image {
+		out := cfg
+		if cfg.Archives {
+			out.Out = filepath.Join(cfg.Out, imageDir)
+		}
+		digest, err := buildImage(ctx, out, work)
+		if err != nil {
+			return err
+		}
+		logf("wrote the image %s (%s) into %s", digest, platformList(cfg.ImagePlatforms), out.Out)
+	}
+	return nil
+}
 
+// buildArchives writes the archives, SHA256SUMS and the krew manifest.
+func buildArchives(ctx context.Context, cfg config, work string, logf func(string, ...any)) error {
+	if err := os.MkdirAll(filepath.Join(cfg.Out, filepath.Dir(manifestFile)), 0o755); err != nil {
+		return err
+	}
 	// The man pages and completions come from the command tree itself, through a
 	// generator build of the same binary (-tags gendocs) for the host.
 	gen := filepath.Join(work, "gendocs", binName)
@@ -221,18 +247,35 @@ func entryNames(es []entry) []string {
 }
 
 // tarGz writes entries as a gzip-compressed tar whose bytes depend on the entries
-// alone: sorted by name, every timestamp mtime, owner and group 0 without names,
-// USTAR headers (no PAX records with access times), and a gzip header with no file
-// name or time. Only directories and regular files, the two types krew unpacks.
+// alone (tarEntries), with a gzip header with no file name or time.
 func tarGz(entries []entry, mtime time.Time) ([]byte, error) {
-	sorted := slices.Clone(entries)
-	slices.SortFunc(sorted, func(a, b entry) int { return strings.Compare(a.Name, b.Name) })
+	t, err := tarEntries(entries, mtime)
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	if err != nil {
 		return nil, err
 	}
-	tw := tar.NewWriter(zw)
+	if _, err := zw.Write(t); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// tarEntries writes entries as a tar whose bytes depend on the entries alone:
+// sorted by name, every timestamp mtime, owner and group 0 without names, USTAR
+// headers (no PAX records with access times). Only directories and regular
+// files, the two types krew unpacks.
+func tarEntries(entries []entry, mtime time.Time) ([]byte, error) {
+	sorted := slices.Clone(entries)
+	slices.SortFunc(sorted, func(a, b entry) int { return strings.Compare(a.Name, b.Name) })
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
 	for i, e := range sorted {
 		if i > 0 && sorted[i-1].Name == e.Name {
 			return nil, fmt.Errorf("archive entry %s twice", e.Name)
@@ -254,10 +297,15 @@ func tarGz(entries []entry, mtime time.Time) ([]byte, error) {
 	if err := tw.Close(); err != nil {
 		return nil, err
 	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
 	return buf.Bytes(), nil
+}
+
+func platformList(ps []platform) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, p.String())
+	}
+	return strings.Join(s, ", ")
 }
 
 func sortStrings(s []string) { slices.Sort(s) }

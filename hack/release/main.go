@@ -53,26 +53,32 @@ type config struct {
 	Repo      string     // the module root
 	Out       string     // output directory
 	Platforms []platform // what to build
-	Version   string     // spec.version, archive names, main.version
-	Commit    string     // main.commit
-	Epoch     int64      // SOURCE_DATE_EPOCH
-	Go        string     // the go command
-	Env       []string   // environment of every go and generator run; nil: os.Environ()
-	Log       func(format string, args ...any)
+	// Archives writes the archives, SHA256SUMS and the krew manifest; Image the
+	// OCI image layout of ImagePlatforms.
+	Archives       bool
+	Image          bool
+	ImagePlatforms []platform
+	Version        string   // spec.version, archive names, main.version
+	Commit         string   // main.commit
+	Epoch          int64    // SOURCE_DATE_EPOCH
+	Go             string   // the go command
+	Env            []string // environment of every go and generator run; nil: os.Environ()
+	Log            func(format string, args ...any)
 }
 
 func main() {
 	out := flag.String("out", "dist", "output directory (replaced)")
 	plats := flag.String("platforms", "", "comma-separated GOOS/GOARCH list (default: linux and darwin, amd64 and arm64)")
-	verify := flag.Bool("verify", false, "build twice into temporary directories and fail unless the outputs are byte-identical")
+	verify := flag.Bool("verify", false, "build twice into temporary directories and fail unless the outputs are byte-identical (the archives and the image)")
+	img := flag.Bool("image", false, "write only the OCI image layout of the static binary into -out (for linux/amd64 and linux/arm64, or the -platforms given)")
 	flag.Parse()
-	if err := mainErr(*out, *plats, *verify); err != nil {
+	if err := mainErr(*out, *plats, *verify, *img); err != nil {
 		fmt.Fprintln(os.Stderr, "release: "+err.Error())
 		os.Exit(1)
 	}
 }
 
-func mainErr(out, plats string, verify bool) error {
+func mainErr(out, plats string, verify, img bool) error {
 	repo, err := moduleRoot()
 	if err != nil {
 		return err
@@ -85,6 +91,21 @@ func mainErr(out, plats string, verify bool) error {
 		if cfg.Platforms, err = parsePlatforms(plats); err != nil {
 			return err
 		}
+		cfg.ImagePlatforms = nil
+		for _, p := range cfg.Platforms {
+			if p.OS == "linux" {
+				cfg.ImagePlatforms = append(cfg.ImagePlatforms, p)
+			}
+		}
+	}
+	switch {
+	case verify:
+		cfg.Image = len(cfg.ImagePlatforms) > 0
+	case img:
+		if len(cfg.ImagePlatforms) == 0 {
+			return errors.New("-image: no linux platform among -platforms")
+		}
+		cfg.Archives, cfg.Image = false, true
 	}
 	cfg.Log = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 	ctx := context.Background()
@@ -149,7 +170,8 @@ func configFromGit(repo string) (config, error) {
 	if err != nil || epoch < 0 {
 		return config{}, fmt.Errorf("SOURCE_DATE_EPOCH %q: want seconds since 1970", epochText)
 	}
-	return config{Repo: repo, Platforms: defaultPlatforms, Version: releaseVersion(describe), Commit: commit, Epoch: epoch, Go: "go"}, nil
+	return config{Repo: repo, Platforms: defaultPlatforms, Archives: true, ImagePlatforms: defaultImagePlatforms,
+		Version: releaseVersion(describe), Commit: commit, Epoch: epoch, Go: "go"}, nil
 }
 
 // releaseVersion turns git describe output into the version recover ships as: a

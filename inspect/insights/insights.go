@@ -46,7 +46,7 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 		return nil, err
 	}
 	defer fsys.Close()
-	root, err := findRoot(fsys)
+	root, err := FindRoot(fsys)
 	if err != nil {
 		return nil, &inspect.InputError{Path: s.Path, Err: err}
 	}
@@ -115,8 +115,9 @@ func resourceForKind(kind string) inspect.Resource {
 	return inspect.Resource{Kind: kind}
 }
 
-// findRoot returns the directory holding config/version[.json].
-func findRoot(fsys fs.FS) (string, error) {
+// FindRoot returns the directory of fsys holding config/version[.json], the
+// archive's root; an error says fsys is no Insights archive.
+func FindRoot(fsys fs.FS) (string, error) {
 	level := []string{"."}
 	for depth := 0; depth < 5 && len(level) > 0; depth++ {
 		var next []string

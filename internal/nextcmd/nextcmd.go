@@ -47,11 +47,15 @@ func ScaleCVO(replicas int32) string {
 // to the replicas it ran with before recovery, or to 1 when those are unknown or
 // were 0 (a CVO scaled to 0 before recovery was already disabled; the command
 // is how to give it control back).
-func RestoreCVO(original *int32) string {
+func RestoreCVO(original *int32) string { return ScaleCVO(RestoreReplicas(original)) }
+
+// RestoreReplicas are the replicas that give the CVO control back: those it
+// ran with before recovery, or 1 when they are unknown or were 0.
+func RestoreReplicas(original *int32) int32 {
 	if original == nil || *original < 1 {
-		return ScaleCVO(1)
+		return 1
 	}
-	return ScaleCVO(*original)
+	return *original
 }
 
 // Resource is how oc names an object: "machineconfigpool/worker",
@@ -101,4 +105,16 @@ func DesiredUpdate(version, image string, force bool) string {
 	patch.Spec.DesiredUpdate = update{version, image, force}
 	b, _ := json.Marshal(patch) // strings and a bool: cannot fail
 	return MergePatch("clusterversion/"+openshift.ClusterVersionName, "", string(b))
+}
+
+// ResumeInCluster continues a stopped apply run inside the cluster: the plan
+// from its ConfigMaps (planConfigMap; "" when unknown), the journal from
+// its ConfigMaps in namespace. It is also the command a Job runs: a Job's next
+// pod resumes the run this way.
+func ResumeInCluster(namespace, planConfigMap, journal string) string {
+	cmd := "recover apply --in-cluster --namespace " + shell.Quote(namespace)
+	if planConfigMap != "" {
+		cmd += " --plan-configmap " + shell.Quote(planConfigMap)
+	}
+	return cmd + " --journal " + shell.Quote(journal) + " --yes"
 }

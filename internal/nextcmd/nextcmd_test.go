@@ -13,6 +13,8 @@ func TestCommands(t *testing.T) {
 	}{
 		{"resume", Resume("recover-apply-20200524T160251Z.journal"), "recover apply --resume recover-apply-20200524T160251Z.journal --yes"},
 		{"resume quotes a path with a space", Resume("/tmp/my runs/a.journal"), "recover apply --resume '/tmp/my runs/a.journal' --yes"},
+		{"resume in the cluster", ResumeInCluster("openshift-recover", "recover-plan", "recover-plan-journal"), "recover apply --in-cluster --namespace openshift-recover --plan-configmap recover-plan --journal recover-plan-journal --yes"},
+		{"resume in the cluster, plan unknown", ResumeInCluster("ns", "", "j"), "recover apply --in-cluster --namespace ns --journal j --yes"},
 		{"apply a plan", ApplyPlan("plan.json"), "recover apply --plan plan.json --yes"},
 		{"apply quotes a path with a space", ApplyPlan("my plans/p.json"), "recover apply --plan 'my plans/p.json' --yes"},
 		{"dry run", ApplyDryRun("plan.json"), "recover apply --plan plan.json --dry-run"},

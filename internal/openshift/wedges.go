@@ -1,5 +1,7 @@
 package openshift
 
+import "strings"
+
 // The facts of the update wedges beyond manifest disorder, each checked in its
 // source (research notes: docs/wedge-sources.md).
 
@@ -167,3 +169,19 @@ const ReasonNodeInstallerPodFailed = "NodeInstaller_InstallerPodFailed"
 // PausedPoolKubeletCARunbook is the runbook of the alert that fires when a paused
 // pool keeps a new kube-apiserver-to-kubelet-signer CA bundle from its kubelets.
 const PausedPoolKubeletCARunbook = "https://github.com/openshift/runbooks/blob/master/alerts/machine-config-operator/MachineConfigControllerPausedPoolKubeletCA.md"
+
+// Release signatures the CVO reads from the cluster (library-go
+// pkg/verify/store/configmap): ConfigMaps in SignaturesNamespace labelled
+// LabelVerificationSignatures, whose binaryData keys start with
+// SignatureKeyPrefix of the release digest ("sha256-<hex>"), one signature per
+// key ("sha256-<hex>-1", as oc adm release mirror writes them).
+const (
+	SignaturesNamespace         = "openshift-config-managed"
+	LabelVerificationSignatures = "release.openshift.io/verification-signatures"
+)
+
+// SignatureKeyPrefix is library-go's util.DigestToKeyPrefix(digest, "-"):
+// "sha256:<hex>" becomes "sha256-<hex>".
+func SignatureKeyPrefix(digest string) string {
+	return strings.Replace(digest, ":", "-", 1)
+}

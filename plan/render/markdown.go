@@ -234,29 +234,6 @@ func gateCommand(g *plan.Gate) string {
 }
 
 // handCommand is the oc command that does what a step does, where one command
-// does it; apply steps go through recover apply (CVO semantics, digests checked).
-func handCommand(p *plan.Plan, s *plan.Step) string {
-	switch s.Action {
-	case plan.ActionDisableCVO:
-		return nextcmd.ScaleCVO(0)
-	case plan.ActionPausePool:
-		return nextcmd.PausePool(s.Pool, true)
-	case plan.ActionUnpausePool:
-		return nextcmd.PausePool(s.Pool, false)
-	case plan.ActionDelete:
-		if m := s.Manifest; m != nil {
-			ns := ""
-			if m.Namespace != "" {
-				ns = " -n " + m.Namespace
-			}
-			return fmt.Sprintf("oc delete%s %s/%s --ignore-not-found --wait=false", ns, strings.ToLower(m.Kind), m.Name)
-		}
-	case plan.ActionSetDesiredUpdate:
-		if du := s.DesiredUpdate; du != nil {
-			return nextcmd.DesiredUpdate(du.Version, du.Image, du.Force)
-		}
-	case plan.ActionRestoreCVO:
-		return nextcmd.RestoreCVO(p.Cluster.CVOReplicas)
-	}
-	return remedyHandCommand(s)
-}
+// does it, in its action's words (plan.ActionSpec.HandCommand); apply steps go
+// through recover apply (CVO semantics, digests checked).
+func handCommand(p *plan.Plan, s *plan.Step) string { return plan.StepHandCommand(p, s) }

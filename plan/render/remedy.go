@@ -16,70 +16,12 @@ import (
 // the --accept name that would allow them.
 
 // stepNumber is the position part of a step ID ("007" of "007-revert-...").
-func stepNumber(id string) string {
-	n, _, _ := strings.Cut(id, "-")
-	return n
-}
-
-// stepByID returns the plan's step with that ID.
-func stepByID(p *plan.Plan, id string) *plan.Step {
-	for i := range p.Steps {
-		if p.Steps[i].ID == id {
-			return &p.Steps[i]
-		}
-	}
-	return nil
-}
-
-// shortKind is how a sentence names an object's kind.
-func shortKind(kind string) string {
-	if kind == "PodDisruptionBudget" {
-		return "PDB"
-	}
-	return kind
-}
-
-// objectText is "PDB ci/build".
-func objectText(o plan.ObjectRef) string {
-	name := o.Name
-	if o.Namespace != "" {
-		name = o.Namespace + "/" + o.Name
-	}
-	return shortKind(o.Kind) + " " + name
-}
+func stepNumber(id string) string { return plan.StepNumber(id) }
 
 // changeNote says what a remediation step changes and how it pairs with its
-// revert: "relaxes PDB ci/build (restored by step 004)".
-func changeNote(p *plan.Plan, s *plan.Step) string {
-	switch {
-	case s.Action == plan.ActionRelaxPDB && s.Change != nil:
-		n := "relaxes " + objectText(s.Change.Object)
-		if s.RevertedBy != "" {
-			n += " (restored by step " + stepNumber(s.RevertedBy) + ")"
-		}
-		return n
-	case s.Action == plan.ActionRevert && s.Change != nil:
-		return "restores " + objectText(s.Change.Object) + " as step " + stepNumber(s.Reverts) + " found it"
-	case s.Action == plan.ActionApproveCSR && s.CSR != nil:
-		return "approves CSR " + s.CSR.Name + " of " + orDash(s.CSR.Node)
-	case s.Action == plan.ActionUnpausePool && s.Remedy != "":
-		return "unpauses pool " + s.Pool + " (paused by the user; the pause blocks)"
-	case s.Change != nil:
-		verb := map[plan.Action]string{
-			plan.ActionForceRedeployment:     "forces a new revision of",
-			plan.ActionAcknowledgeGate:       "acknowledges an admin gate in",
-			plan.ActionRemoveOverrides:       "removes spec.overrides of",
-			plan.ActionAnnotateUpgradeableTo: "annotates upgradeable-to on",
-		}[s.Action]
-		if verb == "" {
-			verb = "changes"
-		}
-		return verb + " " + objectText(s.Change.Object)
-	case s.Remedy != "" && s.Gate != nil:
-		return "waits: " + string(s.Gate.Kind)
-	}
-	return ""
-}
+// revert, in its action's words (plan.ActionSpec.Note): "relaxes PDB ci/build
+// (restored by step 004)".
+func changeNote(p *plan.Plan, s *plan.Step) string { return plan.StepNote(p, s) }
 
 // hasRemedies reports whether the plan carries remediation steps.
 func hasRemedies(p *plan.Plan) bool {
@@ -212,7 +154,7 @@ func markdownStepChange(md func(string, ...any), p *plan.Plan, s *plan.Step) {
 		md("  - Temporary: %s; `recover apply` journals %s first.\n", changeNote(p, s), fieldList(s.Change.Fields))
 	}
 	if s.Reverts != "" {
-		if t := stepByID(p, s.Reverts); t != nil {
+		if t := p.StepByID(s.Reverts); t != nil {
 			md("  - Reverts step %s: writes back the pre-image journaled before it (the patch above is what the snapshot showed).\n", stepNumber(t.ID))
 		}
 	}
@@ -248,19 +190,6 @@ func ocNamespace(o plan.ObjectRef) string {
 		return ""
 	}
 	return " -n " + o.Namespace
-}
-
-// remedyHandCommand is the oc command that does what a remediation step does.
-func remedyHandCommand(s *plan.Step) string {
-	switch {
-	case s.Action == plan.ActionApproveCSR && s.CSR != nil:
-		return "oc adm certificate approve " + s.CSR.Name
-	case s.Action == plan.ActionRevert && s.Change != nil:
-		return nextcmd.MergePatch(ocResource(s.Change.Object), s.Change.Object.Namespace, string(s.Change.Patch))
-	case s.Change != nil:
-		return nextcmd.MergePatch(ocResource(s.Change.Object), s.Change.Object.Namespace, string(s.Change.Patch))
-	}
-	return ""
 }
 
 // remedyGateCommand shows what a remediation gate waits for.

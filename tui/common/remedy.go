@@ -13,40 +13,9 @@ import (
 )
 
 // How the screens name remediation steps, their objects and the temporary
-// changes they pair (plan formatVersion 1.1). The words follow plan/render,
-// which the CLI prints, so the TUI and `recover plan` say the same thing.
-
-// StepNumber is the position part of a step ID ("007" of "007-revert-pdb-ci-deck").
-func StepNumber(id string) string {
-	n, _, _ := strings.Cut(id, "-")
-	return n
-}
-
-// StepByID returns the plan's step with that ID, nil when there is none.
-func StepByID(p *plan.Plan, id string) *plan.Step {
-	if p == nil {
-		return nil
-	}
-	for i := range p.Steps {
-		if p.Steps[i].ID == id {
-			return &p.Steps[i]
-		}
-	}
-	return nil
-}
-
-// ObjectText names an object in a sentence: "PDB ci/deck", "KubeAPIServer cluster".
-func ObjectText(o plan.ObjectRef) string {
-	kind := o.Kind
-	if kind == "PodDisruptionBudget" {
-		kind = "PDB"
-	}
-	name := o.Name
-	if o.Namespace != "" {
-		name = o.Namespace + "/" + o.Name
-	}
-	return kind + " " + name
-}
+// changes they pair (plan formatVersion 1.1). The words are the actions' own
+// (plan.ActionSpec, plan.StepNumber, plan.ObjectText), the same plan/render
+// prints, so the TUI and `recover plan` say the same thing.
 
 // Paired returns the step a remediation step is paired with: the revert of a
 // temporary change, or the change a revert undoes ("" when it has no pair).
@@ -60,14 +29,6 @@ func Paired(s *plan.Step) string {
 	return s.Reverts
 }
 
-// changedVerb is the past participle of what a temporary change does to its object.
-func changedVerb(a plan.Action) string {
-	if a == plan.ActionRelaxPDB {
-		return "relaxed"
-	}
-	return "changed"
-}
-
 // TemporaryText says what a temporary change holds while it lasts: "PDB ci/deck
 // relaxed by step 005 — restored by step 007". Empty for a step that is not one.
 func TemporaryText(s *plan.Step) string {
@@ -76,9 +37,13 @@ func TemporaryText(s *plan.Step) string {
 	}
 	obj := "its object"
 	if s.Change != nil {
-		obj = ObjectText(s.Change.Object)
+		obj = plan.ObjectText(s.Change.Object)
 	}
-	return obj + " " + changedVerb(s.Action) + " by step " + StepNumber(s.ID) + " — restored by step " + StepNumber(s.RevertedBy)
+	verb := "changed"
+	if spec := plan.SpecOf(s.Action); spec != nil {
+		verb = spec.Changed()
+	}
+	return obj + " " + verb + " by step " + plan.StepNumber(s.ID) + " — restored by step " + plan.StepNumber(s.RevertedBy)
 }
 
 // FieldChange is one field of a plan Change: what the snapshot showed (Before)

@@ -172,7 +172,7 @@ func startLab(ctx context.Context, t *testing.T) *lab {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lp, digest, err := apply.LoadPlan(path)
+	lp, digest, err := plan.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func TestProgramAppliesTheRemediationPlan(t *testing.T) {
 	var p *plan.Plan
 	poll(ctx, t, "the remediation plan for the held drain", func() (bool, string) {
 		snap := collect(ctx, t, fresh.Config)
-		if needs := plan.TargetNeeded(snap); len(needs) > 0 || !plan.Remedial(snap, nil) {
+		if needs := plan.TargetNeeded(snap); len(needs) > 0 || !plan.Remedial(snap, nil, nil) {
 			return false, "no remedial wedge yet"
 		}
 		made, err := plan.Make(ctx, plan.Options{Snapshot: snap, Generator: "e2e"})
@@ -104,7 +104,7 @@ func TestProgramAppliesTheRemediationPlan(t *testing.T) {
 	if err := os.WriteFile(planPath, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lp, digest, err := apply.LoadPlan(planPath)
+	lp, digest, err := plan.Load(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,9 +35,9 @@ func remedial(p *plan.Plan) bool {
 func marker(s *plan.Step) string {
 	switch {
 	case s.RevertedBy != "":
-		return "→" + common.StepNumber(s.RevertedBy)
+		return "→" + plan.StepNumber(s.RevertedBy)
 	case s.Reverts != "":
-		return "←" + common.StepNumber(s.Reverts)
+		return "←" + plan.StepNumber(s.Reverts)
 	}
 	return ""
 }
@@ -85,11 +85,11 @@ func (m *Model) remedyLines(s *plan.Step, width int) []string {
 		jump = "; " + keymap.Name(m.Keys.Pair) + " jumps there"
 	}
 	if s.RevertedBy != "" {
-		t := "restored by step " + common.StepNumber(s.RevertedBy) + jump + " (and by the engine if a run stops before it)"
+		t := "restored by step " + plan.StepNumber(s.RevertedBy) + jump + " (and by the engine if a run stops before it)"
 		out = append(out, label("temporary")+st.Warning.Render(common.WrapIndent(t, width, 10)))
 	}
 	if s.Reverts != "" {
-		t := "restores what step " + common.StepNumber(s.Reverts) + " changed (from the journaled pre-image)" + jump
+		t := "restores what step " + plan.StepNumber(s.Reverts) + " changed (from the journaled pre-image)" + jump
 		out = append(out, label("reverts")+st.Warning.Render(common.WrapIndent(t, width, 10)))
 	}
 	if c := s.Change; c != nil {
@@ -97,7 +97,7 @@ func (m *Model) remedyLines(s *plan.Step, width int) []string {
 		note := "before -> patch (what the snapshot showed, what the patch sets)"
 		if s.Action == plan.ActionRevert {
 			head = "restores"
-			note = "changed -> pre-image as the snapshot showed them; apply writes back the pre-image step " + common.StepNumber(s.Reverts) + " journals"
+			note = "changed -> pre-image as the snapshot showed them; apply writes back the pre-image step " + plan.StepNumber(s.Reverts) + " journals"
 		}
 		for i, f := range common.ChangeFields(c) {
 			l := label("")
@@ -150,7 +150,7 @@ func (m *Model) changeView(s *plan.Step, c *apply.ChangeInfo, width int) []strin
 	if len(c.PreImage) > 0 {
 		what := "pre-image journaled before the change"
 		if s.Action == plan.ActionRevert || c.Reverts != "" {
-			what = fmt.Sprintf("writes back the pre-image step %s journaled", common.StepNumber(common.Paired(s)))
+			what = fmt.Sprintf("writes back the pre-image step %s journaled", plan.StepNumber(common.Paired(s)))
 		}
 		out = append(out, st.Dim.Render(common.WrapIndent(what+": "+preImageText(c), width, 2)))
 	}
@@ -158,7 +158,7 @@ func (m *Model) changeView(s *plan.Step, c *apply.ChangeInfo, width int) []strin
 	case c.Note != "":
 		out = append(out, st.Dim.Render(common.Wrap(c.Note, width)))
 	case len(c.Fields) == 0 && c.Diff == "" && s.Action == plan.ActionRevert:
-		out = append(out, st.Dim.Render(common.Wrap("nothing to restore yet: step "+common.StepNumber(s.Reverts)+" journals the pre-image when it runs, and this step writes it back", width)))
+		out = append(out, st.Dim.Render(common.Wrap("nothing to restore yet: step "+plan.StepNumber(s.Reverts)+" journals the pre-image when it runs, and this step writes it back", width)))
 	case len(c.Fields) == 0 && c.Diff == "":
 		out = append(out, st.Dim.Render("no difference: the live object already matches"))
 	}

@@ -93,7 +93,7 @@ func (m *Model) SetDiff(id string, d *Diff) {
 // hides it is cleared.
 func (m *Model) JumpToPair() bool {
 	id := common.Paired(m.Selected())
-	if id == "" || common.StepByID(m.plan, id) == nil {
+	if id == "" || m.plan.StepByID(id) == nil {
 		return false
 	}
 	if !m.shown(id) {

@@ -349,7 +349,7 @@ func (m *Model) renderRemediations(b *strings.Builder, width int) {
 	for _, rem := range m.plan.Remediations {
 		var nums []string
 		for _, id := range rem.Steps {
-			nums = append(nums, common.StepNumber(id))
+			nums = append(nums, plan.StepNumber(id))
 		}
 		head := fmt.Sprintf("  %s  %s  %s", st.Bold.Render(rem.Remedy), rem.Finding, st.Dim.Render(rem.Subject))
 		b.WriteString("\n" + common.WrapIndent(head, width, 6))

@@ -226,6 +226,17 @@ func (c *cvo) sync(ctx context.Context) bool {
 	if err == nil {
 		rel, err = c.s.releases.byImage(image)
 	}
+	// The signature, for a release the cluster is not yet at (the real CVO
+	// verifies it while it retrieves the payload, before the preconditions).
+	if err == nil && cv.Status.Desired.Image != rel.Image {
+		if why := c.unverified(ctx, rel); why != "" {
+			c.setReleaseAccepted(ctx, "RetrievePayload", fmt.Sprintf("Retrieving payload failed version=%q image=%q failure=The update cannot be verified: %s", rel.Version, rel.Image, why), "VerifyPayloadFailed", why)
+			c.mu.Lock()
+			c.release = image
+			c.mu.Unlock()
+			return false
+		}
+	}
 	// The precondition on Upgradeable, for a release the cluster is not yet at.
 	// The real CVO checks it after retrieving and verifying the payload; here
 	// it comes first, so that a scenario may name a target it has no payload

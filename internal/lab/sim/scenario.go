@@ -56,12 +56,27 @@ type Scenario struct {
 	// nodes' InternalIP becomes 127.0.0.1, where the simulator's kubelet server
 	// listens (it needs Options.KubeletCA; see docs/simulator.md).
 	PodLogs bool `json:"podLogs,omitempty"`
+	// Verification, when set, makes the fake CVO verify every release it is
+	// asked to move to, as the real one does (library-go pkg/verify): it
+	// accepts the release only once a signature ConfigMap in
+	// openshift-config-managed (label release.openshift.io/verification-signatures,
+	// binaryData sha256-<hex>-<n>) holds a signature of the release's digest
+	// that verifies against Keyring; until then it reports
+	// ReleaseAccepted=False, RetrievePayload, "The update cannot be verified".
+	Verification *Verification `json:"verification,omitempty"`
 	// Try are the commands the lab suggests once the cluster is up, relative to
 	// the repository root ("recover inspect", "recover plan --graph ...").
 	Try []string `json:"try,omitempty"`
 
 	// Dir is the scenario directory, set by LoadScenario.
 	Dir string `json:"-"`
+}
+
+// Verification is the release keyring of a scenario whose CVO verifies releases.
+type Verification struct {
+	// Keyring is an OpenPGP public keyring file, relative to the scenario
+	// directory.
+	Keyring string `json:"keyring"`
 }
 
 // JoiningNode is a node whose kubelet waits for its client certificate.
@@ -333,6 +348,14 @@ func (s *Scenario) validate() error {
 	}
 	if len(s.Releases) == 0 {
 		return errors.New("releases: none given; list at least the release the cluster runs")
+	}
+	if v := s.Verification; v != nil {
+		if v.Keyring == "" {
+			return errors.New("verification.keyring: empty; name the release keyring the CVO verifies with")
+		}
+		if _, err := os.Stat(filepath.Join(s.Dir, v.Keyring)); err != nil {
+			return fmt.Errorf("verification.keyring: %w", err)
+		}
 	}
 	seen := map[string]bool{}
 	for i, r := range s.Releases {

@@ -114,7 +114,9 @@ func InstallOpenShiftCRDs(ctx context.Context, cfg *rest.Config) error {
 }
 
 // InstallCRDs creates the given CRDs (leaving existing ones alone) and waits until
-// every one is Established.
+// every one is Established: until ctx's deadline when it has one (a large CRD,
+// Argo's Workflow of 2.8 MB, takes longer than 30 s to establish on a loaded
+// machine), else 30 s for each.
 func InstallCRDs(ctx context.Context, cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
 	client, err := apiextensionsclient.NewForConfig(cfg)
 	if err != nil {
@@ -126,7 +128,11 @@ func InstallCRDs(ctx context.Context, cfg *rest.Config, crds []*apiextensionsv1.
 		}
 	}
 	for _, crd := range crds {
-		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		wctx, cancel := ctx, context.CancelFunc(func() {})
+		if _, ok := ctx.Deadline(); !ok {
+			wctx, cancel = context.WithTimeout(ctx, 30*time.Second)
+		}
+		err := wait.PollUntilContextCancel(wctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 			got, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
 			if err != nil {
 				return false, nil
@@ -138,6 +144,7 @@ func InstallCRDs(ctx context.Context, cfg *rest.Config, crds []*apiextensionsv1.
 			}
 			return false, nil
 		})
+		cancel()
 		if err != nil {
 			return fmt.Errorf("CRD %s never became Established: %w", crd.Name, err)
 		}

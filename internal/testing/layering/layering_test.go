@@ -93,6 +93,14 @@ func TestLayerOf(t *testing.T) {
 		module + "internal/lab/sim/e2e":      layerLab,
 		module + "internal/openshift":        layerShared,
 		module + "inspect/internal/x":        "inspect",
+		// The fleet packages sit in the layer of what they are built from:
+		// inspect/fleet collects snapshots, plan/verdict judges them with the
+		// planner, apply/fleetexport emits the Jobs that run inspect and apply.
+		module + "inspect/fleet":                 "inspect",
+		module + "plan/verdict":                  "plan",
+		module + "apply/fleetexport":             "apply",
+		module + "internal/testing/fleetengines": layerTesting,
+		module + "internal/testing/fleetgen":     layerTesting,
 	} {
 		if got := layerOf(path); got != want {
 			t.Errorf("layerOf(%s) = %s, want %s", path, got, want)

@@ -1,6 +1,8 @@
 package recoverbin
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -47,4 +49,24 @@ func build() (string, error) {
 		return "", fmt.Errorf("building cmd/recover: %v\n%s", err, out)
 	}
 	return bin, nil
+}
+
+// Run runs the recover binary with args (and env added to the test's
+// environment) and returns its exit code, stdout and stderr; a binary that
+// could not be started fails t.
+func Run(t testing.TB, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(Path(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String(), errOut.String()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return 0, out.String(), errOut.String()
 }

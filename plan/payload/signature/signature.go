@@ -41,12 +41,16 @@ type Options struct {
 	// in the layout <store>/<algo>=<hex>/signature-<N>. They are searched in order;
 	// the signatures found in all of them count.
 	Stores []string
+	// Files are signature files the admin downloaded (one atomic container
+	// signature each, as a store's signature-<N>); they are tried before the
+	// stores.
+	Files []string
 	// HTTPClient fetches from http(s) stores (default: a client with a 30s timeout).
 	HTTPClient *http.Client
 }
 
 // Enabled reports whether a verification was asked for.
-func (o Options) Enabled() bool { return len(o.Keyrings) > 0 || len(o.Stores) > 0 }
+func (o Options) Enabled() bool { return len(o.Keyrings) > 0 || len(o.Stores) > 0 || len(o.Files) > 0 }
 
 // Result is a successful verification.
 type Result struct {
@@ -55,8 +59,11 @@ type Result struct {
 	// Signers maps each keyring file to the fingerprint of the key that signed.
 	Signers map[string]string
 	// Sources maps each keyring file to the signature that satisfied it
-	// ("<store>/<algo>=<hex>/signature-<N>").
+	// ("<store>/<algo>=<hex>/signature-<N>", or the file's path).
 	Sources map[string]string
+	// Signatures are the bytes of the signatures that satisfied a keyring, in
+	// the order they were found, each once: what a signature ConfigMap carries.
+	Signatures [][]byte
 }
 
 // String is the plan's record of the verification.
@@ -123,7 +130,7 @@ func Verify(ctx context.Context, digest string, o Options) (*Result, error) {
 	switch {
 	case len(o.Keyrings) == 0:
 		return nil, &Error{Msg: "signature stores given without a keyring to verify with: pass --release-keyring FILE", Input: true}
-	case len(o.Stores) == 0:
+	case len(o.Stores) == 0 && len(o.Files) == 0:
 		return nil, &Error{Msg: "a keyring given without a signature store: pass --signature-store URL|DIR (the official one is https://mirror.openshift.com/pub/openshift-v4/signatures/openshift/release)", Input: true}
 	}
 	keyrings := make([]openpgp.EntityList, len(o.Keyrings))
@@ -136,6 +143,33 @@ func Verify(ctx context.Context, digest string, o Options) (*Result, error) {
 	}
 	res := &Result{Digest: digest, Signers: map[string]string{}, Sources: map[string]string{}}
 	var seen []string // why signatures did not count, for the error
+	// try counts data toward every keyring it satisfies.
+	try := func(data []byte, where string) {
+		matched := false
+		for i, kr := range keyrings {
+			if _, done := res.Signers[o.Keyrings[i]]; done {
+				continue
+			}
+			fp, err := verifyOne(data, kr, digest)
+			if err != nil {
+				continue
+			}
+			res.Signers[o.Keyrings[i]], res.Sources[o.Keyrings[i]] = fp, where
+			matched = true
+		}
+		if matched {
+			res.Signatures = append(res.Signatures, data)
+		} else {
+			seen = append(seen, where+": "+explain(data, keyrings, digest))
+		}
+	}
+	for _, path := range o.Files {
+		data, err := bounded.ReadFile(path, maxSignatureBytes)
+		if err != nil {
+			return nil, &Error{Msg: fmt.Sprintf("reading signature %s: %v", path, pathErrText(err)), Input: true, Err: err}
+		}
+		try(data, path)
+	}
 	for _, store := range o.Stores {
 		fetch, err := newStore(store, o.HTTPClient)
 		if err != nil {
@@ -154,21 +188,7 @@ func Verify(ctx context.Context, digest string, o Options) (*Result, error) {
 				}
 				break
 			}
-			matched := false
-			for i, kr := range keyrings {
-				if _, done := res.Signers[o.Keyrings[i]]; done {
-					continue
-				}
-				fp, err := verifyOne(data, kr, digest)
-				if err != nil {
-					continue
-				}
-				res.Signers[o.Keyrings[i]], res.Sources[o.Keyrings[i]] = fp, where
-				matched = true
-			}
-			if !matched {
-				seen = append(seen, where+": "+explain(data, keyrings, digest))
-			}
+			try(data, where)
 		}
 	}
 	if len(res.Signers) == len(keyrings) {
@@ -180,8 +200,15 @@ func Verify(ctx context.Context, digest string, o Options) (*Result, error) {
 			missing = append(missing, k)
 		}
 	}
-	return nil, &Error{Input: true, Msg: fmt.Sprintf("release %s is not signed by every keyring: no valid signature from %s (%s); do not update to an unverified release: check --signature-store, or that this is the release you meant",
+	return nil, &Error{Input: true, Msg: fmt.Sprintf("release %s is not signed by every keyring: no valid signature from %s (%s); do not update to an unverified release: check --signature-store and --release-signature, or that this is the release you meant",
 		digest, strings.Join(missing, ", "), strings.Join(seen, "; "))}
+}
+
+// VerifySignature checks one atomic container signature of digest against a
+// keyring and returns the fingerprint of the key that signed it: the check a
+// signature store's verifier makes of each signature it finds.
+func VerifySignature(data []byte, keyring openpgp.EntityList, digest string) (string, error) {
+	return verifyOne(data, keyring, digest)
 }
 
 // maxKeyringBytes caps a keyring file; Red Hat's release key is about 2 KiB.

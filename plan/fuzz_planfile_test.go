@@ -1,23 +1,23 @@
-package apply_test
+package plan_test
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/inputcheck"
 	"github.com/openshift-recover/recover/plan"
 )
 
 // FuzzLoadPlan feeds arbitrary bytes to the plan document reader (recover apply
-// --plan): LoadPlan decodes and ValidatePlan checks. A failure must be a one-line
+// --plan): Load decodes and Validate checks. A failure must be a one-line
 // bad-input error; a plan that loads must load again, unchanged, from its own
 // JSON, and must not change the cluster before disable-cvo or after restore-cvo.
-func FuzzLoadPlan(f *testing.F) {
+func FuzzLoad(f *testing.F) {
 	b, _ := applytest.FullPlan("fuzz")
 	full, err := json.MarshalIndent(b.Plan(), "", "  ")
 	if err != nil {
@@ -47,13 +47,14 @@ func FuzzLoadPlan(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		p, digest, err := apply.LoadPlan(path)
+		p, digest, err := plan.Load(path)
 		if err != nil {
 			if pr := inputcheck.Problem(err); pr != "" {
 				t.Fatal(pr)
 			}
-			if apply.OutcomeOf(err) != apply.OutcomeBadInput {
-				t.Fatalf("LoadPlan error with outcome %s, want bad-input: %v", apply.OutcomeOf(err), err)
+			var bad interface{ BadInput() bool }
+			if !errors.As(err, &bad) || !bad.BadInput() {
+				t.Fatalf("Load error %T is not bad input: %v", err, err)
 			}
 			return
 		}
@@ -84,7 +85,7 @@ func FuzzLoadPlan(f *testing.F) {
 		if err := os.WriteFile(path2, again, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		p2, _, err := apply.LoadPlan(path2)
+		p2, _, err := plan.Load(path2)
 		if err != nil {
 			t.Fatalf("a loaded plan written back does not load: %v", err)
 		}

@@ -1,4 +1,4 @@
-package apply_test
+package plan_test
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/plan"
 )
@@ -53,7 +52,7 @@ func TestValidatePlan(t *testing.T) {
 			return p
 		}, "not supported"},
 	} {
-		err := apply.ValidatePlan(tc.edit(applytest.NewPlan()))
+		err := plan.Validate(tc.edit(applytest.NewPlan()))
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
 		}
@@ -61,18 +60,28 @@ func TestValidatePlan(t *testing.T) {
 }
 
 func TestValidatePlanRefusesUnsafeRemediations(t *testing.T) {
-	relaxed := func(b *applytest.Builder, name string) *applytest.Builder {
-		b.DisableCVO().RelaxPDB("ns", name, "uid-1", applytest.NodesSettled("worker-0"))
+	relaxedIn := func(b *applytest.Builder, ns, name string) *applytest.Builder {
+		b.DisableCVO().RelaxPDB(ns, name, "uid-1", applytest.NodesSettled("worker-0"))
 		return b.Revert(b.LastID()).RestoreCVO()
 	}
+	relaxed := func(b *applytest.Builder, name string) *applytest.Builder { return relaxedIn(b, "ns", name) }
 	for _, tc := range []struct {
 		name string
 		edit func(b *applytest.Builder) *plan.Plan
 		want string
 	}{
 		{"valid relax and revert", func(b *applytest.Builder) *plan.Plan { return relaxed(b, "web").Plan() }, ""},
-		{"guard PDB", func(b *applytest.Builder) *plan.Plan { return relaxed(b, "kube-apiserver-guard-pdb").Plan() }, "a guard PodDisruptionBudget is never relaxed"},
-		{"etcd quorum guard", func(b *applytest.Builder) *plan.Plan { return relaxed(b, "etcd-quorum-guard").Plan() }, "never relaxed"},
+		{"guard PDB", func(b *applytest.Builder) *plan.Plan {
+			return relaxedIn(b, "openshift-kube-apiserver", "kube-apiserver-guard-pdb").Plan()
+		}, "a guard PodDisruptionBudget is never relaxed"},
+		{"etcd quorum guard", func(b *applytest.Builder) *plan.Plan {
+			return relaxedIn(b, "openshift-etcd", "etcd-quorum-guard").Plan()
+		}, "never relaxed"},
+		// inspect.IsGuardPDB is the one rule: a user's budget whose name only
+		// ends in -guard-pdb is ordinary (apply used to refuse any such name,
+		// so a plan recover made for it could not be applied).
+		{"a user budget named *-guard-pdb", func(b *applytest.Builder) *plan.Plan { return relaxedIn(b, "shop", "web-guard-pdb").Plan() }, ""},
+		{"a guard's name in another namespace", func(b *applytest.Builder) *plan.Plan { return relaxedIn(b, "shop", "etcd-guard-pdb").Plan() }, ""},
 		{"temporary without its revert", func(b *applytest.Builder) *plan.Plan {
 			p := relaxed(b, "web").Plan()
 			p.Steps = append(p.Steps[:2], p.Steps[3:]...)
@@ -135,7 +144,7 @@ func TestValidatePlanRefusesUnsafeRemediations(t *testing.T) {
 			return b.DisableCVO().Wait("x", &plan.Gate{Kind: plan.GateRestored}).RestoreCVO().Plan()
 		}, "a restored gate belongs on a revert step"},
 	} {
-		err := apply.ValidatePlan(tc.edit(applytest.NewPlan()))
+		err := plan.Validate(tc.edit(applytest.NewPlan()))
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
 		}
@@ -147,15 +156,15 @@ func TestLoadPlanErrorsAreBadInput(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"apiVersion": "recover.openshift.io/v1alpha1", "kind": `), 0o644)
 	for _, path := range []string{bad, filepath.Join(dir, "missing.json")} {
-		_, _, err := apply.LoadPlan(path)
-		var e *apply.Error
+		_, _, err := plan.Load(path)
+		var e interface{ BadInput() bool }
 		if !errors.As(err, &e) || !e.BadInput() {
 			t.Errorf("%s: want bad input, got %v", path, err)
 		}
 	}
 	b, _ := applytest.FullPlan("load")
 	path := b.Write(t, dir)
-	p, digest, err := apply.LoadPlan(path)
+	p, digest, err := plan.Load(path)
 	if err != nil || len(p.Steps) != len(b.Plan().Steps) || !strings.HasPrefix(digest, "sha256:") {
 		t.Fatalf("round trip through an indented file: %v", err)
 	}
@@ -167,11 +176,11 @@ func TestSavePlan(t *testing.T) {
 	dir := t.TempDir()
 	b, _ := applytest.FullPlan("save")
 	path := filepath.Join(dir, "plan.json")
-	digest, err := apply.SavePlan(path, b.Plan())
+	digest, err := plan.Save(path, b.Plan())
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, want, err := apply.LoadPlan(path)
+	p, want, err := plan.Load(path)
 	if err != nil || digest != want || len(p.Steps) != len(b.Plan().Steps) {
 		t.Fatalf("LoadPlan after SavePlan: digest %s, want %s, %v", digest, want, err)
 	}
@@ -179,7 +188,7 @@ func TestSavePlan(t *testing.T) {
 		t.Errorf("mode %v %v", fi.Mode().Perm(), err)
 	}
 	before, _ := os.ReadFile(path)
-	if _, err := apply.SavePlan(path, b.Plan()); !errors.Is(err, os.ErrExist) {
+	if _, err := plan.Save(path, b.Plan()); !errors.Is(err, os.ErrExist) {
 		t.Errorf("saving over an existing plan: %v", err)
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
@@ -188,8 +197,8 @@ func TestSavePlan(t *testing.T) {
 	invalid := b.Plan()
 	invalid.Steps = nil
 	bad := filepath.Join(dir, "invalid.json")
-	var e *apply.Error
-	if _, err := apply.SavePlan(bad, invalid); !errors.As(err, &e) || !e.BadInput() {
+	var e interface{ BadInput() bool }
+	if _, err := plan.Save(bad, invalid); !errors.As(err, &e) || !e.BadInput() {
 		t.Errorf("an invalid plan: %v", err)
 	}
 	if _, err := os.Stat(bad); !errors.Is(err, os.ErrNotExist) {

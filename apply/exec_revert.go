@@ -1,0 +1,20 @@
+package apply
+
+import (
+	"github.com/openshift-recover/recover/plan"
+)
+
+// revert: write back the pre-image journaled before the step it reverts
+// (change.go prepareRevert); it needs what that step's change needed.
+func init() {
+	registerExecutor(plan.ActionRevert, execFuncs{
+		accessFn: func(p *plan.Plan, s *plan.Step, mapKind KindMapper) ([]Access, error) {
+			t, err := revertTarget(p, s)
+			if err != nil {
+				return nil, err
+			}
+			return changeAccess(p, t, mapKind)
+		},
+		prepareFn: prepareRevertStep,
+	})
+}

@@ -1,0 +1,28 @@
+// Package fleetexport writes the documents that run recover across a fleet with
+// the engines that already fan out, instead of a fan-out of recover's own
+// (docs/fleet.md):
+//
+//   - two ManifestWorkReplicaSet templates (work.open-cluster-management.io/v1alpha1),
+//     one that inspects and one that applies, each holding what the spoke needs:
+//     the Namespace, a ServiceAccount, its RBAC, the Job, and the verdict
+//     ConfigMap (and the plan ConfigMap) read back through feedbackRules;
+//     deleteOption Orphan, so that the journal, the plan and the verdict outlive
+//     the ManifestWork; and the openshift-cluster-group-upgrades/expectedValues
+//     annotation TALM completes a cluster's step on;
+//   - the ClusterGroupUpgrade (ran.openshift.io/v1alpha1) that runs inspect then
+//     apply per cluster, canaries first, with maxConcurrency, a timeout and
+//     enable: false (the human flips it);
+//   - an Argo Workflow (argoproj.io/v1alpha1) for hubs without ACM: a DAG over
+//     the clusters with parallelism, a suspend node as the approval gate after
+//     the canaries, and an exit handler that hands the CVO back where a run left
+//     it disabled.
+//
+// The types here are recover's own minimal ones (the engines' Go modules are not
+// importable); the engines' real CRDs judge the documents in the tests. The
+// verdict fields the templates read are verdict.Field values, so a template
+// cannot wait for a value the verdict does not write.
+//
+// The apply template's RBAC and the apply Job's arguments come from ApplyRBAC and
+// ApplyArgs (apply_seam.go): until the in-cluster apply lands, they are this
+// package's own and say so.
+package fleetexport

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/openshift-recover/recover/apply/printer"
+	"github.com/openshift-recover/recover/plan/verdict"
+)
+
+// applyVerdictFlags are apply's --verdict flags: keep the run's phase, step
+// and result in the cluster's verdict (plan/verdict), beside the printed events.
+type applyVerdictFlags struct {
+	enabled   bool
+	namespace string
+	name      string
+}
+
+func addApplyVerdictFlags(fs *pflag.FlagSet) *applyVerdictFlags {
+	f := &applyVerdictFlags{namespace: verdict.DefaultNamespace, name: verdict.DefaultName}
+	fs.BoolVar(&f.enabled, "verdict", false, "Keep the run's phase, step and result in the cluster's verdict ConfigMap (recover inspect --verdict writes it; a fleet hub reads it).")
+	fs.StringVar(&f.namespace, "verdict-namespace", f.namespace, "Namespace of the verdict ConfigMap.")
+	fs.StringVar(&f.name, "verdict-name", f.name, "Name of the verdict ConfigMap.")
+	return f
+}
+
+// printer returns the verdict printer, or nil without --verdict or for a dry
+// run (which changes nothing, so it has nothing to report to a hub).
+func (f *applyVerdictFlags) printer(ctx context.Context, cfg *rest.Config, dryRun bool) (*printer.Verdict, error) {
+	if !f.enabled || dryRun {
+		return nil, nil
+	}
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, withExitCode(err, ExitCluster)
+	}
+	p, err := printer.NewVerdict(ctx, verdict.Store{Client: kc, Namespace: f.namespace, Name: f.name})
+	if err != nil {
+		return nil, withExitCode(fmt.Errorf("--verdict: %w", err), ExitCluster)
+	}
+	return p, nil
+}

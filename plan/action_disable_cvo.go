@@ -1,0 +1,26 @@
+package plan
+
+import "github.com/openshift-recover/recover/internal/nextcmd"
+
+// disable-cvo: scale the cluster-version operator to 0 so that it does not
+// fight the plan's changes; apply journals its replicas first. restore-cvo
+// scales it back.
+func init() {
+	register(&ActionSpec{
+		Action:       ActionDisableCVO,
+		Changes:      "Deployment openshift-cluster-version/cluster-version-operator spec.replicas to 0 (the replicas journaled first)",
+		RevertedWith: ActionRestoreCVO,
+		Gates:        []GateKind{GateCVOScaledDown},
+		check: func(m *model, i int, st *Step) error {
+			if m.disabledOnce {
+				return m.fail(i, InvariantCVOBracketing, "a second disable-cvo step")
+			}
+			if st.Gate == nil || st.Gate.Kind != GateCVOScaledDown {
+				return m.fail(i, InvariantGates, "disable-cvo must wait for %s", GateCVOScaledDown)
+			}
+			m.cvoDisabled, m.disabledOnce = true, true
+			return nil
+		},
+		hand: func(*Plan, *Step) string { return nextcmd.ScaleCVO(0) },
+	})
+}

@@ -1,0 +1,69 @@
+package plan
+
+import (
+	"github.com/openshift-recover/recover/inspect"
+)
+
+// relax-pdb (W1): set a PodDisruptionBudget that holds a drain to
+// minAvailable 0 (maxUnavailable dropped), temporarily: a nodes-settled wait
+// follows, then the revert step writes back the pre-image apply journaled.
+// Never a control-plane guard (inspect.IsGuardPDB). The planner's half is
+// remedy_pdb.go.
+func init() {
+	register(&ActionSpec{
+		Action:       ActionRelaxPDB,
+		Changes:      "PodDisruptionBudget spec.minAvailable to 0 and spec.maxUnavailable removed",
+		Mutates:      true,
+		Remedy:       true,
+		Temporary:    true,
+		RevertedWith: ActionRevert,
+		changed:      "relaxed",
+		validate: func(p *Plan, i int, at problemFunc) {
+			s := &p.Steps[i]
+			validateChange(s, at)
+			if s.Change == nil {
+				return
+			}
+			o := s.Change.Object
+			if o.Kind != "PodDisruptionBudget" {
+				at("relax-pdb changes %s %s, not a PodDisruptionBudget", o.Kind, o.Name)
+			}
+			if inspect.IsGuardPDB(o.Namespace, o.Name) {
+				at("relax-pdb of %s/%s: a guard PodDisruptionBudget is never relaxed (it holds because a control-plane member is not ready: repair that member instead)", o.Namespace, o.Name)
+			}
+		},
+		check: func(m *model, i int, st *Step) error {
+			if st.Change == nil {
+				return m.fail(i, InvariantRemedies, "%s without a change (object, patch and fields)", st.Action)
+			}
+			o := st.Change.Object
+			if o.Kind != "PodDisruptionBudget" {
+				return m.fail(i, InvariantRemedies, "relax-pdb changes a %s, not a PodDisruptionBudget", o.Kind)
+			}
+			if inspect.IsGuardPDB(o.Namespace, o.Name) {
+				return m.fail(i, InvariantRemedies, "relaxes the guard PodDisruptionBudget %s/%s: recover never relaxes a guard; the member it counts must be repaired", o.Namespace, o.Name)
+			}
+			pdb := snapshotPDB(m.s, o.Namespace, o.Name)
+			switch {
+			case pdb == nil:
+				return m.fail(i, InvariantRemedies, "relaxes PodDisruptionBudget %s/%s, which the snapshot does not hold", o.Namespace, o.Name)
+			case st.Change.UID != "" && pdb.UID != "" && st.Change.UID != pdb.UID:
+				return m.fail(i, InvariantRemedies, "relaxes PodDisruptionBudget %s/%s uid %s, but the snapshot's is %s", o.Namespace, o.Name, st.Change.UID, pdb.UID)
+			case !inspect.PDBAtLimit(*pdb):
+				return m.fail(i, InvariantRemedies, "relaxes PodDisruptionBudget %s/%s, which allows disruptions (inspect.PDBAtLimit): it holds no drain", o.Namespace, o.Name)
+			}
+			return nil
+		},
+		note: func(_ *Plan, st *Step) string {
+			if st.Change == nil {
+				return ""
+			}
+			n := "relaxes " + ObjectText(st.Change.Object)
+			if st.RevertedBy != "" {
+				n += " (restored by step " + StepNumber(st.RevertedBy) + ")"
+			}
+			return n
+		},
+		hand: changeHand,
+	})
+}
