@@ -40,7 +40,8 @@ type Summary struct {
 	Fingerprint string `json:"fingerprint"`
 }
 
-// Refresh recomputes the snapshot's Summary, Findings and Wedges from its facts. Sources
+// Refresh recomputes the snapshot's Summary, Findings, Wedges and Timeline from
+// its facts. Sources
 // call it (through Builder.Finish); call it again after changing a snapshot.
 func Refresh(s *Snapshot) {
 	if s.FormatVersion == "" {
@@ -49,6 +50,8 @@ func Refresh(s *Snapshot) {
 	s.Summary = summarize(s)
 	s.Findings = Analyze(s)
 	s.Wedges = Wedges(s)
+	s.Timeline = BuildTimeline(s)
+	linkWedges(s.Wedges, s.Timeline)
 }
 
 func summarize(s *Snapshot) *Summary {
@@ -88,6 +91,7 @@ func Analyze(s *Snapshot) []Finding {
 	a.rolloutStuck()
 	a.kubelets()
 	a.drains()
+	a.logDrains()
 	a.pools()
 	a.nodes()
 	a.csrs()
@@ -102,6 +106,8 @@ func Analyze(s *Snapshot) []Finding {
 	a.previousUpdate()
 	a.poolsBehind()
 	a.cvo()
+	a.logs()
+	a.addLogEvidence()
 	sort.SliceStable(a.out, func(i, j int) bool {
 		x, y := a.out[i], a.out[j]
 		if severityRank(x.Severity) != severityRank(y.Severity) {

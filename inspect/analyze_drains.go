@@ -211,11 +211,11 @@ func (a *analysis) nodes() {
 	}
 }
 
-// causeCode returns the code of the finding with the subject (DrainBlockedByPDB
-// or GuardPDBBlocksDrain).
+// causeCode returns the code of the finding with the subject (DrainBlockedByPDB,
+// GuardPDBBlocksDrain or DrainBlockedByUnseenPDB).
 func (a *analysis) causeCode(subject string) string {
 	for _, f := range a.out {
-		if f.Subject == subject && (f.Code == CodeDrainBlockedByPDB || f.Code == CodeGuardPDBBlocksDrain) {
+		if f.Subject == subject && (f.Code == CodeDrainBlockedByPDB || f.Code == CodeGuardPDBBlocksDrain || f.Code == CodeDrainBlockedByUnseenPDB) {
 			return f.Code
 		}
 	}

@@ -203,7 +203,7 @@ type wedgeFindingCase struct {
 // wedgeFindingCases are TestWedgeFindings' rows, also read by
 // TestEveryCodeIsTestedAndDocumented.
 func wedgeFindingCases() []wedgeFindingCase {
-	return []wedgeFindingCase{
+	return append([]wedgeFindingCase{
 		{name: "PDB at its limit holds a drain", code: CodeDrainBlockedByPDB, subject: "poddisruptionbudget/shop/web", edit: pdbHoldsWorker(0), class: ClassBlocks,
 			details: map[string]string{"namespace": "shop", "name": "web", "nodes": "worker-0", "pods": "shop/web-1", "disruptionsAllowed": "0", "currentHealthy": "2", "desiredHealthy": "2"}},
 		{name: "PDB allowing a disruption", code: CodeDrainBlockedByPDB, edit: pdbHoldsWorker(1)},
@@ -420,5 +420,5 @@ func wedgeFindingCases() []wedgeFindingCase {
 		{name: "paused worker pool in step informs", code: CodePoolPaused, subject: "machineconfigpool/worker", class: ClassInforms, mutate: func(f *fixture) {
 			f.pools[1].Spec.Paused = true
 		}, details: map[string]string{"blocks": "false"}},
-	}
+	}, logFindingCases()...)
 }

@@ -283,6 +283,7 @@ func (b *Builder) Finish() *Snapshot {
 			s.Source.CollectedAtFrom = "newest timestamp in the data"
 		}
 	}
+	finishLogs(s)
 	Refresh(s)
 	return s
 }

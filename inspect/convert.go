@@ -54,6 +54,7 @@ func NodeFromAPI(n *corev1.Node) Node {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			out.Ready = string(c.Status)
+			out.ReadySince = c.LastTransitionTime.UTC()
 			if c.Status != corev1.ConditionTrue {
 				out.ReadyReason, out.ReadyMessage = c.Reason, c.Message
 			}
@@ -199,6 +200,9 @@ func StaticPodFromAPI(c *StaticPodComponent, p *corev1.Pod) (*StaticPod, *Instal
 			t := ContainerTerminus{Name: cs.Name}
 			if cs.State.Terminated != nil {
 				t.Terminated, t.ExitCode, t.Reason = true, cs.State.Terminated.ExitCode, cs.State.Terminated.Reason
+				if f := cs.State.Terminated.FinishedAt.UTC(); f.After(ip.Finished) {
+					ip.Finished = f
+				}
 			}
 			ip.Containers = append(ip.Containers, t)
 		}

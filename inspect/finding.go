@@ -1,5 +1,7 @@
 package inspect
 
+import "time"
+
 // Finding is one contradiction or risk Analyze found in a snapshot. Codes are
 // stable: scripts may match on them; docs/findings.md documents each one with what
 // it means and what to do.
@@ -39,8 +41,11 @@ type Evidence struct {
 	Kind string `json:"kind"`
 	Text string `json:"text"`
 	// Source names where the fact was read, e.g.
-	// "clusteroperator/etcd status.versions" or "pod openshift-kube-apiserver/kube-apiserver-master-2".
+	// "clusteroperator/etcd status.versions" or "pod openshift-kube-apiserver/kube-apiserver-master-2";
+	// for a log line, "<file>:<line>".
 	Source string `json:"source,omitempty"`
+	// Time is when the fact was written, for a log line (formatVersion 1.2).
+	Time time.Time `json:"time,omitzero"`
 }
 
 // The evidence kinds.
@@ -177,6 +182,30 @@ const (
 	// CodePreviousUpdateIncomplete: the update before the current one never
 	// completed (history holds a Partial entry below the newest).
 	CodePreviousUpdateIncomplete = "PreviousUpdateIncomplete"
+
+	// The log codes (formatVersion 1.2; analyze_logs.go): what the components'
+	// own logs prove.
+
+	// CodeCVOAbandonedUpdate: the CVO's log shows an Updating sync whose work was
+	// cancelled or timed out, followed by a Reconciling sync of the same payload
+	// and generation (BZ1838497, the first incident).
+	CodeCVOAbandonedUpdate = "CVOAbandonedUpdate"
+	// CodeInstallerInterrupted: an installer pod reports Succeeded but its own log
+	// ends before it wrote the static pod manifest (the second incident).
+	CodeInstallerInterrupted = "InstallerInterrupted"
+	// CodeDrainBlockedByUnseenPDB: the machine-config daemon's or controller's log
+	// shows evictions a PodDisruptionBudget refuses in a namespace whose budgets
+	// the snapshot does not hold.
+	CodeDrainBlockedByUnseenPDB = "DrainBlockedByUnseenPDB"
+	// CodeCVORetryingManifest: the CVO's log shows it failing to apply one
+	// manifest again and again, and no ClusterVersion condition says so.
+	CodeCVORetryingManifest = "CVORetryingManifest"
+	// CodeNodeDegradedInLog: a machine-config daemon logged why it marked its node
+	// Degraded, and the node no longer carries that reason.
+	CodeNodeDegradedInLog = "NodeDegradedInLog"
+	// CodeCSRNotAuthorizedInLog: the machine approver logged why it did not
+	// approve a CSR that is no longer pending.
+	CodeCSRNotAuthorizedInLog = "CSRNotAuthorizedInLog"
 )
 
 // Codes lists every finding code, in documentation order.
@@ -218,6 +247,12 @@ var Codes = []string{
 	CodeStaticPodRolloutStuck,
 	CodeCompletedWithPoolsBehind,
 	CodePreviousUpdateIncomplete,
+	CodeCVOAbandonedUpdate,
+	CodeInstallerInterrupted,
+	CodeDrainBlockedByUnseenPDB,
+	CodeCVORetryingManifest,
+	CodeNodeDegradedInLog,
+	CodeCSRNotAuthorizedInLog,
 }
 
 // Wedge is one line of the answer to "why is this cluster stuck": a cause, the
@@ -234,6 +269,13 @@ type Wedge struct {
 	Subjects []string `json:"subjects"`
 	// Next is the command to run next (a recover or oc command line).
 	Next string `json:"next"`
+	// Timeline are the IDs of the timeline entries that prove it, oldest first
+	// (formatVersion 1.2).
+	Timeline []string `json:"timeline,omitempty"`
+
+	// findings are its findings' keys, "<code> <subject>", for linking the
+	// timeline.
+	findings []string
 }
 
 // FindingsWithCode returns the findings with the given code.

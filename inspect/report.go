@@ -59,6 +59,7 @@ func WriteReport(w io.Writer, s *Snapshot, o ReportOptions) error {
 	}
 	p.f("\nFingerprint: %s\n\n", sum.Fingerprint)
 	writeWedges(p, s, o)
+	writeTimeline(p, s)
 
 	p.f("CLAIM (ClusterVersion)\n")
 	if cv := s.ClusterVersion; cv != nil {
@@ -193,6 +194,7 @@ func WriteReport(w io.Writer, s *Snapshot, o ReportOptions) error {
 	if len(missing) > 0 {
 		p.f("\nNOT COLLECTED: %s\n", strings.Join(missing, ", "))
 	}
+	writeLogsLine(p, s)
 
 	counts := map[string]int{}
 	for _, f := range s.Findings {
@@ -209,7 +211,7 @@ func WriteReport(w io.Writer, s *Snapshot, o ReportOptions) error {
 			}
 			src := ""
 			if e.Source != "" {
-				src = "  [" + e.Source + "]"
+				src = "  [" + evidenceSource(e) + "]"
 			}
 			p.f("          - %s: %s%s\n", e.Kind, truncate(e.Text, 300), src)
 		}
@@ -248,6 +250,9 @@ func writeWedges(p *printer, s *Snapshot, o ReportOptions) {
 		p.f("      %s\n", truncate(w.Summary, 700))
 		if len(w.Subjects) > 1 {
 			p.f("      findings: %s\n", capNames(w.Subjects, 6))
+		}
+		if len(w.Timeline) > 0 {
+			p.f("      timeline: %s\n", strings.Join(w.Timeline, ", "))
 		}
 		p.f("      next: %s\n", o.NextCommand(w.Next))
 	}

@@ -50,11 +50,19 @@ func WriteMarkdown(w io.Writer, s *Snapshot, o ReportOptions) error {
 			}
 			p.f("   - Findings: %s\n", capNames(subs, 12))
 		}
+		if len(wd.Timeline) > 0 {
+			var links []string
+			for _, id := range wd.Timeline {
+				links = append(links, "["+id+"](#"+id+")")
+			}
+			p.f("   - Timeline: %s\n", strings.Join(links, ", "))
+		}
 		p.f("   - Next: `%s`\n", mdCode(o.NextCommand(wd.Next)))
 	}
 	if len(ws) > 0 {
 		p.f("\n")
 	}
+	writeTimelineMarkdown(p, s)
 
 	p.f("## Claim: ClusterVersion\n\n")
 	if cv := s.ClusterVersion; cv != nil {
@@ -141,7 +149,7 @@ func WriteMarkdown(w io.Writer, s *Snapshot, o ReportOptions) error {
 		for _, e := range f.Evidence {
 			src := ""
 			if e.Source != "" {
-				src = " (" + mdText(e.Source) + ")"
+				src = " (" + mdText(evidenceSource(e)) + ")"
 			}
 			p.f("- %s: %s%s\n", e.Kind, mdText(truncate(e.Text, 600)), src)
 		}

@@ -11,7 +11,7 @@ import (
 // FormatVersion is the snapshot document's format version. A minor bump only adds
 // fields (readers ignore unknown ones); a major bump breaks, and ReadSnapshot refuses
 // a major it does not know.
-const FormatVersion = "1.1"
+const FormatVersion = "1.2"
 
 // Snapshot is what a Source read from one cluster at one time: the claims (status
 // fields) beside the reality (what runs), with provenance and findings.
@@ -76,6 +76,10 @@ type Snapshot struct {
 	// CloudCredential is cloudcredentials.operator.openshift.io/cluster.
 	CloudCredential *CloudCredential `json:"cloudCredential,omitempty"`
 
+	// Logs are what the components' own logs say (formatVersion 1.2;
+	// logevidence.go): where they were read and the lines that matter.
+	Logs *LogEvidence `json:"logs,omitempty"`
+
 	// Summary is the claim-versus-reality view derived from the facts above
 	// (recomputed by Refresh).
 	Summary *Summary `json:"summary,omitempty"`
@@ -86,6 +90,9 @@ type Snapshot struct {
 	// Findings are Analyze's result, sorted by severity, code and subject
 	// (recomputed by Refresh).
 	Findings []Finding `json:"findings"`
+	// Timeline is the update's history, oldest first: what happened and when,
+	// each entry with its source (formatVersion 1.2; recomputed by Refresh).
+	Timeline *Timeline `json:"timeline,omitempty"`
 }
 
 // SourceKind names the kind of source a snapshot came from.
@@ -263,6 +270,9 @@ type InstallerPod struct {
 	Retry      int                 `json:"retry,omitempty"`
 	Phase      string              `json:"phase"`
 	Containers []ContainerTerminus `json:"containers,omitempty"`
+	// Finished is when its last container terminated, as the kubelet reported
+	// (formatVersion 1.2).
+	Finished time.Time `json:"finished,omitzero"`
 }
 
 // ContainerTerminus is how a container of a finished pod ended, as the kubelet
@@ -340,6 +350,8 @@ type Node struct {
 	// ReadyReason and ReadyMessage are the Ready condition's, when it is not True.
 	ReadyReason  string `json:"readyReason,omitempty"`
 	ReadyMessage string `json:"readyMessage,omitempty"`
+	// ReadySince is the Ready condition's lastTransitionTime (formatVersion 1.2).
+	ReadySince time.Time `json:"readySince,omitzero"`
 	// Addresses are status.addresses, what a kubelet-serving CSR's names must match.
 	Addresses []Address `json:"addresses,omitempty"`
 	Created   time.Time `json:"created,omitzero"`

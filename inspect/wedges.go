@@ -34,6 +34,8 @@ var wedgeTier = map[string]int{
 	CodeUpgradeableFalse: 7, CodeAdminAckRequired: 7, CodeRemovedAPIInUse: 7, CodeUnmanagedOverrides: 7,
 	CodeConditionalRiskOnTarget: 8, CodeForcedUpdate: 8, CodeUnverifiedUpdate: 8, CodePreviousUpdateIncomplete: 8,
 	CodeUpdateInProgress: 9, CodeNotCollected: 9,
+	CodeCVOAbandonedUpdate: 1, CodeCVORetryingManifest: 1, CodeInstallerInterrupted: 2, CodeCSRNotAuthorizedInLog: 4,
+	CodeDrainBlockedByUnseenPDB: 5, CodeNodeDegradedInLog: 6,
 }
 
 func tierOf(code string) int {
@@ -149,7 +151,11 @@ func Wedges(s *Snapshot) []Wedge {
 		if len(follows) > 0 {
 			summary += " It explains " + followText(follows) + "."
 		}
-		lines = append(lines, ranked{Wedge{Code: cause.Code, Class: class, Summary: summary, Subjects: subjects, Next: w.next(g.members)}, best})
+		var keys []string
+		for _, f := range append(append([]Finding(nil), g.members...), follows...) {
+			keys = append(keys, f.Code+" "+f.Subject)
+		}
+		lines = append(lines, ranked{Wedge{Code: cause.Code, Class: class, Summary: summary, Subjects: subjects, Next: w.next(g.members), findings: keys}, best})
 	}
 	sort.SliceStable(lines, func(i, j int) bool {
 		x, y := lines[i], lines[j]
@@ -201,7 +207,7 @@ func (w *wedger) keyOf(f Finding) string {
 		return "not-collected"
 	case CodeCertificateExpiry:
 		return "certificates|" + f.Severity
-	case CodeStaticPodRolloutStuck, CodeStaticPodRevisionMismatch, CodeInstallerSucceededWithoutRevision, CodeStaticPodMissing:
+	case CodeStaticPodRolloutStuck, CodeStaticPodRevisionMismatch, CodeInstallerSucceededWithoutRevision, CodeStaticPodMissing, CodeInstallerInterrupted:
 		return f.Code + "|" + d["component"]
 	case CodeKubeletNewerThanAPIServer, CodeKubeletSkewTooLarge:
 		return f.Code
@@ -257,7 +263,19 @@ func (w *wedger) parentOf(g *wedgeGroup) string {
 		if k := w.groupWith(CodeDrainBlockedByPDB, arg); k != "" {
 			return k
 		}
+		if k := w.groupWith(CodeDrainBlockedByUnseenPDB, arg); k != "" {
+			return k
+		}
 		return w.groupWith(CodeGuardPDBBlocksDrain, arg)
+	case CodeUpdateClaimedCompleteButMixed:
+		// The abandoned update the CVO's log proves is why history says Completed.
+		return w.blockingGroupWith(CodeCVOAbandonedUpdate)
+	case CodeInstallerSucceededWithoutRevision, CodeStaticPodRevisionMismatch:
+		// The installer's own log proves the phase (and so the claimed
+		// revision) wrong.
+		if k := w.exists(CodeInstallerInterrupted + "|" + arg); k != "" && w.hasClass(k, ClassBlocks) {
+			return k
+		}
 	case "pool":
 		// A degraded pool is explained by its degraded nodes.
 		for _, f := range g.members {
@@ -332,6 +350,9 @@ func (w *wedger) parentOf(g *wedgeGroup) string {
 		if k := w.groupWith(CodeCVOStuckOnManifest, ""); k != "" {
 			return k
 		}
+		if k := w.blockingGroupWith(CodeCVORetryingManifest); k != "" {
+			return k
+		}
 		if cv := s.ClusterVersion; cv != nil && strings.HasPrefix(f.Details["reason"], "ClusterOperator") {
 			if c := cvCondition(cv, openshift.ConditionFailing); c != nil {
 				for _, name := range operatorsInFailing(c.Message) {
@@ -404,6 +425,29 @@ func (w *wedger) parentOf(g *wedgeGroup) string {
 }
 
 func arg0(g *wedgeGroup) string { return g.members[0].Subject }
+
+// hasClass reports whether a group has a finding of the class.
+func (w *wedger) hasClass(key, class string) bool {
+	for _, m := range w.groups[key].members {
+		if m.Class == class {
+			return true
+		}
+	}
+	return false
+}
+
+// blockingGroupWith returns the key of the group holding a finding with code
+// that blocks the update, "" when there is none.
+func (w *wedger) blockingGroupWith(code string) string {
+	for _, k := range w.order {
+		for _, f := range w.groups[k].members {
+			if f.Code == code && f.Class == ClassBlocks {
+				return k
+			}
+		}
+	}
+	return ""
+}
 
 // upgradeableTarget returns the group an Upgradeable=False class belongs to: its
 // own line, or the admin gate or the overrides it reports.
@@ -728,6 +772,21 @@ func (w *wedger) next(ms []Finding) string {
 		return nextcmd.PlanAccepting(nextcmd.AcceptRemoveOverrides)
 	case CodeConditionalRiskOnTarget:
 		return "recover plan"
+	case CodeCVOAbandonedUpdate:
+		return "recover plan"
+	case CodeInstallerInterrupted:
+		return "recover plan --accept force-redeployment:" + d["component"]
+	case CodeDrainBlockedByUnseenPDB:
+		if d["namespace"] == "" {
+			return "oc get pods -A --field-selector metadata.name=" + strings.Split(d["pods"], ",")[0]
+		}
+		return "oc -n " + d["namespace"] + " get poddisruptionbudgets"
+	case CodeCVORetryingManifest:
+		return getCommand(c.Subject)
+	case CodeNodeDegradedInLog:
+		return "oc describe node/" + name
+	case CodeCSRNotAuthorizedInLog:
+		return "oc describe csr " + name
 	case CodeNotCollected:
 		if w.s.Source.Kind == SourceLive {
 			res := strings.TrimPrefix(c.Subject, "resource/")
@@ -777,4 +836,17 @@ func (s *Snapshot) Blocking() []Wedge {
 		}
 	}
 	return out
+}
+
+// getCommand is the oc command that shows the object a subject
+// ("<kind>/<name>" or "<kind>/<namespace>/<name>") names.
+func getCommand(subject string) string {
+	parts := strings.Split(subject, "/")
+	switch len(parts) {
+	case 2:
+		return "oc get " + parts[0] + " " + parts[1] + " -o yaml"
+	case 3:
+		return "oc -n " + parts[1] + " get " + parts[0] + " " + parts[2] + " -o yaml"
+	}
+	return "oc adm upgrade status"
 }

@@ -31,7 +31,7 @@
 // # Components
 //
 // Each screen is its own small component (tui/overview, tui/target, tui/steps,
-// tui/applyview) over a shared common.Common (size, styles, keymap, clock); the
+// tui/applyview, tui/timeline) over a shared common.Common (size, styles, keymap, clock); the
 // header (tui/header) and the modal confirmation (tui/dialog) are components too.
 // The run's state (phase, the engine's open question, the result, the CVO's
 // state, every step's status) is one tui/state.Run, fed only by the engine's

@@ -26,6 +26,7 @@ import (
 	"github.com/openshift-recover/recover/tui/steps"
 	"github.com/openshift-recover/recover/tui/styles"
 	"github.com/openshift-recover/recover/tui/target"
+	"github.com/openshift-recover/recover/tui/timeline"
 )
 
 // The screens, in tab order.
@@ -34,9 +35,10 @@ const (
 	ScreenTarget
 	ScreenPlan
 	ScreenApply
+	ScreenTimeline
 )
 
-var screenNames = []string{"Overview", "Target", "Plan", "Apply"}
+var screenNames = []string{"Overview", "Target", "Plan", "Apply", "Timeline"}
 
 // Options tune a Model beyond its Session.
 type Options struct {
@@ -73,6 +75,7 @@ type Model struct {
 	target   *target.Model
 	steps    *steps.Model
 	apply    *applyview.Model
+	timeline *timeline.Model
 	help     help.Model
 
 	active   int
@@ -120,11 +123,13 @@ func New(s *Session, o Options) *Model {
 	m.target = target.New(sub())
 	m.steps = steps.New(sub(), m.state)
 	m.apply = applyview.New(sub(), m.state)
+	m.timeline = timeline.New(sub())
 	m.help = help.New()
 	m.help.Styles = o.Styles.Help
 	m.help.ShortSeparator = " · "
 
 	m.overview.SetSnapshot(s.Snapshot)
+	m.timeline.SetSnapshot(s.Snapshot)
 	m.target.SetHint(s.PlanHint)
 	switch {
 	case s.Engine == nil:
@@ -322,6 +327,8 @@ func (m *Model) screen() common.Component {
 		return m.steps
 	case ScreenApply:
 		return m.apply
+	case ScreenTimeline:
+		return m.timeline
 	}
 	return m.overview
 }
@@ -338,6 +345,7 @@ func (m *Model) resize(w, h int) {
 	m.target.SetSize(w, bh)
 	m.steps.SetSize(w, bh)
 	m.apply.SetSize(w, bh)
+	m.timeline.SetSize(w, bh)
 	if m.dialog != nil {
 		m.dialog.Width, m.dialog.Height = w, h
 	}
@@ -696,6 +704,7 @@ func (m *Model) handleReload(msg reloadMsg) {
 	}
 	m.session.Snapshot = msg.snap
 	m.overview.SetSnapshot(msg.snap)
+	m.timeline.SetSnapshot(msg.snap)
 	m.showClaim(msg.snap)
 	m.flash = "re-read the cluster at " + msg.snap.Source.CollectedAt.Format("15:04:05")
 	m.state.Reloaded(msg.snap)

@@ -491,7 +491,7 @@ func TestBadMustGatherDirectories(t *testing.T) {
 			write(t, mg, cv, []byte("apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata: {name: version}\nstatus: {history: yes}\n"))
 		}), ExitBadInput, "invalid ClusterVersion"},
 		{"binary", mustGatherCase(func(t *testing.T, mg string) { write(t, mg, cv, binary(4096)) }), ExitBadInput, "version.yaml"},
-		{"huge", mustGatherCase(func(t *testing.T, mg string) { huge(t, mg, cv) }), ExitBadInput, "version.yaml: larger than 512 MiB"},
+		{"huge", mustGatherCase(func(t *testing.T, mg string) { huge(t, mg, cv) }), ExitBadInput, "version.yaml: larger than 256 MiB"},
 		{"symlink loop", mustGatherCase(func(t *testing.T, mg string) { os.Remove(filepath.Join(mg, cv)); loop(t, mg, cv) }), ExitBadInput, "version.yaml"},
 		{"not Kubernetes objects", mustGatherCase(func(t *testing.T, mg string) { write(t, mg, cv, []byte("- a\n- b\n")) }), ExitBadInput, "not a Kubernetes object"},
 		{"list item of another kind", mustGatherCase(func(t *testing.T, mg string) {
@@ -554,7 +554,19 @@ func TestBadMustGatherArchives(t *testing.T) {
 			_ = zw.Close()
 			return []string{"inspect", "--must-gather", write(t, dir, "mg.tar.gz", b.Bytes())}
 		}, ExitBadInput, "more than the"},
+		{"five 480 MiB resource files in 4 MB", crafted(craftedArchives[0]), craftedArchives[0].code, craftedArchives[0].want},
+		{"eight 200 MiB resource files", crafted(craftedArchives[1]), craftedArchives[1].code, craftedArchives[1].want},
 	})
+}
+
+// crafted is the case of a crafted archive (crafted_test.go).
+func crafted(a craftedArchive) func(*testing.T, string) []string {
+	return func(t *testing.T, _ string) []string {
+		if testing.Short() {
+			t.Skip("generating the crafted archives expands 4 GB through gzip; skipped with -short")
+		}
+		return []string{"inspect", "--must-gather", craftedPath(t, a.name)}
+	}
 }
 
 func TestBadInsightsArchives(t *testing.T) {
@@ -582,7 +594,7 @@ func TestBadInsightsArchives(t *testing.T) {
 		{"huge version", func(t *testing.T, dir string) []string {
 			huge(t, dir, "ins/config/version")
 			return []string{"inspect", "--insights-archive", filepath.Join(dir, "ins")}
-		}, ExitBadInput, "config/version: larger than 512 MiB"},
+		}, ExitBadInput, "config/version: larger than 256 MiB"},
 		{"symlink loop", func(t *testing.T, dir string) []string {
 			write(t, dir, "ins/config/version", version)
 			loop(t, dir, "ins/config/clusteroperator/dns.json")

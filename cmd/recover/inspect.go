@@ -44,8 +44,14 @@ findings for every contradiction. Finding codes are documented in docs/findings.
 
 Every output starts with why the cluster is stuck: one line per cause, the most
 blocking first, each naming its findings and the command to run next (a 'recover
-plan' for what recover can remedy, the oc command for what only the admin can do).
+plan' for what recover can remedy, the oc command for what only the admin can do),
+then the update's timeline, oldest first, whose entries the causes cite.
 -o markdown is a readable report for a support case.
+
+The components' own logs are evidence: the CVO's, the machine-config daemons' and
+controller's, the static-pod installers' and the machine approver's, read from the
+must-gather or Insights archive, or live through pods/log for the pods that matter
+(bounded by --log-limit-bytes), line by line.
 
 It exits 0 whenever it could inspect, whatever it found.`,
 		Example: `  # The live cluster of the current kubeconfig context
@@ -75,6 +81,7 @@ It exits 0 whenever it could inspect, whatever it found.`,
 		},
 	}
 	o.source = addSourceFlags(cmd)
+	o.source.addLogFlags(cmd)
 	o.output = addOutputFlag(cmd, outputTable, outputJSON, outputYAML, outputMarkdown)
 	o.verdict = addVerdictFlags(cmd)
 	return cmd, o

@@ -21,6 +21,10 @@ type sourceFlags struct {
 	insights   string
 	files      []string
 	snapshot   string
+	// logBytes bounds each component log read live (inspect's
+	// --log-limit-bytes, registered when logFlag).
+	logBytes int64
+	logFlag  bool
 }
 
 // addSourceFlags registers --must-gather, --insights-archive, --from-file and
@@ -36,8 +40,18 @@ func addSourceFlags(cmd *cobra.Command) *sourceFlags {
 	return f
 }
 
+// addLogFlags registers --log-limit-bytes on cmd (inspect's).
+func (f *sourceFlags) addLogFlags(cmd *cobra.Command) {
+	f.logFlag = true
+	cmd.Flags().Int64Var(&f.logBytes, "log-limit-bytes", live.DefaultLogBytes,
+		"Live: read at most this many bytes of each component log that matters (the CVO, machine-config daemons and controller, latest installers, machine approver) through pods/log; 0 reads no log.")
+}
+
 // Validate checks that at most one offline source was given.
 func (f *sourceFlags) Validate() error {
+	if f.logBytes < 0 {
+		return usageError{msg: fmt.Sprintf("--log-limit-bytes %d is negative; give 0 to read no log", f.logBytes)}
+	}
 	var set []string
 	if f.mustGather != "" {
 		set = append(set, "--must-gather")
@@ -78,7 +92,14 @@ func (f *sourceFlags) Source(g *globalOptions) (inspect.Source, error) {
 	if err != nil {
 		return nil, withExitCode(fmt.Errorf("no cluster to inspect: %v; pass --kubeconfig or --context, or read offline with --must-gather PATH", err), ExitCluster)
 	}
-	src, err := live.New(cfg, live.Options{})
+	opts := live.Options{}
+	switch {
+	case f.logFlag && f.logBytes == 0:
+		opts.Logs.Disabled = true
+	case f.logBytes > 0:
+		opts.Logs.MaxBytes = f.logBytes
+	}
+	src, err := live.New(cfg, opts)
 	if err != nil {
 		return nil, withExitCode(err, ExitCluster)
 	}

@@ -2,16 +2,14 @@ package dump
 
 import (
 	"context"
-	"github.com/openshift-recover/recover/internal/openshift"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/internal/decode"
-	"github.com/openshift-recover/recover/internal/bounded"
+	"github.com/openshift-recover/recover/internal/openshift"
 )
-
-// maxFileBytes caps one dumped file, as the archive reader caps one entry.
-const maxFileBytes = 512 << 20
 
 // Source reads `oc get` dumps.
 type Source struct {
@@ -27,6 +25,7 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 		return nil, &inspect.InputError{Path: "--from-file", Err: errNoFiles}
 	}
 	b := inspect.NewBuilder(inspect.SourceDump, strings.Join(s.Paths, ","))
+	budget := &decode.Budget{}
 	counts := map[string]int{}
 	files := map[string][]string{}
 	note := func(key, path string) {
@@ -40,26 +39,21 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := bounded.ReadFile(p, maxFileBytes)
-		if err != nil {
-			return nil, &inspect.InputError{Path: p, Err: err}
-		}
-		docs, err := decode.Documents(p, data)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range docs {
+		// Decoded object by object, with the bounds of every offline source
+		// (decode.MaxFileBytes, MaxResourceBytes, MaxDocumentBytes).
+		err := decode.Each(os.DirFS(filepath.Dir(p)), filepath.Base(p), p, budget, func(d decode.Doc) error {
 			res, ok, err := decode.Add(b, d, "")
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
+			if err != nil || !ok {
+				return err
 			}
 			note(res.Key(), p)
 			if res.Namespaced {
 				note(res.Key()+"/"+decode.Namespace(d), p)
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	record := func(res inspect.Resource, ns string) {

@@ -20,6 +20,9 @@
 //	config/configmaps/openshift-config/admin-acks/<key>    one file per key (4.7+ layout)
 //	config/clusteroperator/operator.openshift.io/cloudcredential/cluster.json
 //
+// and, where it has any, the logs of the pods of degraded operators' namespaces
+// (logs.go), scanned line by line as evidence.
+//
 // An Insights archive never holds Deployments, and only the pods of failing
 // containers, so those are recorded as Absent (pods found are still used) and
 // static-pod revisions and operator versions cannot be verified from it. Nor does

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/internal/archive"
 	"github.com/openshift-recover/recover/inspect/internal/decode"
+	"github.com/openshift-recover/recover/inspect/logs"
 )
 
 // Source reads an Insights archive directory or .tar.gz.
@@ -17,13 +19,15 @@ type Source struct {
 	Path string
 	// Limits bound an archive; zero means archive.DefaultLimits.
 	Limits archive.Limits
+	// LogLimits bound the scan of one log; zero means logs.DefaultLimits.
+	LogLimits logs.Limits
 }
 
 // New returns an Insights archive source for path.
 func New(path string) *Source { return &Source{Path: path} }
 
 func keep(name string) bool {
-	return strings.HasPrefix(name, "config/") || strings.Contains(name, "/config/")
+	return (strings.HasPrefix(name, "config/") || strings.Contains(name, "/config/")) && !wantLog(name) && path.Ext(name) != ".log"
 }
 
 // operatorCRDirs maps the archive's operator CR directories to their kinds.
@@ -36,10 +40,12 @@ var operatorCRDirs = []struct{ dir, kind string }{
 
 // Collect reads the archive.
 func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
-	fsys, err := archive.Open(s.Path, keep, s.Limits.OrDefault())
+	lc := logs.NewCollector(ctx, s.LogLimits)
+	fsys, err := archive.Open(s.Path, archive.Options{Keep: keep, Stream: wantLog, OnStream: streamLog(lc, s.Path)}, s.Limits.OrDefault())
 	if err != nil {
 		return nil, err
 	}
+	defer fsys.Close()
 	root, err := FindRoot(fsys)
 	if err != nil {
 		return nil, &inspect.InputError{Path: s.Path, Err: err}
@@ -48,7 +54,7 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 	if root != "." {
 		display = path.Join(s.Path, root)
 	}
-	r := &reader{ctx: ctx, fsys: fsys, root: root, display: display, b: inspect.NewBuilder(inspect.SourceInsights, s.Path)}
+	r := &reader{ctx: ctx, fsys: fsys, root: root, display: display, b: inspect.NewBuilder(inspect.SourceInsights, s.Path), budget: &decode.Budget{}}
 	type step struct {
 		res    inspect.Resource
 		looked string
@@ -87,6 +93,14 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 	r.b.Record(inspect.ResourceStatus{Resource: inspect.ResDeployments.Key(), State: inspect.Absent,
 		Reason: "an Insights archive does not gather Deployments (the CVO and operator Deployments)"})
 	if err := r.wedges(); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(s.Path); err == nil && fi.IsDir() {
+		if err := walkLogs(lc, fsys, s.Path); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.addLogs(lc); err != nil {
 		return nil, err
 	}
 	return r.b.Finish(), nil
@@ -134,6 +148,8 @@ type reader struct {
 	root    string
 	display string
 	b       *inspect.Builder
+	// budget counts the resource bytes decoded against decode.MaxResourceBytes.
+	budget *decode.Budget
 }
 
 func (r *reader) rel(p string) string { return path.Join(r.root, p) }
@@ -172,7 +188,7 @@ func (r *reader) read(files []string, kind string) (int, error) {
 	if err != nil {
 		return 0, &inspect.InputError{Path: r.display, Err: err}
 	}
-	return decode.Files(r.ctx, r.b, sub, r.display, files, kind)
+	return decode.Files(r.ctx, r.b, sub, r.display, files, kind, r.budget)
 }
 
 func (r *reader) from(files []string, looked string) []string {

@@ -142,3 +142,32 @@ func tarGz(t *testing.T, dir, prefix string) string {
 	}
 	return p
 }
+
+// TestArchiveLogs: an archive's logs of a degraded operator's namespace
+// (config/pod/<ns>/logs/<pod>/<container>_current.log) are read, as files and
+// as a tar.gz's streamed entries, and their pod object gives the daemon's node.
+func TestArchiveLogs(t *testing.T) {
+	dir := "testdata/logs"
+	for _, p := range []string{dir, tarGz(t, dir, "insights-operator/")} {
+		s, err := New(p).Collect(t.Context())
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if s.Logs == nil || len(s.Logs.Files) != 1 {
+			t.Fatalf("%s: logs %+v", p, s.Logs)
+		}
+		f := s.Logs.Files[0]
+		if f.Node != "master-0" || f.Family != inspect.LogFamilyMachineConfigDaemon || f.Lines != 5 {
+			t.Errorf("%s: file %+v", p, f)
+		}
+		got := s.FindingsWithCode(inspect.CodeDrainBlockedByUnseenPDB)
+		if len(got) != 1 || got[0].Subject != "namespace/payments" || got[0].Details["nodes"] != "master-0" || got[0].Details["count"] != "2" {
+			t.Errorf("%s: DrainBlockedByUnseenPDB %+v", p, got)
+		}
+		for _, r := range s.Logs.Sources {
+			if want := map[bool]inspect.CollectionState{true: inspect.Collected, false: inspect.Absent}[r.Namespace == "openshift-machine-config-operator"]; r.State != want {
+				t.Errorf("%s: logs of %s %s, want %s", p, r.Namespace, r.State, want)
+			}
+		}
+	}
+}

@@ -12,6 +12,12 @@
 // the number of resource types (and pages), never on the number of objects:
 // there are no per-object GETs. Core resources travel as protobuf.
 //
+// A third phase reads the components' logs through pods/log (logs.go): only the
+// pods that matter (the CVO's, the machine-config daemons of the nodes that are
+// not settled and the controller, each node's latest installer, the machine
+// approver), bounded by limitBytes and tailLines, scanned line by line as they
+// stream, with timestamps asked for so every line has its date.
+//
 // A resource the user may not read is recorded as Forbidden and inspection goes on;
 // one the cluster does not serve (no Machine API on UPI, no APIRequestCount before
 // 4.8) is recorded as NotFound;

@@ -35,6 +35,8 @@ type Options struct {
 	PageSize int64
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Logs bound the components' logs read through pods/log.
+	Logs LogOptions
 }
 
 // Source collects snapshots from the cluster a rest.Config points at.
@@ -160,6 +162,11 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 	}
 	if err := s.verdict(append(outcomes, second...)); err != nil {
 		return nil, err
+	}
+	if !s.opts.Logs.Disabled {
+		if err := s.collectLogs(ctx, b); err != nil {
+			return nil, err
+		}
 	}
 	b.SetCollectedAt(s.opts.Now(), "clock")
 	snap := b.Finish()

@@ -288,6 +288,18 @@ func TestForbiddenResourcesAreRecorded(t *testing.T) {
 	if got["CVODisabled@deployment/openshift-cluster-version/cluster-version-operator"] {
 		t.Error("a forbidden Deployment list must not read as a missing CVO")
 	}
+	// The logs of a namespace whose pods may not be listed are Forbidden, and
+	// make no NotCollected finding (logs add evidence).
+	for _, r := range s.Logs.Sources {
+		if r.Namespace == "openshift-cluster-version" && (r.State != inspect.Forbidden || !strings.Contains(r.Reason, "listing its pods")) {
+			t.Errorf("logs of the CVO's namespace: %+v", r)
+		}
+	}
+	for k := range got {
+		if strings.Contains(k, "pods/log") {
+			t.Errorf("a log not read made a finding: %s", k)
+		}
+	}
 }
 
 // countingTransport counts the requests a client makes.
@@ -336,9 +348,11 @@ func TestPaginationAndRequestCount(t *testing.T) {
 	// 12 cluster-wide types and the pods of 4 operand namespaces; the wedge
 	// facts' 9 cluster-wide types, 2 admin-gate ConfigMaps and 2 signer
 	// namespaces' Secrets; nothing drains and no webhook calls a service, so
-	// the second phase needs no request.
-	if first != 29 {
-		t.Errorf("one inspect made %d requests; want one LIST per resource type (29)", first)
+	// the second phase needs no request; the logs phase lists the pods of the
+	// CVO, the machine-config operator and the approver (3), and no pod
+	// whose log matters runs.
+	if first != 32 {
+		t.Errorf("one inspect made %d requests; want one LIST per resource type and the logs phase's three (32)", first)
 	}
 	seen := 0
 	for _, n := range s.Nodes {

@@ -119,8 +119,8 @@ func TestWedgeFactsLive(t *testing.T) {
 			}
 		}
 	}
-	if got := count.Load(); got != 31 {
-		t.Errorf("live inspect made %d requests; want 29 LISTs and the two of the second phase", got)
+	if got := count.Load(); got != 34 {
+		t.Errorf("live inspect made %d requests; want 29 LISTs, the two of the second phase and the three pod LISTs of the logs phase", got)
 	}
 	for _, r := range live.Resources {
 		switch r.Key() {

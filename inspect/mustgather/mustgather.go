@@ -3,8 +3,8 @@ package mustgather
 import (
 	"context"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -13,7 +13,9 @@ import (
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/internal/archive"
 	"github.com/openshift-recover/recover/inspect/internal/decode"
+	"github.com/openshift-recover/recover/inspect/logs"
 	"github.com/openshift-recover/recover/internal/bounded"
+	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // Source reads a must-gather directory or archive.
@@ -22,6 +24,8 @@ type Source struct {
 	Path string
 	// Limits bound an archive; zero means archive.DefaultLimits.
 	Limits archive.Limits
+	// LogLimits bound the scan of one log; zero means logs.DefaultLimits.
+	LogLimits logs.Limits
 }
 
 // New returns a must-gather source for path.
@@ -29,9 +33,15 @@ func New(path string) *Source { return &Source{Path: path} }
 
 // Collect reads the must-gather.
 func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
-	fsys, err := archive.Open(s.Path, keep, s.Limits.OrDefault())
+	lc := logs.NewCollector(ctx, s.LogLimits)
+	fsys, err := archive.Open(s.Path, archive.Options{Keep: keep, Stream: wantLog, OnStream: streamLog(lc, s.Path)}, s.Limits.OrDefault())
 	if err != nil {
 		return nil, err
+	}
+	defer fsys.Close()
+	fromArchive := true
+	if fi, err := os.Stat(s.Path); err == nil && fi.IsDir() {
+		fromArchive = false
 	}
 	root, err := FindRoot(fsys)
 	if err != nil {
@@ -41,7 +51,7 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 	if err != nil {
 		return nil, &inspect.InputError{Path: s.Path, Err: err}
 	}
-	r := &reader{ctx: ctx, fsys: sub, display: displayRoot(s.Path, root), b: inspect.NewBuilder(inspect.SourceMustGather, s.Path)}
+	r := &reader{ctx: ctx, fsys: sub, display: displayRoot(s.Path, root), b: inspect.NewBuilder(inspect.SourceMustGather, s.Path), budget: &decode.Budget{}}
 	if t, from := r.timestamp(fsys, root); !t.IsZero() {
 		r.b.SetCollectedAt(t, from)
 		r.at = t
@@ -63,6 +73,17 @@ func (s *Source) Collect(ctx context.Context) (*inspect.Snapshot, error) {
 		return nil, err
 	}
 	if err := r.wedgesThen(); err != nil {
+		return nil, err
+	}
+	if !fromArchive {
+		// A directory's logs are read from its root, an archive's were read as
+		// they streamed by, wherever they sat.
+		root = "."
+		if err := walkLogs(lc, sub, r.display); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.addLogs(lc, root); err != nil {
 		return nil, err
 	}
 	return r.b.Finish(), nil
@@ -184,6 +205,8 @@ type reader struct {
 	display string
 	b       *inspect.Builder
 	at      time.Time
+	// budget counts the resource bytes decoded against decode.MaxResourceBytes.
+	budget *decode.Budget
 }
 
 // timestamp reads the must-gather's timestamp file (the root's or a parent's).
@@ -223,7 +246,7 @@ func parseTimestamp(s string) (time.Time, bool) {
 // readFiles decodes the given files (relative to the root) into the builder and
 // returns how many objects of the expected kind were read.
 func (r *reader) readFiles(files []string, kind string) (int, error) {
-	return decode.Files(r.ctx, r.b, r.fsys, r.display, files, kind)
+	return decode.Files(r.ctx, r.b, r.fsys, r.display, files, kind, r.budget)
 }
 
 // dataFiles lists the data files of a directory, sorted ("" when it does not exist).

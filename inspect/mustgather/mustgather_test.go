@@ -282,7 +282,7 @@ func TestHostileArchivesAreRefused(t *testing.T) {
 		{"symlink out", []entry{ok, {name: "mg/cluster-scoped-resources/core/nodes", typ: tar.TypeSymlink, link: "../../../../../etc"}}, archive.Limits{}, "symlink"},
 		{"absolute symlink", []entry{ok, {name: "mg/x", typ: tar.TypeSymlink, link: "/etc/passwd"}}, archive.Limits{}, "outside the archive"},
 		{"hard link out", []entry{ok, {name: "mg/y", typ: tar.TypeLink, link: "../outside"}}, archive.Limits{}, "hard link"},
-		{"file too large", []entry{{name: "mg/" + cv, size: 4096}}, archive.Limits{MaxFileBytes: 1024, MaxKeptBytes: 1 << 20, MaxArchiveBytes: 1 << 20, MaxEntries: 10}, "more than the 1024 allowed"},
+		{"file too large", []entry{{name: "mg/" + cv, size: 4096}}, archive.Limits{MaxFileBytes: 1024, MaxKeptBytes: 1 << 20, MaxArchiveBytes: 1 << 20, MaxEntries: 10}, "more than the 1 KiB allowed"},
 		{"archive too large", []entry{ok, {name: "mg/logs/huge.log", size: 8192}}, archive.Limits{MaxFileBytes: 1 << 20, MaxKeptBytes: 1 << 20, MaxArchiveBytes: 4096, MaxEntries: 10}, "expands to more than"},
 		{"too many entries", []entry{ok, ok, ok}, archive.Limits{MaxFileBytes: 1 << 20, MaxKeptBytes: 1 << 20, MaxArchiveBytes: 1 << 20, MaxEntries: 2}, "more than 2 entries"},
 	} {

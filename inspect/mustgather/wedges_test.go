@@ -126,6 +126,9 @@ func TestWedgeMustGatherArchiveMatchesDirectory(t *testing.T) {
 		for i := range s.Resources {
 			s.Resources[i].From = nil
 		}
+		for i := range s.Logs.Sources {
+			s.Logs.Sources[i].From = nil
+		}
 	}
 	a, _ := json.Marshal(dir)
 	b, _ := json.Marshal(arch)

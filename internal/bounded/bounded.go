@@ -112,3 +112,17 @@ func Size(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// Counter counts the bytes read through it: what a streaming reader has read
+// of a limit it passes to io.LimitReader.
+type Counter struct {
+	R io.Reader
+	N int64
+}
+
+// Read reads from R and counts.
+func (c *Counter) Read(p []byte) (int, error) {
+	k, err := c.R.Read(p)
+	c.N += int64(k)
+	return k, err
+}

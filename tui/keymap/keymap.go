@@ -11,6 +11,7 @@ type KeyMap struct {
 	Target     key.Binding
 	Plan       key.Binding
 	Apply      key.Binding
+	Timeline   key.Binding
 
 	// Global.
 	Help   key.Binding
@@ -62,6 +63,7 @@ func Default() *KeyMap {
 		Target:     key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "target")),
 		Plan:       key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "plan")),
 		Apply:      key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "apply")),
+		Timeline:   key.NewBinding(key.WithKeys("5"), key.WithHelp("5", "timeline")),
 
 		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
@@ -148,7 +150,7 @@ func (k *KeyMap) Screens() []key.Binding {
 // Tabs are the bindings that show each screen, in tab order: the header labels
 // its tabs with them.
 func (k *KeyMap) Tabs() []key.Binding {
-	return []key.Binding{k.Overview, k.Target, k.Plan, k.Apply}
+	return []key.Binding{k.Overview, k.Target, k.Plan, k.Apply, k.Timeline}
 }
 
 // Navigation are the list and viewport bindings, for the full help.

@@ -93,7 +93,7 @@ func TestTabsAreTheScreenKeysInOrder(t *testing.T) {
 	for _, b := range k.Tabs() {
 		got = append(got, b.Help().Desc)
 	}
-	if want := []string{"overview", "target", "plan", "apply"}; !reflect.DeepEqual(got, want) {
+	if want := []string{"overview", "target", "plan", "apply", "timeline"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("Tabs are %v, want %v", got, want)
 	}
 	screens := k.Screens()

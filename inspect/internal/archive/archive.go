@@ -11,9 +11,10 @@ import (
 	"os"
 	"path"
 	"strings"
-	"testing/fstest"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/inspect/internal/decode"
+	"github.com/openshift-recover/recover/internal/bounded"
 )
 
 // Limits bound what an archive may hold.
@@ -26,15 +27,22 @@ type Limits struct {
 	MaxArchiveBytes int64
 	// MaxEntries is the number of entries.
 	MaxEntries int
+	// MaxMemoryBytes is how much of the kept files is held in memory; the rest
+	// is written to a private temporary directory. Zero means
+	// DefaultLimits.MaxMemoryBytes.
+	MaxMemoryBytes int64
 }
 
-// DefaultLimits fit the largest real must-gathers (tens of GB of logs are skipped,
-// not kept) while refusing decompression bombs.
+// DefaultLimits fit the largest real must-gathers (tens of GB of logs are
+// streamed or skipped, not kept) while refusing decompression bombs and
+// archives whose resource files alone would take minutes to decode: a
+// 5,000-node cluster's must-gather keeps about 200 MiB.
 var DefaultLimits = Limits{
-	MaxFileBytes:    512 << 20,
-	MaxKeptBytes:    4 << 30,
+	MaxFileBytes:    decode.MaxFileBytes,
+	MaxKeptBytes:    decode.MaxResourceBytes,
 	MaxArchiveBytes: 64 << 30,
 	MaxEntries:      2_000_000,
+	MaxMemoryBytes:  64 << 20,
 }
 
 // OrDefault returns l, or DefaultLimits when l is the zero value.
@@ -42,13 +50,38 @@ func (l Limits) OrDefault() Limits {
 	if l == (Limits{}) {
 		return DefaultLimits
 	}
+	if l.MaxMemoryBytes == 0 {
+		l.MaxMemoryBytes = DefaultLimits.MaxMemoryBytes
+	}
 	return l
 }
 
-// Open returns the directory at p as an fs.FS, or, when p is a file, the kept
-// files of the tar (optionally gzip-compressed) archive it holds. keep decides, by
-// cleaned slash path, which regular files are kept in memory.
-func Open(p string, keep func(name string) bool, lim Limits) (fs.FS, error) {
+// Options say what to do with an archive's regular files.
+type Options struct {
+	// Keep decides, by cleaned slash path, which files are kept (readable
+	// through the returned FS).
+	Keep func(name string) bool
+	// Stream decides which files are handed to OnStream instead, as the archive
+	// is read; they are never stored. Nil streams nothing.
+	Stream func(name string) bool
+	// OnStream reads a streamed file; it may stop early. An error stops the read
+	// and is returned.
+	OnStream func(name string, r io.Reader) error
+}
+
+// FS is an opened source: a directory or an archive's kept files. Close it to
+// remove what an archive wrote to its temporary directory.
+type FS interface {
+	fs.FS
+	fs.ReadDirFS
+	fs.StatFS
+	io.Closer
+}
+
+// Open returns the directory at p as an FS, or, when p is a file, the kept files
+// of the tar (optionally gzip-compressed) archive it holds. A directory's files
+// are not streamed: the caller walks them.
+func Open(p string, opts Options, lim Limits) (FS, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, &inspect.InputError{Path: p, Err: err}
@@ -61,27 +94,51 @@ func Open(p string, keep func(name string) bool, lim Limits) (fs.FS, error) {
 		if err != nil {
 			return nil, &inspect.InputError{Path: p, Err: err}
 		}
-		return root.FS(), nil
+		rfs, ok := root.FS().(dirFSI)
+		if !ok {
+			root.Close()
+			return nil, &inspect.InputError{Path: p, Err: errors.New("this Go runtime cannot list a directory it opened safely")}
+		}
+		return dirFS{dirFSI: rfs, root: root}, nil
 	}
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, &inspect.InputError{Path: p, Err: err}
 	}
 	defer f.Close()
-	fsys, err := Read(f, keep, lim)
+	fsys, err := Read(f, opts, lim)
 	if err != nil {
 		var ie *inspect.InputError
 		if errors.As(err, &ie) && ie.Path == "" {
 			ie.Path = p
 			return nil, ie
 		}
+		if errors.As(err, &ie) {
+			return nil, err
+		}
 		return nil, &inspect.InputError{Path: p, Err: err}
 	}
 	return fsys, nil
 }
 
-// Read reads a tar stream, gzip-compressed or not, into memory.
-func Read(r io.Reader, keep func(name string) bool, lim Limits) (fs.FS, error) {
+// dirFSI is what os.Root's FS implements.
+type dirFSI interface {
+	fs.FS
+	fs.ReadDirFS
+	fs.StatFS
+}
+
+type dirFS struct {
+	dirFSI
+	root *os.Root
+}
+
+func (d dirFS) Close() error { return d.root.Close() }
+
+// Read reads a tar stream, gzip-compressed or not: the kept files into the
+// returned FS, the streamed ones through opts.OnStream.
+func Read(r io.Reader, opts Options, lim Limits) (FS, error) {
+	lim = lim.OrDefault()
 	br := bufio.NewReader(r)
 	magic, _ := br.Peek(2)
 	var src io.Reader = br
@@ -94,7 +151,13 @@ func Read(r io.Reader, keep func(name string) bool, lim Limits) (fs.FS, error) {
 		src = gz
 	}
 	tr := tar.NewReader(src)
-	out := fstest.MapFS{}
+	out := newStore(lim.MaxMemoryBytes)
+	ok := false
+	defer func() {
+		if !ok {
+			out.Close()
+		}
+	}()
 	var total, kept int64
 	entries := 0
 	for {
@@ -121,7 +184,7 @@ func Read(r io.Reader, keep func(name string) bool, lim Limits) (fs.FS, error) {
 		}
 		total += hdr.Size
 		if total > lim.MaxArchiveBytes {
-			return nil, fmt.Errorf("archive expands to more than %d bytes; refusing it", lim.MaxArchiveBytes)
+			return nil, fmt.Errorf("archive expands to more than %s; refusing it", bounded.Size(lim.MaxArchiveBytes))
 		}
 		switch hdr.Typeflag {
 		case tar.TypeSymlink:
@@ -138,29 +201,30 @@ func Read(r io.Reader, keep func(name string) bool, lim Limits) (fs.FS, error) {
 				return nil, fmt.Errorf("archive entry %q is a hard link to %q, outside the archive; refusing it", hdr.Name, hdr.Linkname)
 			}
 		case tar.TypeReg, tar.TypeRegA: //nolint:staticcheck // old archives use TypeRegA
-			if !keep(name) {
-				continue
+			switch {
+			case opts.Stream != nil && opts.Stream(name):
+				lr := &io.LimitedReader{R: tr, N: hdr.Size}
+				if err := opts.OnStream(name, lr); err != nil {
+					return nil, err
+				}
+			case opts.Keep != nil && opts.Keep(name):
+				if hdr.Size > lim.MaxFileBytes {
+					return nil, fmt.Errorf("archive entry %q is %d bytes, more than the %s allowed for one resource file", hdr.Name, hdr.Size, bounded.Size(lim.MaxFileBytes))
+				}
+				kept += hdr.Size
+				if kept > lim.MaxKeptBytes {
+					return nil, fmt.Errorf("archive holds more than %s of resource files; refusing it (the most recover decodes from one source)", bounded.Size(lim.MaxKeptBytes))
+				}
+				if err := out.add(name, tr, hdr); err != nil {
+					return nil, err
+				}
 			}
-			if hdr.Size > lim.MaxFileBytes {
-				return nil, fmt.Errorf("archive entry %q is %d bytes, more than the %d allowed", hdr.Name, hdr.Size, lim.MaxFileBytes)
-			}
-			kept += hdr.Size
-			if kept > lim.MaxKeptBytes {
-				return nil, fmt.Errorf("archive holds more than %d bytes of resource files; refusing it", lim.MaxKeptBytes)
-			}
-			data, err := io.ReadAll(io.LimitReader(tr, hdr.Size+1))
-			if err != nil {
-				return nil, fmt.Errorf("reading archive entry %q: %v", hdr.Name, err)
-			}
-			if int64(len(data)) != hdr.Size {
-				return nil, fmt.Errorf("archive entry %q is truncated", hdr.Name)
-			}
-			out[name] = &fstest.MapFile{Data: data, Mode: 0o444, ModTime: hdr.ModTime}
 		}
 	}
 	if entries == 0 {
 		return nil, errors.New("empty archive")
 	}
+	ok = true
 	return out, nil
 }
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"regexp"
@@ -41,10 +43,6 @@ type typeMeta struct {
 	Kind       string            `json:"kind"`
 	Items      []json.RawMessage `json:"items"`
 }
-
-// maxFileBytes caps one file of a must-gather directory, as archive.Limits
-// caps one entry of an archive.
-const maxFileBytes = 512 << 20
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
@@ -284,31 +282,119 @@ func Namespace(d Doc) string {
 
 // Files decodes files of fsys (named relative to it, shown as display/<name> in
 // errors) into the builder and returns how many objects inspect reads were found;
-// want is the kind a document without one is taken to be.
-func Files(ctx context.Context, b *inspect.Builder, fsys fs.FS, display string, files []string, want string) (int, error) {
+// want is the kind a document without one is taken to be. A file is refused
+// above MaxFileBytes and counted against budget (nil counts nothing); one above
+// MaxDocumentBytes is decoded object by object (Stream), so memory stays bounded
+// by the largest object.
+func Files(ctx context.Context, b *inspect.Builder, fsys fs.FS, display string, files []string, want string, budget *Budget) (int, error) {
 	n := 0
+	add := func(d Doc) error {
+		_, ok, err := Add(b, d, want)
+		if ok {
+			n++
+		}
+		return err
+	}
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
 		shown := path.Join(display, f)
-		data, err := bounded.ReadFS(fsys, f, maxFileBytes)
-		if err != nil {
-			return n, &inspect.InputError{Path: shown, Err: err}
-		}
-		docs, err := Documents(shown, data)
-		if err != nil {
+		if err := decodeFile(fsys, f, shown, budget, add); err != nil {
 			return n, err
-		}
-		for _, d := range docs {
-			_, ok, err := Add(b, d, want)
-			if err != nil {
-				return n, err
-			}
-			if ok {
-				n++
-			}
 		}
 	}
 	return n, nil
+}
+
+// Each decodes one file of fsys (shown as shown in errors) and hands fn each of
+// its objects, with the bounds of Files.
+func Each(fsys fs.FS, name, shown string, budget *Budget, fn func(Doc) error) error {
+	return decodeFile(fsys, name, shown, budget, fn)
+}
+
+// decodeFile decodes one file: whole when it is small, object by object when not.
+func decodeFile(fsys fs.FS, name, shown string, budget *Budget, fn func(Doc) error) error {
+	fh, err := fsys.Open(name)
+	if err != nil {
+		return &inspect.InputError{Path: shown, Err: err}
+	}
+	defer fh.Close()
+	size := int64(-1)
+	if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	if size > MaxFileBytes {
+		return &inspect.InputError{Path: shown, Err: &bounded.LimitError{Limit: MaxFileBytes}}
+	}
+	if size >= 0 && size <= MaxDocumentBytes {
+		if err := budget.charge(shown, size); err != nil {
+			return err
+		}
+		data, err := bounded.ReadAll(fh, name, MaxDocumentBytes)
+		if err != nil {
+			return &inspect.InputError{Path: shown, Err: unwrapPath(err)}
+		}
+		docs, err := Documents(shown, data)
+		if err != nil {
+			return err
+		}
+		for _, d := range docs {
+			if err := fn(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Large (or not a regular file, whose size is known only once read): count
+	// and cap what is read as it is read.
+	cr := &bounded.Counter{R: io.LimitReader(fh, MaxFileBytes+1)}
+	err = Stream(shown, cr, fn)
+	if cr.N > MaxFileBytes {
+		return &inspect.InputError{Path: shown, Err: &bounded.LimitError{Limit: MaxFileBytes}}
+	}
+	if err != nil {
+		var ie *inspect.InputError
+		if errors.As(err, &ie) {
+			return err
+		}
+		return &inspect.InputError{Path: shown, Err: err}
+	}
+	return budget.charge(shown, cr.N)
+}
+
+// unwrapPath returns the error inside an *fs.PathError (the InputError names the
+// file already).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// PodNodes maps the pods of the given files to the nodes they run on (the pod
+// objects' spec.nodeName), with the bounds of Files: the node of a log's pod.
+func PodNodes(fsys fs.FS, display string, files []string, budget *Budget) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range files {
+		err := decodeFile(fsys, f, path.Join(display, f), budget, func(d Doc) error {
+			var p struct {
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+				Spec struct {
+					NodeName string `json:"nodeName"`
+				} `json:"spec"`
+			}
+			if json.Unmarshal(d.JSON, &p) == nil && p.Spec.NodeName != "" {
+				out[p.Metadata.Name] = p.Spec.NodeName
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -65,6 +65,16 @@ func (s *Sim) Load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := s.logs.loadMustGather(s.scn.Path(s.scn.MustGather)); err != nil {
+		return &ScenarioError{Path: s.scn.Path(s.scn.MustGather), Err: fmt.Errorf("reading its logs: %w", err)}
+	}
+	if s.scn.PodLogs {
+		for _, o := range objs {
+			if u := o.Object; u.GetKind() == "Node" && u.GroupVersionKind().Group == "" {
+				loopbackNode(u)
+			}
+		}
+	}
 	for _, o := range objs {
 		if u := o.Object; u.GetKind() == "Node" && u.GroupVersionKind().Group == "" {
 			for _, jn := range s.scn.JoiningNodes {
@@ -384,6 +394,24 @@ func prepareForCreate(u *unstructured.Unstructured) {
 		u.SetAnnotations(ann)
 		defaultNodeCapacity(u)
 	}
+}
+
+// loopbackNode gives a node the InternalIP 127.0.0.1 (scenario podLogs), where
+// the simulator's kubelet server listens.
+func loopbackNode(u *unstructured.Unstructured) {
+	addrs, _, _ := unstructured.NestedSlice(u.Object, "status", "addresses")
+	found := false
+	for i, a := range addrs {
+		m, ok := a.(map[string]any)
+		if ok && m["type"] == "InternalIP" {
+			m["address"] = "127.0.0.1"
+			addrs[i], found = m, true
+		}
+	}
+	if !found {
+		addrs = append([]any{map[string]any{"type": "InternalIP", "address": "127.0.0.1"}}, addrs...)
+	}
+	_ = unstructured.SetNestedSlice(u.Object, addrs, "status", "addresses")
 }
 
 // defaultNodeCapacity gives a node without capacity the figures of a small

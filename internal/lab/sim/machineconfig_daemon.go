@@ -209,7 +209,9 @@ func (p *pools) drainNode(ctx context.Context, node string) error {
 				p.s.rec.record("machine-config", "Evicted", "Pod "+pod.Namespace+"/"+pod.Name, "evicted from "+node, nil)
 			case apierrors.IsNotFound(err):
 			case apierrors.IsTooManyRequests(err):
-				refusals = append(refusals, fmt.Sprintf("error when evicting pods/%q -n %q (will retry after 5s): %v", pod.Name, pod.Namespace, err))
+				refusal := fmt.Sprintf("error when evicting pods/%q -n %q (will retry after 5s): %v", pod.Name, pod.Namespace, err)
+				refusals = append(refusals, refusal)
+				p.s.daemonLog(ctx, node, "E", refusal)
 			default:
 				return fmt.Errorf("error when evicting pods/%q -n %q: %w", pod.Name, pod.Namespace, err)
 			}

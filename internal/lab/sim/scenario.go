@@ -52,6 +52,10 @@ type Scenario struct {
 	// else one it requests as the node-bootstrapper) to be issued, then registers
 	// the Node. See docs/simulator.md.
 	JoiningNodes []JoiningNode `json:"joiningNodes,omitempty"`
+	// PodLogs serves the must-gather's container logs through pods/log: the
+	// nodes' InternalIP becomes 127.0.0.1, where the simulator's kubelet server
+	// listens (it needs Options.KubeletCA; see docs/simulator.md).
+	PodLogs bool `json:"podLogs,omitempty"`
 	// Verification, when set, makes the fake CVO verify every release it is
 	// asked to move to, as the real one does (library-go pkg/verify): it
 	// accepts the release only once a signature ConfigMap in

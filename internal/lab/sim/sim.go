@@ -28,6 +28,10 @@ type Options struct {
 	Seed uint64
 	// NoFaults drops the scenario's faults: tests inject their own.
 	NoFaults bool
+	// KubeletCA, when set, is the CA the API server trusts for kubelets: the
+	// simulator signs its kubelet server's certificate with it and serves its
+	// loopback nodes' pod logs (kubelet_logs.go).
+	KubeletCA *KubeletCA
 }
 
 // Sim is a simulated OpenShift cluster: a scenario loaded into a real API server,
@@ -48,10 +52,13 @@ type Sim struct {
 	crds   apiextensionsclient.Interface
 	mapper *resource.Mapper
 
-	rec      *recorder
-	faults   *faultSet
-	own      *ownDegraded
-	releases *releaseSet
+	rec    *recorder
+	faults *faultSet
+	// logs are the pods' logs the simulated kubelets serve, with kubeletCA.
+	logs      *podLogs
+	kubeletCA *KubeletCA
+	own       *ownDegraded
+	releases  *releaseSet
 
 	mu      sync.Mutex
 	started bool
@@ -124,6 +131,8 @@ func New(cfg *rest.Config, scn *Scenario, opts Options) (*Sim, error) {
 		faults:        newFaultSet(faults),
 		own:           &ownDegraded{conds: map[string]conditionUpdate{}},
 		releases:      newReleaseSet(scn),
+		logs:          newPodLogs(),
+		kubeletCA:     opts.KubeletCA,
 	}
 	return s, nil
 }
@@ -218,6 +227,10 @@ func (s *Sim) Start(ctx context.Context) error {
 
 	for _, f := range s.faults.list() {
 		s.rec.record("sim", "FaultInjected", "", f.String(), nil)
+	}
+	if err := s.startKubeletServer(ctx); err != nil {
+		cancel()
+		return fmt.Errorf("sim: serving the pods' logs: %w", err)
 	}
 	ctrl, err := s.newControllers(ctx)
 	if err != nil {

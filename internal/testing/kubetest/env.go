@@ -166,6 +166,14 @@ func (e *Env) startAPIServer(prefix string) error {
 		// OpenShift runs privileged operator pods (etcd-quorum-guard, the
 		// machine-config daemons); the default refuses them.
 		"--allow-privileged=true",
+		// As OpenShift's kube-apiserver (cluster-kube-apiserver-operator
+		// bindata/assets/config/defaultconfig.yaml): kubelets are reached at their
+		// InternalIP, their serving certificates checked against the kubelet CA
+		// (here the cluster signing CA, which kube-controller-manager signs
+		// kubelet-serving CSRs with). pods/log then reaches the simulator's
+		// kubelet server.
+		"--kubelet-preferred-address-types", "InternalIP",
+		"--kubelet-certificate-authority", e.SigningCAPath(),
 		"--v", "1",
 	}, nil)
 	if err != nil {

@@ -27,6 +27,11 @@ const (
 // verify the certificates the API server's CSRs were issued with.
 func (e *Env) SigningCAPath() string { return filepath.Join(e.Dir, SigningCertFile) }
 
+// SigningKeyPath returns the path of the cluster signing CA's key (PEM): what a
+// simulated kubelet signs its serving certificate with, so that the API server,
+// which trusts that CA for kubelets, reaches it for pods/log.
+func (e *Env) SigningKeyPath() string { return filepath.Join(e.Dir, SigningKeyFile) }
+
 // writeSigningCA generates a self-signed ECDSA CA valid for a day and writes its
 // certificate and key into dir.
 func writeSigningCA(dir string) error {

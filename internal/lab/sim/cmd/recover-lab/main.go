@@ -84,7 +84,8 @@ func (o *options) run(ctx context.Context) int {
 	}
 	defer env.Stop()
 
-	opts := sim.Options{Seed: o.seed, NoFaults: o.noFaults}
+	opts := sim.Options{Seed: o.seed, NoFaults: o.noFaults,
+		KubeletCA: &sim.KubeletCA{CertFile: env.SigningCAPath(), KeyFile: env.SigningKeyPath()}}
 	if !o.quiet {
 		opts.Out = o.out
 	}
