@@ -9,7 +9,9 @@ func TestManifestAnnotationPredicates(t *testing.T) {
 	}{
 		{nil, false, false},
 		{map[string]string{AnnotationCreateOnly: "true"}, true, false},
-		{map[string]string{AnnotationCreateOnly: "True"}, false, false},
+		// The CVO reads create-only case-insensitively (issue 24).
+		{map[string]string{AnnotationCreateOnly: "True"}, true, false},
+		{map[string]string{AnnotationCreateOnly: "yes"}, false, false},
 		{map[string]string{AnnotationDelete: "true"}, false, true},
 		{map[string]string{AnnotationDelete: "false"}, false, false},
 		{map[string]string{AnnotationDelete: ""}, false, false},
