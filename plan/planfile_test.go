@@ -22,6 +22,12 @@ func TestValidatePlan(t *testing.T) {
 		{"valid", func(b *applytest.Builder) *plan.Plan {
 			return b.DisableCVO().Apply(cm, nil).SetDesiredUpdate().RestoreCVO().Plan()
 		}, ""},
+		// A release-manifests PrometheusRule or Grafana dashboard holds
+		// Prometheus template text; the CVO applies it as it is (issue 24).
+		{"template text is data", func(b *applytest.Builder) *plan.Plan {
+			rule := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"},"data":{"alert":"{{ $labels.instance }} is down"}}`
+			return b.DisableCVO().Apply(rule, nil).RestoreCVO().Plan()
+		}, ""},
 		{"change before disable", func(b *applytest.Builder) *plan.Plan { return b.Apply(cm, nil).DisableCVO().RestoreCVO().Plan() }, "before a disable-cvo step"},
 		{"no restore", func(b *applytest.Builder) *plan.Plan { return b.DisableCVO().Apply(cm, nil).Plan() }, "leave the CVO disabled"},
 		{"apply of a delete manifest", func(b *applytest.Builder) *plan.Plan { return b.DisableCVO().Apply(del, nil).RestoreCVO().Plan() }, "must be a delete step"},

@@ -227,8 +227,9 @@ func patchLeaves(patch json.RawMessage) ([][]string, error) {
 }
 
 // validateManifest checks an apply or delete step's embedded manifest: its
-// digest, its identity, no unrendered template, and the delete annotation that
-// makes it an apply or a delete.
+// digest, its identity, and the delete annotation that makes it an apply or a
+// delete. Text such as {{ $labels.instance }} is data: the CVO renders only its
+// own manifests/ directory and applies every object as it is (issue 24).
 func validateManifest(s *Step, at problemFunc) {
 	m := s.Manifest
 	if m == nil {
@@ -261,9 +262,6 @@ func validateManifest(s *Step, at problemFunc) {
 		at("manifest %s[%d]: object is %s %s %s/%s but the plan says %s %s %s/%s", m.File, m.Index,
 			obj.APIVersion, obj.Kind, obj.Metadata.Namespace, obj.Metadata.Name, m.APIVersion, m.Kind, m.Namespace, m.Name)
 		return
-	}
-	if strings.Contains(string(m.Object), "{{") {
-		at("manifest %s[%d] %s/%s holds an unrendered template ({{...}}); the planner must render the CVO's templates", m.File, m.Index, m.Kind, m.Name)
 	}
 	del := openshift.DeleteAnnotated(obj.Metadata.Annotations)
 	if s.Action == ActionApply && del {
