@@ -7,23 +7,10 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
+	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/plan"
 )
-
-func obj(t *testing.T, doc string) *unstructured.Unstructured {
-	t.Helper()
-	data, err := yaml.YAMLToJSON([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(data); err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
 
 func TestClusterOperatorGate(t *testing.T) {
 	g := &plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: "kube-apiserver", Versions: []plan.OperandVersion{{Name: "operator", Version: "4.4.4"}, {Name: "kube-apiserver", Version: "1.17.1"}}}
@@ -56,7 +43,7 @@ func TestClusterOperatorGate(t *testing.T) {
 		{"no versions declared: Available, not Progressing, not Degraded", noVersions, `{conditions: [{type: Available, status: "True"}, {type: Progressing, status: "False"}, {type: Degraded, status: "False"}]}`, 0, true, false, false, "not Progressing"},
 		{"no versions declared: still Progressing, reported as CVO main does", noVersions, `{conditions: [{type: Available, status: "True"}, {type: Progressing, status: "True"}, {type: Degraded, status: "False"}]}`, 0, false, false, false, "Progressing=True"},
 	} {
-		p := evalClusterOperator(tc.gate, obj(t, "{apiVersion: config.openshift.io/v1, kind: ClusterOperator, metadata: {name: "+tc.gate.ClusterOperator+"}, status: "+tc.status+"}"), tc.waited)
+		p := evalClusterOperator(tc.gate, applytest.Object("{apiVersion: config.openshift.io/v1, kind: ClusterOperator, metadata: {name: "+tc.gate.ClusterOperator+"}, status: "+tc.status+"}"), tc.waited)
 		if p.Met != tc.met || p.CVOWaits != tc.cvoWaits || p.Slow != tc.slow || !strings.Contains(p.Message, tc.want) {
 			t.Errorf("%s: met %v, cvoWaits %v, slow %v, message %q; want met %v, cvoWaits %v, slow %v, containing %q", tc.name, p.Met, p.CVOWaits, p.Slow, p.Message, tc.met, tc.cvoWaits, tc.slow, tc.want)
 		}
@@ -76,7 +63,7 @@ func TestMachineConfigTimeoutScalesWithThePools(t *testing.T) {
 		if maxUnavailable != "" {
 			mu = "maxUnavailable: " + maxUnavailable
 		}
-		return obj(t, fmt.Sprintf(`{apiVersion: machineconfiguration.openshift.io/v1, kind: MachineConfigPool, metadata: {name: %s, %s}, spec: {%s}, status: {machineCount: %d}}`, name, labels, mu, machines))
+		return applytest.Object(fmt.Sprintf(`{apiVersion: machineconfiguration.openshift.io/v1, kind: MachineConfigPool, metadata: {name: %s, %s}, spec: {%s}, status: {machineCount: %d}}`, name, labels, mu, machines))
 	}
 	for _, tc := range []struct {
 		name  string
@@ -102,18 +89,20 @@ func mirror(t *testing.T, node, rev string, ready bool) *unstructured.Unstructur
 	if ready {
 		status = `"True"`
 	}
-	return obj(t, `{apiVersion: v1, kind: Pod, metadata: {name: kube-apiserver-`+node+`, labels: {revision: "`+rev+`"}}, spec: {nodeName: `+node+`}, status: {phase: Running, conditions: [{type: Ready, status: `+status+`}]}}`)
+	return applytest.Object(`{apiVersion: v1, kind: Pod, metadata: {name: kube-apiserver-` + node + `, labels: {revision: "` + rev + `"}}, spec: {nodeName: ` + node + `}, status: {phase: Running, conditions: [{type: Ready, status: ` + status + `}]}}`)
 }
 
 func TestStaticPodsGateTrustsMirrorPodsNotClaims(t *testing.T) {
 	sp := &plan.StaticPodsGate{Resource: "kubeapiservers", Namespace: "openshift-kube-apiserver", PodPrefix: "kube-apiserver"}
 	nodes := []*unstructured.Unstructured{
-		obj(t, `{apiVersion: v1, kind: Node, metadata: {name: master-0, labels: {node-role.kubernetes.io/master: ""}}}`),
-		obj(t, `{apiVersion: v1, kind: Node, metadata: {name: master-1, labels: {node-role.kubernetes.io/control-plane: ""}}}`),
-		obj(t, `{apiVersion: v1, kind: Node, metadata: {name: master-2, labels: {node-role.kubernetes.io/master: ""}}}`),
-		obj(t, `{apiVersion: v1, kind: Node, metadata: {name: worker-0, labels: {node-role.kubernetes.io/worker: ""}}}`),
+		applytest.Object(`{apiVersion: v1, kind: Node, metadata: {name: master-0, labels: {node-role.kubernetes.io/master: ""}}}`),
+		applytest.Object(`{apiVersion: v1, kind: Node, metadata: {name: master-1, labels: {node-role.kubernetes.io/control-plane: ""}}}`),
+		applytest.Object(`{apiVersion: v1, kind: Node, metadata: {name: master-2, labels: {node-role.kubernetes.io/master: ""}}}`),
+		applytest.Object(`{apiVersion: v1, kind: Node, metadata: {name: worker-0, labels: {node-role.kubernetes.io/worker: ""}}}`),
 	}
-	cr := func(claim string) *unstructured.Unstructured { return obj(t, strings.Replace(kas, "%s", claim, 1)) }
+	cr := func(claim string) *unstructured.Unstructured {
+		return applytest.Object(strings.Replace(kas, "%s", claim, 1))
+	}
 	all9 := []*unstructured.Unstructured{mirror(t, "master-0", "9", true), mirror(t, "master-1", "9", true), mirror(t, "master-2", "9", true)}
 
 	if p := evalStaticPods(sp, nil, cr("9"), all9, nodes); !p.Met {
@@ -143,17 +132,17 @@ func TestStaticPodsGateTrustsMirrorPodsNotClaims(t *testing.T) {
 }
 
 func TestCVOGates(t *testing.T) {
-	d0 := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: cluster-version-operator, namespace: openshift-cluster-version, generation: 2}, spec: {replicas: 0}, status: {observedGeneration: 2}}`)
-	pod := obj(t, `{apiVersion: v1, kind: Pod, metadata: {name: cluster-version-operator-abc}}`)
+	d0 := applytest.Object(`{apiVersion: apps/v1, kind: Deployment, metadata: {name: cluster-version-operator, namespace: openshift-cluster-version, generation: 2}, spec: {replicas: 0}, status: {observedGeneration: 2}}`)
+	pod := applytest.Object(`{apiVersion: v1, kind: Pod, metadata: {name: cluster-version-operator-abc}}`)
 	if p := evalCVOScaledDown(d0, []*unstructured.Unstructured{pod}); p.Met || !strings.Contains(p.Message, "cluster-version-operator-abc") {
 		t.Errorf("a pod left: %+v", p)
 	}
 	if p := evalCVOScaledDown(d0, nil); !p.Met {
 		t.Errorf("scaled down: %+v", p)
 	}
-	d1 := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: cluster-version-operator, generation: 3}, spec: {replicas: 1}, status: {observedGeneration: 3, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1, conditions: [{type: Available, status: "True"}]}}`)
+	d1 := applytest.Object(`{apiVersion: apps/v1, kind: Deployment, metadata: {name: cluster-version-operator, generation: 3}, spec: {replicas: 1}, status: {observedGeneration: 3, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1, conditions: [{type: Available, status: "True"}]}}`)
 	cv := func(desired string) *unstructured.Unstructured {
-		return obj(t, `{apiVersion: config.openshift.io/v1, kind: ClusterVersion, metadata: {name: version, generation: 4}, spec: {clusterID: x, desiredUpdate: {version: 4.4.4, image: "img@sha256:44"}}, status: {observedGeneration: 4, desired: {version: v, image: "`+desired+`"}}}`)
+		return applytest.Object(`{apiVersion: config.openshift.io/v1, kind: ClusterVersion, metadata: {name: version, generation: 4}, spec: {clusterID: x, desiredUpdate: {version: 4.4.4, image: "img@sha256:44"}}, status: {observedGeneration: 4, desired: {version: v, image: "` + desired + `"}}}`)
 	}
 	if p := evalCVORunning(d1, cv("img@sha256:43"), false); p.Met || !strings.Contains(p.Message, "not the desired update 4.4.4") {
 		t.Errorf("CVO not acting yet: %+v", p)
@@ -184,7 +173,7 @@ func TestCVOGates(t *testing.T) {
 
 func TestPoolGate(t *testing.T) {
 	pool := func(status string) *unstructured.Unstructured {
-		return obj(t, `{apiVersion: machineconfiguration.openshift.io/v1, kind: MachineConfigPool, metadata: {name: master, generation: 2}, status: `+status+`}`)
+		return applytest.Object(`{apiVersion: machineconfiguration.openshift.io/v1, kind: MachineConfigPool, metadata: {name: master, generation: 2}, status: ` + status + `}`)
 	}
 	if p := evalPool("master", pool(`{observedGeneration: 2, machineCount: 3, updatedMachineCount: 3}`)); !p.Met {
 		t.Errorf("updated: %+v", p)
@@ -198,11 +187,11 @@ func TestPoolGate(t *testing.T) {
 }
 
 func TestKstatusGates(t *testing.T) {
-	crd := obj(t, `{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: widgets.example.com}, status: {conditions: [{type: NamesAccepted, status: "True"}, {type: Established, status: "False"}]}}`)
+	crd := applytest.Object(`{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: widgets.example.com}, status: {conditions: [{type: NamesAccepted, status: "True"}, {type: Established, status: "False"}]}}`)
 	if p := evalKstatus("CRD", crd); p.Met {
 		t.Errorf("not established: %+v", p)
 	}
-	failed := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, generation: 1}, spec: {replicas: 1}, status: {observedGeneration: 1, conditions: [{type: Progressing, status: "False", reason: ProgressDeadlineExceeded}]}}`)
+	failed := applytest.Object(`{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, generation: 1}, spec: {replicas: 1}, status: {observedGeneration: 1, conditions: [{type: Progressing, status: "False", reason: ProgressDeadlineExceeded}]}}`)
 	if p := evalKstatus("Deployment d", failed); p.Met || !p.Failed {
 		t.Errorf("deadline exceeded should fail the gate: %+v", p)
 	}

@@ -8,14 +8,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/plan"
 )
 
 func node(t *testing.T, name, desired, last, state, ready string) *unstructured.Unstructured {
-	return obj(t, `{apiVersion: v1, kind: Node, metadata: {name: `+name+`, annotations: {
-  machineconfiguration.openshift.io/desiredDrain: "`+desired+`", machineconfiguration.openshift.io/lastAppliedDrain: "`+last+`",
-  machineconfiguration.openshift.io/state: "`+state+`", machineconfiguration.openshift.io/currentConfig: rendered-1, machineconfiguration.openshift.io/desiredConfig: rendered-1}},
-  status: {conditions: [{type: Ready, status: "`+ready+`", reason: KubeletNotReady, message: "PLEG is not healthy"}]}}`)
+	return applytest.Object(`{apiVersion: v1, kind: Node, metadata: {name: ` + name + `, annotations: {
+  machineconfiguration.openshift.io/desiredDrain: "` + desired + `", machineconfiguration.openshift.io/lastAppliedDrain: "` + last + `",
+  machineconfiguration.openshift.io/state: "` + state + `", machineconfiguration.openshift.io/currentConfig: rendered-1, machineconfiguration.openshift.io/desiredConfig: rendered-1}},
+  status: {conditions: [{type: Ready, status: "` + ready + `", reason: KubeletNotReady, message: "PLEG is not healthy"}]}}`)
 }
 
 func TestNodesGatesAskInspectsPredicates(t *testing.T) {
@@ -40,9 +41,9 @@ func TestNodesGatesAskInspectsPredicates(t *testing.T) {
 
 func TestConditionClearedGate(t *testing.T) {
 	co := func(conds string) *unstructured.Unstructured {
-		return obj(t, `{apiVersion: config.openshift.io/v1, kind: ClusterOperator, metadata: {name: cloud-credential}, status: {conditions: `+conds+`}}`)
+		return applytest.Object(`{apiVersion: config.openshift.io/v1, kind: ClusterOperator, metadata: {name: cloud-credential}, status: {conditions: ` + conds + `}}`)
 	}
-	cv := obj(t, `{apiVersion: config.openshift.io/v1, kind: ClusterVersion, metadata: {name: version}, spec: {clusterID: x}, status: {conditions: [{type: Upgradeable, status: "False", reason: AdminAckRequired, message: "ack 4.19"}]}}`)
+	cv := applytest.Object(`{apiVersion: config.openshift.io/v1, kind: ClusterVersion, metadata: {name: version}, spec: {clusterID: x}, status: {conditions: [{type: Upgradeable, status: "False", reason: AdminAckRequired, message: "ack 4.19"}]}}`)
 	for _, tc := range []struct {
 		name       string
 		u          *unstructured.Unstructured
@@ -66,7 +67,7 @@ func TestConditionClearedGate(t *testing.T) {
 
 func TestRestoredGateComparesWithThePreImage(t *testing.T) {
 	pdb := func(spec string) *unstructured.Unstructured {
-		return obj(t, `{apiVersion: policy/v1, kind: PodDisruptionBudget, metadata: {name: web, namespace: ns}, spec: `+spec+`}`)
+		return applytest.Object(`{apiVersion: policy/v1, kind: PodDisruptionBudget, metadata: {name: web, namespace: ns}, spec: ` + spec + `}`)
 	}
 	r := &Restore{Step: "002-relax", Fields: [][]string{{"spec", "minAvailable"}, {"spec", "maxUnavailable"}},
 		PreImage: map[string]json.RawMessage{"spec.minAvailable": json.RawMessage(`2`), "spec.maxUnavailable": json.RawMessage(`null`)}}
@@ -87,9 +88,9 @@ func TestRestoredGateComparesWithThePreImage(t *testing.T) {
 
 func TestStaticPodsGateWaitsForTheForcedRevision(t *testing.T) {
 	sp := &plan.StaticPodsGate{Resource: "kubeapiservers", Namespace: "openshift-kube-apiserver", PodPrefix: "kube-apiserver", MinRevision: 10}
-	nodes := []*unstructured.Unstructured{obj(t, `{apiVersion: v1, kind: Node, metadata: {name: master-0, labels: {node-role.kubernetes.io/master: ""}}}`)}
+	nodes := []*unstructured.Unstructured{applytest.Object(`{apiVersion: v1, kind: Node, metadata: {name: master-0, labels: {node-role.kubernetes.io/master: ""}}}`)}
 	cr := func(latest, claim string) *unstructured.Unstructured {
-		return obj(t, `{apiVersion: operator.openshift.io/v1, kind: KubeAPIServer, metadata: {name: cluster}, status: {latestAvailableRevision: `+latest+`, nodeStatuses: [{nodeName: master-0, currentRevision: `+claim+`}]}}`)
+		return applytest.Object(`{apiVersion: operator.openshift.io/v1, kind: KubeAPIServer, metadata: {name: cluster}, status: {latestAvailableRevision: ` + latest + `, nodeStatuses: [{nodeName: master-0, currentRevision: ` + claim + `}]}}`)
 	}
 	p := evalStaticPods(sp, nil, cr("9", "9"), []*unstructured.Unstructured{mirror(t, "master-0", "9", true)}, nodes)
 	if p.Met || !strings.Contains(p.Message, "latest revision is 9, waiting for revision 10") {

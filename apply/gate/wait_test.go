@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
+	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -34,7 +35,7 @@ func TestClusterOperatorGateTimesOutOnlyWhereTheCVOStopsWaiting(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-				map[schema.GroupVersionResource]string{clusterOperators: "ClusterOperatorList"}, obj(t, tc.co))
+				map[schema.GroupVersionResource]string{clusterOperators: "ClusterOperatorList"}, applytest.Object(tc.co))
 			// How long the test watches a wait that should not end; a wait
 			// that should end does so at its timeout, well before a minute.
 			watch := time.Minute

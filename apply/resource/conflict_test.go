@@ -10,13 +10,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/openshift-recover/recover/internal/testing/applytest"
 )
 
 // An operator writing its object between recover's read and its dry run
 // must not surface as an error: the dry run is re-merged and retried.
 func TestPrepareRetriesADryRunThatConflicts(t *testing.T) {
 	gvr := schema.GroupVersionResource{Group: "x.io", Version: "v1", Resource: "widgets"}
-	live := obj(t, `{apiVersion: x.io/v1, kind: Widget, metadata: {name: kube-apiserver, resourceVersion: "7"}, spec: {a: 1}}`)
+	live := applytest.Object(`{apiVersion: x.io/v1, kind: Widget, metadata: {name: kube-apiserver, resourceVersion: "7"}, spec: {a: 1}}`)
 	scheme := runtime.NewScheme()
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{gvr: "WidgetList"}, live)
 	conflicts := 2
@@ -34,7 +36,7 @@ func TestPrepareRetriesADryRunThatConflicts(t *testing.T) {
 	c := &Change{
 		Mapping:  &meta.RESTMapping{Resource: gvr, Scope: meta.RESTScopeRoot},
 		Name:     "kube-apiserver",
-		manifest: obj(t, `{apiVersion: x.io/v1, kind: Widget, metadata: {name: kube-apiserver}, spec: {a: 2}}`),
+		manifest: applytest.Object(`{apiVersion: x.io/v1, kind: Widget, metadata: {name: kube-apiserver}, spec: {a: 2}}`),
 		facts:    Facts{Owner: Owner("cv-uid")},
 	}
 	if err := a.prepareRetrying(context.Background(), c); err != nil {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/openshift-recover/recover/internal/testing/applytest"
 )
 
 // ownerV43 is the owner reference the 4.3 CVO left on what it created
@@ -213,9 +215,9 @@ func TestMergeFollowsTheCVOPerKind(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var live *unstructured.Unstructured
 			if tc.live != "" {
-				live = obj(t, tc.live)
+				live = applytest.Object(tc.live)
 			}
-			res, err := Merge(obj(t, tc.required), live, facts)
+			res, err := Merge(applytest.Object(tc.required), live, facts)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("want an error containing %q, got %v", tc.wantErr, err)

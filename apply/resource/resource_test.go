@@ -7,11 +7,12 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/plan"
 )
 
 func TestRedactHashesSecretValues(t *testing.T) {
-	s := obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: s, annotations: {kubectl.kubernetes.io/last-applied-configuration: '{"data":{"k":"c2VjcmV0"}}'}}, data: {k: c2VjcmV0}, stringData: {p: plain}}`)
+	s := applytest.Object(`{apiVersion: v1, kind: Secret, metadata: {name: s, annotations: {kubectl.kubernetes.io/last-applied-configuration: '{"data":{"k":"c2VjcmV0"}}'}}, data: {k: c2VjcmV0}, stringData: {p: plain}}`)
 	r := Redact(s)
 	text, _ := json.Marshal(r.Object)
 	for _, leak := range []string{"c2VjcmV0", "plain", "secret"} {
@@ -26,11 +27,11 @@ func TestRedactHashesSecretValues(t *testing.T) {
 	if s.Object["data"].(map[string]any)["k"] != "c2VjcmV0" {
 		t.Errorf("Redact must not modify its input")
 	}
-	d := Diff(obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: s}, data: {k: b2xk}}`), s)
+	d := Diff(applytest.Object(`{apiVersion: v1, kind: Secret, metadata: {name: s}, data: {k: b2xk}}`), s)
 	if strings.Contains(d, "b2xk") || strings.Contains(d, "c2VjcmV0") || !strings.Contains(d, "redacted sha256:") {
 		t.Errorf("diff leaks: %s", d)
 	}
-	cm := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {k: visible}}`)
+	cm := applytest.Object(`{apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {k: visible}}`)
 	if !strings.Contains(Diff(nil, cm), "visible") {
 		t.Errorf("ConfigMap values are shown")
 	}
@@ -72,7 +73,7 @@ func TestDecodeChecksDigestAndIdentity(t *testing.T) {
 
 func TestInjectProxyFollowsTheCVO(t *testing.T) {
 	p := ProxyEnv{HTTPProxy: "http://p:3128", NoProxy: ".local"}
-	d := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: n, annotations: {config.openshift.io/inject-proxy: "op,init"}}, spec: {template: {spec: {initContainers: [{name: init}], containers: [{name: op, env: [{name: A, value: "1"}]}, {name: other}]}}}}`)
+	d := applytest.Object(`{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: n, annotations: {config.openshift.io/inject-proxy: "op,init"}}, spec: {template: {spec: {initContainers: [{name: init}], containers: [{name: op, env: [{name: A, value: "1"}]}, {name: other}]}}}}`)
 	if err := injectProxy(d, p); err != nil {
 		t.Fatal(err)
 	}
@@ -89,19 +90,19 @@ func TestInjectProxyFollowsTheCVO(t *testing.T) {
 		t.Errorf("init containers are injected too: %v", inits)
 	}
 
-	missing := obj(t, `{apiVersion: apps/v1, kind: DaemonSet, metadata: {name: d, namespace: n, annotations: {config.openshift.io/inject-proxy: ghost}}, spec: {template: {spec: {containers: [{name: op}]}}}}`)
+	missing := applytest.Object(`{apiVersion: apps/v1, kind: DaemonSet, metadata: {name: d, namespace: n, annotations: {config.openshift.io/inject-proxy: ghost}}, spec: {template: {spec: {containers: [{name: op}]}}}}`)
 	if err := injectProxy(missing, p); err == nil || !strings.Contains(err.Error(), `"ghost"`) {
 		t.Errorf("naming a container the pod does not have is an error, got %v", err)
 	}
-	noProxy := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, annotations: {config.openshift.io/inject-proxy: op}}, spec: {template: {spec: {containers: [{name: op}]}}}}`)
+	noProxy := applytest.Object(`{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, annotations: {config.openshift.io/inject-proxy: op}}, spec: {template: {spec: {containers: [{name: op}]}}}}`)
 	if err := injectProxy(noProxy, ProxyEnv{}); err != nil || strings.Contains(fmtJSON(t, noProxy), "PROXY") {
 		t.Errorf("without a cluster proxy nothing is injected: %v %s", err, fmtJSON(t, noProxy))
 	}
-	spaced := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: n, annotations: {config.openshift.io/inject-proxy: "op, init"}}, spec: {template: {spec: {initContainers: [{name: init}], containers: [{name: op}]}}}}`)
+	spaced := applytest.Object(`{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: n, annotations: {config.openshift.io/inject-proxy: "op, init"}}, spec: {template: {spec: {initContainers: [{name: init}], containers: [{name: op}]}}}}`)
 	if err := injectProxy(spaced, p); err == nil || !strings.Contains(err.Error(), `" init"`) {
 		t.Errorf("names are taken as written, as the CVO takes them (\" init\" is no container), got %v", err)
 	}
-	cm := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: n, annotations: {config.openshift.io/inject-proxy: op}}}`)
+	cm := applytest.Object(`{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: n, annotations: {config.openshift.io/inject-proxy: op}}}`)
 	if err := modify(cm, Facts{Proxy: p}); err != nil || strings.Contains(fmtJSON(t, cm), "PROXY") {
 		t.Errorf("only Deployments and DaemonSets are injected: %v", err)
 	}
