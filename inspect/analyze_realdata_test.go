@@ -11,7 +11,7 @@ import (
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/dump"
 	"github.com/openshift-recover/recover/inspect/insights"
-	"github.com/openshift-recover/recover/inspect/internal/realdata"
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 )
 
 // ocProblem is one problem oc adm upgrade status reports in its Update Health
@@ -85,7 +85,7 @@ func ocHealthMessages(t *testing.T, text string) []string {
 // it (the class of each degraded node). Alerts are out of scope: recover reads no
 // alerts, and they are skipped by name.
 func TestOCUpdateHealthIsAmongTheFindings(t *testing.T) {
-	dir := filepath.Join(realdata.Dir(t), "oc-upgrade-status-examples")
+	dir := filepath.Join(shareddata.RealData(t, ""), "oc-upgrade-status-examples")
 	outputs, err := filepath.Glob(filepath.Join(dir, "*.detailed-output"))
 	if err != nil || len(outputs) == 0 {
 		t.Fatalf("no detailed outputs in %s: %v", dir, err)
@@ -177,7 +177,7 @@ func TestOCUpdateHealthIsAmongTheFindings(t *testing.T) {
 // Degraded and the CVO Failing make one line, and the node that is not ready
 // another.
 func TestPDBExampleWedges(t *testing.T) {
-	dir := filepath.Join(realdata.Dir(t), "oc-upgrade-status-examples")
+	dir := filepath.Join(shareddata.RealData(t, ""), "oc-upgrade-status-examples")
 	files, _ := filepath.Glob(filepath.Join(dir, "4.16.0-ec2-control-plane-updated-pdb-prohibits-draining-*.yaml"))
 	s, err := dump.New(files...).Collect(t.Context())
 	if err != nil {
@@ -213,7 +213,7 @@ func TestPDBExampleWedges(t *testing.T) {
 // ClusterVersion is Upgradeable=False because etcd and authentication carry
 // unsupportedConfigOverrides.
 func TestInsights47UnsupportedConfigOverrides(t *testing.T) {
-	s, err := insights.New(filepath.Join(realdata.Dir(t), "insights-archive-sample-4.7")).Collect(t.Context())
+	s, err := insights.New(filepath.Join(shareddata.RealData(t, ""), "insights-archive-sample-4.7")).Collect(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

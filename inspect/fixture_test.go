@@ -2,8 +2,9 @@ package inspect
 
 import (
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"time"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"

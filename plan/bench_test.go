@@ -13,6 +13,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/dirdigest"
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
 )
@@ -63,14 +64,14 @@ func cacheDirs(b *testing.B, mode cacheMode) (graphCache, payloadCache string) {
 
 // realGraphOptions are the graph options of the real wedge's plan.
 func realGraphOptions(b *testing.B, cache string) graph.Options {
-	dir := realData(b, realCapture)
+	dir := shareddata.RealData(b, realCapture)
 	return graph.Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: "stable-4.4", CacheDir: cache}
 }
 
 // benchRealPlan plans the real wedge from files, as recover plan does after
 // reading the cluster, with the caches used as mode says.
 func benchRealPlan(b *testing.B, mode cacheMode) {
-	pdir := realData(b, realPayload)
+	pdir := shareddata.RealData(b, realPayload)
 	pl, err := payload.LoadDir(pdir, payload.Options{Version: "4.4.4"})
 	if err != nil {
 		b.Fatal(err)
@@ -136,7 +137,7 @@ func benchRealGraphLoad(b *testing.B, mode cacheMode) {
 // BenchmarkRealPayloadDigest is dirdigest.Sum of the real payload, which every plan
 // from a --payload directory records as the payload's input digest.
 func BenchmarkRealPayloadDigest(b *testing.B) {
-	pdir := realData(b, realPayload)
+	pdir := shareddata.RealData(b, realPayload)
 	for b.Loop() {
 		if _, err := dirdigest.Sum(pdir); err != nil {
 			b.Fatal(err)
@@ -147,7 +148,7 @@ func BenchmarkRealPayloadDigest(b *testing.B) {
 // BenchmarkRealPlanner is the planner's own share of the above: the graph and the
 // payload are loaded once; each iteration chooses the target, orders, checks.
 func BenchmarkRealPlanner(b *testing.B) {
-	pdir := realData(b, realPayload)
+	pdir := shareddata.RealData(b, realPayload)
 	pl, err := payload.LoadDir(pdir, payload.Options{Version: "4.4.4"})
 	if err != nil {
 		b.Fatal(err)
@@ -254,7 +255,7 @@ func syntheticGraph(b testing.TB, n, out int) *graph.Result {
 // is not a ClusterOperator copied nine more times into components of its own),
 // end to end, the payload loading alone (plan/payload), and the planner alone.
 func BenchmarkScalePayload(b *testing.B) {
-	real := realData(b, realPayload)
+	real := shareddata.RealData(b, realPayload)
 	g := exampleGraphResult(b)
 	s := snapshot(b, incident1)
 	for _, copies := range []int{1, 10} {
@@ -327,7 +328,7 @@ func TestSyntheticInputsPlan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 3x payload")
 	}
-	dir := syntheticPayload(t, realData(t, realPayload), 3)
+	dir := syntheticPayload(t, shareddata.RealData(t, realPayload), 3)
 	p, err := Make(context.Background(), Options{Snapshot: snapshot(t, incident1), Graph: syntheticGraph(t, 200, 18), Payload: PayloadDir{Dir: dir, Version: "4.4.4"}})
 	if err != nil {
 		t.Fatal(err)

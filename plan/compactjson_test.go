@@ -6,11 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/payload"
 )
@@ -72,7 +72,7 @@ func TestManifestDigestMatchesApply(t *testing.T) {
 	for _, d := range dirs {
 		sources = append(sources, source{d, ""})
 	}
-	if root := realDataRoot(); !testing.Short() && root != "" {
+	if root := shareddata.RealDataRoot("payload-release-4.4"); !testing.Short() && root != "" {
 		sources = append(sources, source{filepath.Join(root, "payload-release-4.4"), "4.4.4"}, source{filepath.Join(root, "payload-release-4.3"), "4.3.0"})
 	}
 	n, fast := 0, 0
@@ -97,18 +97,6 @@ func TestManifestDigestMatchesApply(t *testing.T) {
 	if fast != n || n < 100 {
 		t.Fatalf("%d of %d manifests take the fast path", fast, n)
 	}
-}
-
-// realDataRoot is the shared real data directory, or "" when it is absent.
-func realDataRoot() string {
-	root := os.Getenv("RECOVER_REALDATA")
-	if root == "" {
-		root = filepath.Join("..", "..", "shared", "realdata")
-	}
-	if _, err := os.Stat(filepath.Join(root, "payload-release-4.4")); err != nil {
-		return ""
-	}
-	return root
 }
 
 // FuzzManifestDigest: whatever the bytes, ManifestDigest agrees with apply's

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/internal/testing/golden"
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
 )
@@ -27,8 +28,8 @@ const realPlanGolden = "testdata/real-plan.golden.sha256"
 // file's digest; the real data's location is written as $REALDATA so the file does not
 // depend on where it lives. Refresh with -update.
 func TestRealPlanGolden(t *testing.T) {
-	dir := realData(t, realCapture)
-	pdir := realData(t, realPayload)
+	dir := shareddata.RealData(t, realCapture)
+	pdir := shareddata.RealData(t, realPayload)
 	pl, err := payload.LoadDir(pdir, payload.Options{Version: "4.4.4"})
 	if err != nil {
 		t.Fatal(err)

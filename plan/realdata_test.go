@@ -2,7 +2,6 @@ package plan
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,23 +10,10 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
 )
-
-// realData returns a directory under the shared real data, or skips the test.
-func realData(tb testing.TB, rel string) string {
-	tb.Helper()
-	root := os.Getenv("RECOVER_REALDATA")
-	if root == "" {
-		root = filepath.Join("..", "..", "shared", "realdata") // repo root/../shared/realdata
-	}
-	p := filepath.Join(root, rel)
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("real data %s not available (set RECOVER_REALDATA to the shared realdata directory): %v", p, err)
-	}
-	return p
-}
 
 const (
 	realCapture = "cincinnati-graph/graph-builder-fixtures/20211124.083150"
@@ -38,7 +24,7 @@ const (
 // cincinnati-graph-data snapshot, as a disconnected update service serves it.
 func realGraph(tb testing.TB, channel string) *graph.Result {
 	tb.Helper()
-	dir := realData(tb, realCapture)
+	dir := shareddata.RealData(tb, realCapture)
 	g, err := graph.Load(context.Background(), graph.Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: channel})
 	if err != nil {
 		tb.Fatal(err)
@@ -92,7 +78,7 @@ func realWedge(tb testing.TB, pl *payload.Payload) *inspect.Snapshot {
 //     one edge) or moves the same components by more patch steps (4.4.5), so 4.4.4
 //     is the nearest.
 func TestRealDataWedgePlan(t *testing.T) {
-	dir := realData(t, realPayload)
+	dir := shareddata.RealData(t, realPayload)
 	g := realGraph(t, "stable-4.4")
 	pl, err := payload.LoadDir(dir, payload.Options{Version: "4.4.4"})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/policy"
 )
@@ -90,7 +91,7 @@ func TestAcceptedPromiseResolvesItsBlocker(t *testing.T) {
 // in-flight target that the service recommends is the retarget, and
 // Upgradeable=False does not reject it.
 func TestRealDataRetarget(t *testing.T) {
-	path := filepath.Join(realData(t, "oc-upgrade-recommend-examples"), "4.12.16-longest-recommended-cv.yaml")
+	path := filepath.Join(shareddata.RealData(t, "oc-upgrade-recommend-examples"), "4.12.16-longest-recommended-cv.yaml")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

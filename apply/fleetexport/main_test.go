@@ -19,6 +19,7 @@ import (
 	"github.com/openshift-recover/recover/apply/fleetexport"
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/verdict"
 )
@@ -33,11 +34,7 @@ func TestMain(m *testing.M) {
 // skips the test.
 func fleetCRDs(t testing.TB) []*apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
-	root := os.Getenv("RECOVER_REALDATA")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "shared", "realdata") // repo root/../shared/realdata
-	}
-	dir := filepath.Join(root, "fleet-crds")
+	dir := shareddata.RealData(t, "fleet-crds")
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Skipf("the fleet engines' CRDs are not in %s (set RECOVER_REALDATA to the shared realdata directory): %v", dir, err)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/payload"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
@@ -161,13 +161,7 @@ func TestPlanConfigMapWithoutAPlanSaysWhy(t *testing.T) {
 // and each ConfigMap stays under that limit; recover inspect --save-plan's
 // store keeps it as well.
 func TestARealReleasePlanFitsItsConfigMaps(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "realdata", "payload-release-4.4")
-	if root := os.Getenv("RECOVER_REALDATA"); root != "" {
-		dir = filepath.Join(root, "payload-release-4.4")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real data %s not available (set RECOVER_REALDATA to the shared realdata directory): %v", dir, err)
-	}
+	dir := shareddata.RealData(t, "payload-release-4.4")
 	c, ns := client(t)
 	pl, err := payload.LoadDir(dir, payload.Options{Version: "4.4.4"})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/inspect/internal/realdata"
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 )
 
 func subjects(s *inspect.Snapshot, code string) string {
@@ -25,7 +25,7 @@ func subjects(s *inspect.Snapshot, code string) string {
 // status` is tested with (their -cv, -co, -mcp, -node and -mc files form one cluster
 // each) and checks the findings against what those clusters show (PROVENANCE.md).
 func TestOCUpgradeStatusExamples(t *testing.T) {
-	dir := filepath.Join(realdata.Dir(t), "oc-upgrade-status-examples")
+	dir := filepath.Join(shareddata.RealData(t, ""), "oc-upgrade-status-examples")
 	for _, tc := range []struct {
 		name                  string
 		state                 string // history[0]

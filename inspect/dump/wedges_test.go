@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/inspect/internal/realdata"
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 )
 
 // `oc get nodes,pdb,pods -A,csr,secrets -o yaml` style dumps feed the wedge facts;
@@ -80,7 +80,7 @@ items:
 // its nodes' drain annotations and creation times are read; 12 nodes drain (desiredDrain asks for a
 // drain lastAppliedDrain does not record), as oc reports.
 func TestRealPDBProhibitsDrainingNodes(t *testing.T) {
-	dir := filepath.Join(realdata.Dir(t), "oc-upgrade-status-examples")
+	dir := filepath.Join(shareddata.RealData(t, ""), "oc-upgrade-status-examples")
 	files, err := filepath.Glob(filepath.Join(dir, "4.16.0-ec2-control-plane-updated-pdb-prohibits-draining-*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("files: %v %v", files, err)

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/inspect/internal/realdata"
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 )
 
 func subjects(s *inspect.Snapshot, code string) []string {
@@ -72,7 +72,7 @@ func TestCorruptArchive(t *testing.T) {
 }
 
 func TestRealInsightsArchives(t *testing.T) {
-	root := realdata.Dir(t)
+	root := shareddata.RealData(t, "")
 	for _, tc := range []struct {
 		dir                     string
 		version                 string

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/inspect/internal/realdata"
 	"github.com/openshift-recover/recover/internal/openshift"
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 )
 
 func states(s *inspect.Snapshot) map[string]inspect.ResourceStatus {
@@ -81,7 +81,7 @@ func TestWedgeFactsFromInsightsArchive(t *testing.T) {
 // The real 4.7 archive holds the old etcd quorum guard PDB (policy/v1beta1) and
 // the CloudCredential; it predates the CSR, Machine and webhook gatherers' files.
 func TestRealInsightsArchiveWedgeFacts(t *testing.T) {
-	root := realdata.Dir(t)
+	root := shareddata.RealData(t, "")
 	s, err := New(filepath.Join(root, "insights-archive-sample-4.7")).Collect(t.Context())
 	if err != nil {
 		t.Fatal(err)

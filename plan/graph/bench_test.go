@@ -5,13 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 )
 
 // The loaders are compared with plain decoding of the same bytes (report both;
 // go test -bench . -benchmem ./plan/graph).
 
 func BenchmarkDecodeRawGraphJSON(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join(realData(b, capture2021), "graph-gb-raw.json"))
+	data, err := os.ReadFile(filepath.Join(shareddata.RealData(b, capture2021), "graph-gb-raw.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -25,7 +27,7 @@ func BenchmarkDecodeRawGraphJSON(b *testing.B) {
 }
 
 func BenchmarkParseRawGraph(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join(realData(b, capture2021), "graph-gb-raw.json"))
+	data, err := os.ReadFile(filepath.Join(shareddata.RealData(b, capture2021), "graph-gb-raw.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func BenchmarkParseRawGraph(b *testing.B) {
 }
 
 func BenchmarkLoadRawGraphWithGraphData(b *testing.B) {
-	dir := realData(b, capture2021)
+	dir := shareddata.RealData(b, capture2021)
 	data, err := os.ReadFile(filepath.Join(dir, "graph-gb-raw.json"))
 	if err != nil {
 		b.Fatal(err)
@@ -57,7 +59,7 @@ func BenchmarkLoadRawGraphWithGraphData(b *testing.B) {
 
 // BenchmarkShortestPath queries the full 1,085-node graph (every architecture).
 func BenchmarkShortestPath(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join(realData(b, capture2021), "graph-gb-raw.json"))
+	data, err := os.ReadFile(filepath.Join(shareddata.RealData(b, capture2021), "graph-gb-raw.json"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openshift-recover/recover/internal/bounded"
 	"github.com/openshift-recover/recover/internal/testing/cachetest"
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 )
 
 const (
@@ -30,14 +31,14 @@ func cacheCases(t *testing.T) []Options {
 	if testing.Short() {
 		return cases
 	}
-	dir := realData(t, capture2021)
+	dir := shareddata.RealData(t, capture2021)
 	raw, gd := filepath.Join(dir, "graph-gb-raw.json"), filepath.Join(dir, "cincinnati-graph-data")
 	cases = append(cases,
 		Options{Graph: raw, GraphData: gd, Channel: "stable-4.4"},
 		Options{Graph: raw, GraphData: gd},
 		Options{Graph: raw, GraphData: gd, Arch: "s390x"},
 	)
-	served := realData(t, "cincinnati-graph/channel-graphs")
+	served := shareddata.RealData(t, "cincinnati-graph/channel-graphs")
 	cases = append(cases,
 		Options{Graph: filepath.Join(served, "421646a6e9592b179c26b3c77d406820c479a19c_stable-4.3_amd64_v1.json"), Channel: "stable-4.3"},
 		Options{Graph: filepath.Join(served, "134475077ed4eeaedf3c339f12915b9cdaf7d194_stable-4.7_amd64_v1.json")},

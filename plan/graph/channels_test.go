@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/blang/semver/v4"
+
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 )
 
 // channelsOneByOne is the channel membership rule as first written: every node
@@ -60,7 +62,7 @@ func TestChannelIndexMatchesOneByOne(t *testing.T) {
 		if testing.Short() {
 			break
 		}
-		dir := realData(t, capture)
+		dir := shareddata.RealData(t, capture)
 		read(capture, filepath.Join(dir, "graph-gb-raw.json"), filepath.Join(dir, "cincinnati-graph-data"))
 	}
 	corner := GraphData{Dir: "corner"}

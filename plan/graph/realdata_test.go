@@ -7,26 +7,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// realData returns a directory under the shared real data, or skips the test.
-func realData(tb testing.TB, rel string) string {
-	tb.Helper()
-	root := os.Getenv("RECOVER_REALDATA")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "shared", "realdata") // repo root/../shared/realdata
-	}
-	p := filepath.Join(root, rel)
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("real data %s not available (set RECOVER_REALDATA to the shared realdata directory): %v", p, err)
-	}
-	return p
-}
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
+)
 
 const capture2021 = "cincinnati-graph/graph-builder-fixtures/20211124.083150"
 
 func TestRealGraphBuilderWithGraphData(t *testing.T) {
-	dir := realData(t, capture2021)
+	dir := shareddata.RealData(t, capture2021)
 	raw := filepath.Join(dir, "graph-gb-raw.json")
 	data, err := os.ReadFile(raw)
 	if err != nil {
@@ -76,7 +64,7 @@ func TestRealGraphBuilderWithGraphData(t *testing.T) {
 // graph-builder graph plus graph-data must give the same edges as the same capture
 // with the metadata once carried by quay labels, run through edge-add-remove.
 func TestRealGraphDataMatchesQuayMetadata(t *testing.T) {
-	dir := realData(t, capture2021)
+	dir := shareddata.RealData(t, capture2021)
 	for _, arch := range []string{"amd64", "s390x", "ppc64le"} {
 		ours, err := Load(context.Background(), Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Arch: arch})
 		if err != nil {
@@ -126,7 +114,7 @@ func firstDiff(a, b []string) string {
 }
 
 func TestRealChannelGraphs(t *testing.T) {
-	dir := realData(t, "cincinnati-graph/channel-graphs")
+	dir := shareddata.RealData(t, "cincinnati-graph/channel-graphs")
 	r, err := Load(context.Background(), Options{Graph: filepath.Join(dir, "421646a6e9592b179c26b3c77d406820c479a19c_stable-4.3_amd64_v1.json"), Channel: "stable-4.3"})
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +140,7 @@ func TestRealChannelGraphs(t *testing.T) {
 }
 
 func TestReal2020CaptureSchema100(t *testing.T) {
-	dir := realData(t, "cincinnati-graph/graph-builder-fixtures/20200319.204124")
+	dir := shareddata.RealData(t, "cincinnati-graph/graph-builder-fixtures/20200319.204124")
 	r, err := Load(context.Background(), Options{Graph: filepath.Join(dir, "graph-gb-raw.json"), GraphData: filepath.Join(dir, "cincinnati-graph-data"), Channel: "stable-4.3"})
 	if err != nil {
 		t.Fatal(err)

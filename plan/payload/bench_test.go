@@ -8,11 +8,13 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 )
 
 // realPayloadFiles reads every manifest file of the real 4.4 payload.
 func realPayloadFiles(b *testing.B) (files [][]byte, total int64) {
-	dir := realPayload(b, "payload-release-4.4")
+	dir := shareddata.RealData(b, "payload-release-4.4")
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && hasManifestExtension(d.Name()) && strings.Contains(path, "manifests") {
 			data, _ := os.ReadFile(path)
@@ -57,7 +59,7 @@ func BenchmarkDecodeRealPayloadFast(b *testing.B) {
 // BenchmarkLoadRealPayload loads, renders, decides and orders the real 4.4 payload
 // (file reads included).
 func BenchmarkLoadRealPayload(b *testing.B) {
-	dir := realPayload(b, "payload-release-4.4")
+	dir := shareddata.RealData(b, "payload-release-4.4")
 	for b.Loop() {
 		if _, err := LoadDir(dir, Options{Version: "4.4.0"}); err != nil {
 			b.Fatal(err)
@@ -76,7 +78,7 @@ func BenchmarkLoadExamplePayload(b *testing.B) {
 // BenchmarkLoadRealPayloadOneWorker is BenchmarkLoadRealPayload decoded by one
 // goroutine, as before parallel decoding.
 func BenchmarkLoadRealPayloadOneWorker(b *testing.B) {
-	dir := realPayload(b, "payload-release-4.4")
+	dir := shareddata.RealData(b, "payload-release-4.4")
 	for b.Loop() {
 		if _, err := loadDir(dir, Options{Version: "4.4.0"}, 1); err != nil {
 			b.Fatal(err)
@@ -87,7 +89,7 @@ func BenchmarkLoadRealPayloadOneWorker(b *testing.B) {
 // BenchmarkLoadRealPayloadCacheCold loads with an empty decoded-payload cache each
 // time: hashing the files, decoding, and writing the entry (fsync included).
 func BenchmarkLoadRealPayloadCacheCold(b *testing.B) {
-	dir := realPayload(b, "payload-release-4.4")
+	dir := shareddata.RealData(b, "payload-release-4.4")
 	for b.Loop() {
 		b.StopTimer()
 		cache := b.TempDir()
@@ -101,7 +103,7 @@ func BenchmarkLoadRealPayloadCacheCold(b *testing.B) {
 // BenchmarkLoadRealPayloadCacheWarm loads from a warm decoded-payload cache:
 // hashing the files, reading and checking the entry, JSON to objects.
 func BenchmarkLoadRealPayloadCacheWarm(b *testing.B) {
-	dir := realPayload(b, "payload-release-4.4")
+	dir := shareddata.RealData(b, "payload-release-4.4")
 	o := Options{Version: "4.4.0", CacheDir: b.TempDir()}
 	if _, err := LoadDir(dir, o); err != nil {
 		b.Fatal(err)
@@ -118,7 +120,7 @@ func BenchmarkLoadRealPayloadCacheWarm(b *testing.B) {
 // and keeps the manifest files, then the key. A warm load pays it; so does a plan
 // without the cache, for the digest.
 func BenchmarkRealPayloadCacheKey(b *testing.B) {
-	dir := realPayload(b, "payload-release-4.4")
+	dir := shareddata.RealData(b, "payload-release-4.4")
 	files := listManifestFiles(dir)
 	for b.Loop() {
 		pf, ok := readPayloadFiles(dir, files)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 )
 
 // TestDecoderMatchesSigsYAML is the differential test of the fast YAML path: for
@@ -102,7 +104,7 @@ func forEachYAMLDocument(t *testing.T, f func(name string, data []byte)) {
 		return
 	}
 	for _, name := range []string{"payload-release-4.3", "payload-release-4.4"} {
-		root := realPayload(t, name)
+		root := shareddata.RealData(t, name)
 		n := 0
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !hasManifestExtension(d.Name()) || strings.HasSuffix(d.Name(), ".json") {

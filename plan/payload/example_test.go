@@ -1,11 +1,12 @@
 package payload
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 )
 
 const exampleReleases = "../../examples/reconciled-4.3-to-4.4/releases"
@@ -147,26 +148,12 @@ func TestExamplePayloadsForTheSimulator(t *testing.T) {
 	}
 }
 
-// realPayload locates a real payload under the shared real data, or skips.
-func realPayload(tb testing.TB, name string) string {
-	tb.Helper()
-	root := os.Getenv("RECOVER_REALDATA")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "shared", "realdata")
-	}
-	dir := filepath.Join(root, name)
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("real payload %s not available (set RECOVER_REALDATA to the shared realdata directory): %v", dir, err)
-	}
-	return dir
-}
-
 func TestRealPayloads(t *testing.T) {
 	for _, tc := range []struct {
 		dir, version string
 		files        int
 	}{{"payload-release-4.4", "4.4.0", 383}, {"payload-release-4.3", "4.3.0", 337}} {
-		dir := realPayload(t, tc.dir)
+		dir := shareddata.RealData(t, tc.dir)
 		// Without release-metadata the normal path refuses, naming the file.
 		if _, err := LoadDir(dir, Options{}); err == nil || !strings.Contains(err.Error(), "release-metadata: missing") {
 			t.Fatalf("%s without a version: %v", tc.dir, err)
@@ -190,7 +177,7 @@ func TestRealPayloads(t *testing.T) {
 			t.Fatalf("%s hosted: %v", tc.dir, err)
 		}
 	}
-	p, err := LoadDir(realPayload(t, "payload-release-4.4"), Options{Version: "4.4.0"})
+	p, err := LoadDir(shareddata.RealData(t, "payload-release-4.4"), Options{Version: "4.4.0"})
 	if err != nil {
 		t.Fatal(err)
 	}

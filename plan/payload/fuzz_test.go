@@ -3,12 +3,13 @@ package payload
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	"github.com/openshift-recover/recover/internal/testing/inputcheck"
 )

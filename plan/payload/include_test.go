@@ -1,9 +1,10 @@
 package payload
 
 import (
-	"github.com/openshift-recover/recover/internal/openshift"
 	"strings"
 	"testing"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 const (

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 )
 
 // TestParallelLoadMatchesSequential loads every example payload and the real ones
@@ -94,7 +96,7 @@ func payloadCases(t *testing.T) []payloadCase {
 	}
 	for _, r := range []struct{ name, version string }{{"payload-release-4.3", "4.3.0"}, {"payload-release-4.4", "4.4.0"}} {
 		t.Run(r.name, func(t *testing.T) {
-			cases = append(cases, payloadCase{realPayload(t, r.name), Options{Version: r.version}})
+			cases = append(cases, payloadCase{shareddata.RealData(t, r.name), Options{Version: r.version}})
 		})
 	}
 	return cases

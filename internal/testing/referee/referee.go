@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 )
 
 // EnvVar overrides where the referee data lives.
@@ -25,55 +27,14 @@ const (
 // Dir returns the referee directory, or skips tb when there is none.
 func Dir(tb testing.TB) string {
 	tb.Helper()
-	return shared(tb, "the CVO referee data", "referee", EnvVar, MergeCasesFile)
+	return shareddata.Find(tb, "the CVO referee data", "referee", EnvVar, MergeCasesFile)
 }
-
-// RealDataEnvVar overrides where the real public data lives (as for inspect's
-// real-data tests).
-const RealDataEnvVar = "RECOVER_REALDATA"
 
 // RealData returns the real public data directory (../shared/realdata: the 4.3
 // and 4.4 payloads the referee's cases come from), or skips tb.
 func RealData(tb testing.TB) string {
 	tb.Helper()
-	return shared(tb, "the real payloads", "realdata", RealDataEnvVar, "payload-release-4.4")
-}
-
-// shared finds ../shared/<name> beside the repository (holding probe), or the
-// directory $envVar names, or skips tb saying what is missing.
-func shared(tb testing.TB, what, name, envVar, probe string) string {
-	tb.Helper()
-	if d := os.Getenv(envVar); d != "" {
-		if _, err := os.Stat(filepath.Join(d, probe)); err == nil {
-			return d
-		}
-		tb.Skipf("%s: $%s=%s does not hold %s", what, envVar, d, probe)
-	}
-	if root, err := repoRoot(); err == nil {
-		d := filepath.Join(root, "..", "shared", name)
-		if _, err := os.Stat(filepath.Join(d, probe)); err == nil {
-			return d
-		}
-	}
-	tb.Skipf("%s are not here: set $%s or provide ../shared/%s beside the repository", what, envVar, name)
-	return ""
-}
-
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.Contains(string(data), "module github.com/openshift-recover/recover\n") {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", os.ErrNotExist
-		}
-		dir = parent
-	}
+	return shareddata.Find(tb, "the real payloads", "realdata", shareddata.RealDataEnvVar, "payload-release-4.4")
 }
 
 // Context is a merge-cases file's first line: what the owner references point
