@@ -8,7 +8,6 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/printer"
@@ -97,12 +96,11 @@ func TestJSONEventStreamGoldenRevertOnStop(t *testing.T) {
 func startingClusterVersion(t *testing.T, c *applytest.Cluster) *configv1.ClusterVersion {
 	t.Helper()
 	ctx := t.Context()
-	cv, err := c.OSConfig.ConfigV1().ClusterVersions().Get(ctx, "version", metav1.GetOptions{})
+	cvs := c.OSConfig.ConfigV1().ClusterVersions()
+	cv, err := applytest.Update(ctx, cvs.Get, cvs.UpdateStatus, "version", func(cv *configv1.ClusterVersion) {
+		cv.Status.Desired = configv1.Release{Version: applytest.CurrentVersion, Image: applytest.CurrentImage}
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	cv.Status.Desired = configv1.Release{Version: applytest.CurrentVersion, Image: applytest.CurrentImage}
-	if cv, err = c.OSConfig.ConfigV1().ClusterVersions().UpdateStatus(ctx, cv, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return cv

@@ -156,12 +156,9 @@ func remedyCases() []remedyCase {
 			patch: `{"spec":{"overrides":null}}`, fields: [][]string{{"spec", "overrides"}},
 			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
 				cvs := c.OSConfig.ConfigV1().ClusterVersions()
-				cv, err := cvs.Get(ctx, "version", metav1.GetOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				cv.Spec.Overrides = []configv1.ComponentOverride{{Kind: "Deployment", Group: "apps", Namespace: "openshift-monitoring", Name: "cluster-monitoring-operator", Unmanaged: true}}
-				if _, err := cvs.Update(ctx, cv, metav1.UpdateOptions{}); err != nil {
+				if _, err := applytest.Update(ctx, cvs.Get, cvs.Update, "version", func(cv *configv1.ClusterVersion) {
+					cv.Spec.Overrides = []configv1.ComponentOverride{{Kind: "Deployment", Group: "apps", Namespace: "openshift-monitoring", Name: "cluster-monitoring-operator", Unmanaged: true}}
+				}); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -213,15 +210,12 @@ func ackKey2(k string) string { return strings.ReplaceAll(k, ".", `\.`) }
 func setOperatorCondition(t *testing.T, ctx context.Context, c *applytest.Cluster, name string, status configv1.ConditionStatus, reason string) {
 	t.Helper()
 	cos := c.OSConfig.ConfigV1().ClusterOperators()
-	co, err := cos.Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		co, err = cos.Create(ctx, &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-	}
-	if err != nil {
+	if _, err := cos.Create(ctx, &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	co.Status.Conditions = []configv1.ClusterOperatorStatusCondition{{Type: configv1.OperatorUpgradeable, Status: status, Reason: reason, Message: "test", LastTransitionTime: metav1.Now()}}
-	if _, err := cos.UpdateStatus(ctx, co, metav1.UpdateOptions{}); err != nil {
+	if _, err := applytest.Update(ctx, cos.Get, cos.UpdateStatus, name, func(co *configv1.ClusterOperator) {
+		co.Status.Conditions = []configv1.ClusterOperatorStatusCondition{{Type: configv1.OperatorUpgradeable, Status: status, Reason: reason, Message: "test", LastTransitionTime: metav1.Now()}}
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

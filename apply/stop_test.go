@@ -38,20 +38,17 @@ func coGate(name string) *plan.Gate {
 func reportOperator(t testing.TB, ctx context.Context, c *applytest.Cluster, name string) {
 	t.Helper()
 	cos := c.OSConfig.ConfigV1().ClusterOperators()
-	co, err := cos.Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		co, err = cos.Create(ctx, &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-	}
-	if err != nil {
+	if _, err := cos.Create(ctx, &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 	now := metav1.Now()
-	co.Status.Versions = []configv1.OperandVersion{{Name: "operator", Version: applytest.TargetVersion}}
-	co.Status.Conditions = []configv1.ClusterOperatorStatusCondition{
-		{Type: configv1.OperatorAvailable, Status: configv1.ConditionTrue, LastTransitionTime: now},
-		{Type: configv1.OperatorDegraded, Status: configv1.ConditionFalse, LastTransitionTime: now},
-	}
-	if _, err := cos.UpdateStatus(ctx, co, metav1.UpdateOptions{}); err != nil {
+	if _, err := applytest.Update(ctx, cos.Get, cos.UpdateStatus, name, func(co *configv1.ClusterOperator) {
+		co.Status.Versions = []configv1.OperandVersion{{Name: "operator", Version: applytest.TargetVersion}}
+		co.Status.Conditions = []configv1.ClusterOperatorStatusCondition{
+			{Type: configv1.OperatorAvailable, Status: configv1.ConditionTrue, LastTransitionTime: now},
+			{Type: configv1.OperatorDegraded, Status: configv1.ConditionFalse, LastTransitionTime: now},
+		}
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -125,34 +126,26 @@ func wedgeThePool(t *testing.T, ctx context.Context, c *applytest.Cluster) {
 		t.Fatal(err)
 	}
 	setPool := func(updated int32) error {
-		p, err := pools.Get(ctx, "master", metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		p.Status.ObservedGeneration, p.Status.MachineCount, p.Status.UpdatedMachineCount, p.Status.ReadyMachineCount = p.Generation, 3, updated, updated
-		_, err = pools.UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		_, err := applytest.Update(ctx, pools.Get, pools.UpdateStatus, "master", func(p *mcfgv1.MachineConfigPool) {
+			p.Status.ObservedGeneration, p.Status.MachineCount, p.Status.UpdatedMachineCount, p.Status.ReadyMachineCount = p.Generation, 3, updated, updated
+		})
 		return err
 	}
 	if err := setPool(1); err != nil {
 		t.Fatal(err)
 	}
 	cvs := c.OSConfig.ConfigV1().ClusterVersions()
-	cv, err := cvs.Get(ctx, "version", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := cv.Status.DeepCopy()
-	cv.Status.Desired = configv1.Release{Version: applytest.TargetVersion, Image: applytest.TargetImage}
-	cv.Status.History = append([]configv1.UpdateHistory{{State: configv1.PartialUpdate, Version: applytest.TargetVersion, Image: applytest.TargetImage, StartedTime: metav1.Now()}}, cv.Status.History...)
-	if _, err := cvs.UpdateStatus(ctx, cv, metav1.UpdateOptions{}); err != nil {
+	var saved *configv1.ClusterVersionStatus
+	if _, err := applytest.Update(ctx, cvs.Get, cvs.UpdateStatus, "version", func(cv *configv1.ClusterVersion) {
+		saved = cv.Status.DeepCopy()
+		cv.Status.Desired = configv1.Release{Version: applytest.TargetVersion, Image: applytest.TargetImage}
+		cv.Status.History = append([]configv1.UpdateHistory{{State: configv1.PartialUpdate, Version: applytest.TargetVersion, Image: applytest.TargetImage, StartedTime: metav1.Now()}}, cv.Status.History...)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		ctx := context.Background()
-		if cv, err := cvs.Get(ctx, "version", metav1.GetOptions{}); err == nil {
-			cv.Status = *saved
-			_, _ = cvs.UpdateStatus(ctx, cv, metav1.UpdateOptions{})
-		}
+		_, _ = applytest.Update(ctx, cvs.Get, cvs.UpdateStatus, "version", func(cv *configv1.ClusterVersion) { cv.Status = *saved })
 		_ = c.Reset(ctx)
 		_ = setPool(3)
 	})
@@ -168,7 +161,7 @@ func playMCO(ctx context.Context, c *applytest.Cluster) {
 			return false, nil
 		}
 		p.Status.UpdatedMachineCount, p.Status.ReadyMachineCount = p.Status.MachineCount, p.Status.MachineCount
-		_, _ = pools.UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		_, _ = pools.UpdateStatus(ctx, p, metav1.UpdateOptions{}) // a conflict is retried at the next poll, as the MCO would
 		return false, nil
 	})
 }

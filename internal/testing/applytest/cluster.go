@@ -212,15 +212,11 @@ func (c *Cluster) Reset(ctx context.Context) error {
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	cv, err := c.OSConfig.ConfigV1().ClusterVersions().Get(ctx, "version", metav1.GetOptions{})
-	if err != nil {
+	// The fake CVO (RunFakes) writes ClusterVersion's status while it runs, so
+	// this read-modify-write retries on a conflict as a controller would.
+	cvs := c.OSConfig.ConfigV1().ClusterVersions()
+	if _, err := Update(ctx, cvs.Get, cvs.Update, "version", func(cv *configv1.ClusterVersion) { cv.Spec.DesiredUpdate = nil }); err != nil {
 		return err
-	}
-	if cv.Spec.DesiredUpdate != nil {
-		cv.Spec.DesiredUpdate = nil
-		if _, err := c.OSConfig.ConfigV1().ClusterVersions().Update(ctx, cv, metav1.UpdateOptions{}); err != nil {
-			return err
-		}
 	}
 	if _, err := c.MCFG.MachineconfigurationV1().MachineConfigPools().Patch(ctx, "master", "application/merge-patch+json", []byte(`{"spec":{"paused":false}}`), metav1.PatchOptions{}); err != nil {
 		return err
@@ -233,6 +229,15 @@ func (c *Cluster) Reset(ctx context.Context) error {
 		if err != nil {
 			return false, err
 		}
-		return d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == 1 && d.Status.Replicas == 1, nil
+		if d.Status.ObservedGeneration != d.Generation || d.Status.AvailableReplicas != 1 || d.Status.Replicas != 1 {
+			return false, nil
+		}
+		// The fake CVO has observed the spec Reset wrote: it has no status
+		// write pending that a test's own read-modify-write would race.
+		cv, err := cvs.Get(ctx, "version", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return cv.Status.ObservedGeneration == cv.Generation, nil
 	})
 }
