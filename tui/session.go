@@ -41,6 +41,9 @@ type Session struct {
 	Candidates []plan.Candidate
 	// PlanHint tells the user how to get a plan when there is none.
 	PlanHint string
+	// Outcome is the decision the session's plan carries out, or why there is
+	// none (plan.Decide); nil with a saved plan made before formatVersion 1.3.
+	Outcome *plan.Outcome
 	// Accepted are the risk names the plan was computed with (--accept).
 	Accepted []string
 	// Replan computes a new plan from snap, the session's snapshot when it asks
