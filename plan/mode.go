@@ -27,7 +27,10 @@ type TargetNeed struct {
 // and a CVO hand-back will do): the first incident's state (an update claimed
 // complete over mixed versions), kubelet skew, static-pod contradictions under a
 // Completed claim (the second incident), or a retarget (a risk on the in-flight
-// target, or Upgradeable=False holding a minor update under way).
+// target). Upgradeable=False during a minor update under way is no need: the
+// CVO checks Upgradeable before it accepts a minor update, not while it carries
+// one out, and a retarget within that minor is not blocked by it
+// (OCPBUGS-42880); the update in progress goes forward.
 func TargetNeeded(s *inspect.Snapshot) []TargetNeed {
 	var out []TargetNeed
 	completed := false
@@ -54,35 +57,9 @@ func TargetNeeded(s *inspect.Snapshot) []TargetNeed {
 			}
 		case inspect.CodeConditionalRiskOnTarget:
 			add(fd, true, "the release the cluster updates to, %s, is exposed to %s: a z-stream of the same minor without the risk is the remedy", orWord(fd.Details["target"], "its target"), orWord(fd.Details["risks"], "a conditional-update risk"))
-		case inspect.CodeUpgradeableFalse:
-			if fd.Class == inspect.ClassBlocks && minorUpdateUnderWay(s) {
-				add(fd, true, "%s says Upgradeable=False (%s) while a minor update is under way: a retarget within that minor is not blocked by it (OCPBUGS-42880)", fd.Subject, orWord(fd.Details["reason"], "no reason"))
-			}
 		}
 	}
 	return out
-}
-
-// minorUpdateUnderWay reports whether an update to a new minor is in progress:
-// history[0] is Partial and its release is a newer minor than the last
-// Completed one.
-func minorUpdateUnderWay(s *inspect.Snapshot) bool {
-	cv := s.ClusterVersion
-	if cv == nil || len(cv.Status.History) == 0 || cv.Status.History[0].State != configv1.PartialUpdate {
-		return false
-	}
-	to, err := inspect.ParseVersion(cv.Status.History[0].Version)
-	if err != nil {
-		return false
-	}
-	for _, h := range cv.Status.History[1:] {
-		if h.State != configv1.CompletedUpdate {
-			continue
-		}
-		from, err := inspect.ParseVersion(h.Version)
-		return err == nil && (to.Major > from.Major || to.Major == from.Major && to.Minor > from.Minor)
-	}
-	return false
 }
 
 // Decision is what a snapshot asks of the planner: its Outcome (the one

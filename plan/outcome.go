@@ -104,7 +104,7 @@ type decideFacts struct {
 // Rules is the decision table, in order: the first rule that holds decides.
 var Rules = []Rule{
 	{Name: RuleAdminTakesOver, Kind: OutcomeReplaceCVO,
-		Doc: "the admin asked recover to take the wheel (recover plan --take-over REASON); the plan and the journal record the reason",
+		Doc: "the admin asked recover to take the wheel (recover plan --take-over REASON); the plan records the reason in its outcome",
 		when: func(c *decideFacts) (string, []Evidence, bool) {
 			if c.takeOver == "" {
 				return "", nil, false

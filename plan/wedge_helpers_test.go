@@ -35,6 +35,7 @@ func healthyUpdating(t testing.TB) *inspect.Snapshot {
 // dropFindings removes the findings with the given codes.
 func dropFindings(s *inspect.Snapshot, codes ...string) {
 	s.Findings = slices.DeleteFunc(s.Findings, func(f inspect.Finding) bool { return slices.Contains(codes, f.Code) })
+	s.Wedges = slices.DeleteFunc(s.Wedges, func(w inspect.Wedge) bool { return slices.Contains(codes, w.Code) })
 }
 
 // addFinding appends a finding of class blocks-update.

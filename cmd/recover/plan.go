@@ -204,10 +204,13 @@ func (o *planOptions) Run(ctx context.Context) error {
 		return err
 	}
 	var g *graph.Result
+	switch k := d.Outcome.Kind; {
+	case k == plan.OutcomeRemediation || k == plan.OutcomeRefused:
+		fmt.Fprintf(o.g.streams.ErrOut, "recover plan: no new release is needed (outcome %s, rule %s): planning the remediation only\n", k, d.Outcome.Rule)
+	case k.NeedsRelease() && !ps.graphGiven():
+		fmt.Fprintf(o.g.streams.ErrOut, "recover plan: a new release is needed (outcome %s, rule %s): asking the cluster's update service for one; pass --graph FILE|URL to use another graph\n", k, d.Outcome.Rule)
+	}
 	if d.Outcome.Kind.NeedsRelease() {
-		if !ps.graphGiven() {
-			fmt.Fprintf(o.g.streams.ErrOut, "recover plan: %s: asking the cluster's update service for a release; pass --graph FILE|URL to use another graph\n", d.Outcome.Rule)
-		}
 		if g, err = o.graph(ctx, snap); err != nil {
 			return err
 		}
