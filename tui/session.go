@@ -52,8 +52,10 @@ type Session struct {
 	Replan func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*plan.Plan, error)
 	// SavePlan writes a plan computed in the session to a file before it is
 	// applied, because the journal refers to the plan by path and digest, and
-	// returns them. Required for applying a computed plan.
-	SavePlan func(p *plan.Plan) (path, digest string, err error)
+	// returns them with the plan as read back from the file (plan.Load): the
+	// session applies what it saved, as recover apply --plan would. Required
+	// for applying a computed plan.
+	SavePlan func(p *plan.Plan) (path, digest string, saved *plan.Plan, err error)
 
 	// ReadOnly strips every key that changes the cluster; ReadOnlyReason says why
 	// ("must-gather session", "--read-only").

@@ -334,8 +334,9 @@ func (o *tuiOptions) describeSource() string {
 }
 
 // savePlan writes a plan computed in the session to --plan-out, or to a new
-// recover-plan-<time>.json, through plan.Save.
-func (o *tuiOptions) savePlan(p *plan.Plan) (string, string, error) {
+// recover-plan-<time>.json, through plan.Save, and reads it back as recover
+// apply --plan would: the session applies what it saved.
+func (o *tuiOptions) savePlan(p *plan.Plan) (string, string, *plan.Plan, error) {
 	path := o.planOut
 	if path == "" {
 		path = fmt.Sprintf("recover-plan-%s.json", time.Now().UTC().Format("20060102T150405Z"))
@@ -345,9 +346,16 @@ func (o *tuiOptions) savePlan(p *plan.Plan) (string, string, error) {
 		err = fmt.Errorf("%w (pass --plan-out FILE)", err)
 	}
 	if err != nil {
-		return "", "", err
+		return "", "", nil, err
 	}
-	return path, digest, nil
+	saved, readDigest, err := plan.Load(path)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("the saved plan does not read back: %w", err)
+	}
+	if readDigest != digest {
+		return "", "", nil, fmt.Errorf("the saved plan %s changed on disk (digest %s, written %s)", path, readDigest, digest)
+	}
+	return path, digest, saved, nil
 }
 
 // Run runs the session until the user quits, then stops a run still in progress
