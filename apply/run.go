@@ -184,6 +184,14 @@ func (r *run) acquireLock(ctx context.Context) error {
 		// A journal in the cluster proves nothing: its lease must expire.
 		opts.TakeOverRunID = r.state.RunID
 	}
+	opts.Waiting = func(held *lock.HeldError, until time.Time) {
+		who := fmt.Sprintf("%q", held.Holder)
+		if held.RunID != "" {
+			who += " (run " + held.RunID + ")"
+		}
+		r.emit(Event{Type: EventLock, Message: fmt.Sprintf("waiting for lease %s/%s, held by %s, last renewed %s: it is taken when it expires unrenewed, at most %s from now (%s)",
+			lock.Namespace, lock.Name, who, held.Renewed.UTC().Format(time.RFC3339), time.Until(until).Round(time.Second), until.UTC().Format(time.RFC3339))})
+	}
 	// Acquire recognises a lease an earlier attempt of this run took, so a
 	// transient failure (even one after the server acted) is safe to retry.
 	var lk *lock.Lock
