@@ -45,6 +45,12 @@ type run struct {
 	// reverted and notReverted are the temporary changes revert-on-stop undid,
 	// or could not.
 	reverted, notReverted []RevertInfo
+	// revertedByOther: the reverted changes were reverted by the run that took
+	// the lock over (its journal says so), not by this one.
+	revertedByOther bool
+	// now is the journal as read again after the lock was lost (journalNow).
+	now     *journal.State
+	nowRead bool
 }
 
 func newRun(e *Engine, p *plan.Plan, opts Options, ch chan<- Event) *run {
@@ -607,6 +613,13 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 	res.StepsDone, res.StepsSkipped = r.done, r.skipped
 	res.StoppedAt = r.stoppedAt
 	res.CVODisabled, res.CVOReplicas = r.cvoDisabled, r.cvoOriginal
+	cvoRestoredByOther := false
+	if res.CVODisabled && (OutcomeOf(err) == OutcomeLostLock || errors.Is(context.Cause(ctx), lock.ErrLost)) {
+		// The run that took over may have restored the CVO since.
+		if now := r.journalNow(); now != nil && !now.CVO.Disabled {
+			res.CVODisabled, cvoRestoredByOther = false, true
+		}
+	}
 	if r.j != nil {
 		res.Journal = r.j.Path()
 	}
@@ -650,8 +663,11 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 			res.Error = res.Err.Error()
 		}
 	}
-	if res.CVODisabled {
+	if res.CVODisabled || cvoRestoredByOther {
 		note := fmt.Sprintf("; the cluster-version operator is left DISABLED (scaled to 0; it ran %d replica(s) before)", ptrValue(r.cvoOriginal, 1))
+		if cvoRestoredByOther {
+			note = "; the run that took over restored the cluster-version operator"
+		}
 		res.Message += note
 		if res.Err != nil {
 			// The one-line error a CLI prints must say so too.
@@ -699,7 +715,8 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 // nextCommands are the exact commands to resume or to restore the CVO.
 func (r *run) nextCommands(res *Result) []string {
 	var next []string
-	if r.j != nil && res.Outcome.Resumable() {
+	// A journal the run that took over finished needs no resume.
+	if r.j != nil && res.Outcome.Resumable() && (r.now == nil || !r.now.Finished) {
 		next = append(next, r.j.ResumeCommand()+"   # continue the plan where it stopped")
 	}
 	for _, ri := range res.NotReverted {
