@@ -494,3 +494,77 @@ func TestInClusterRunChecksStalenessWithItsRBAC(t *testing.T) {
 		t.Fatalf("a ServiceAccount without the fingerprint's reads passed the staleness check: exit %d: %s", code, out)
 	}
 }
+
+// TestInClusterFencedRunTellsTheTruth: a run paused (SIGSTOP, as a frozen pod)
+// while a relaxed budget waits, whose lease expires and is taken over by the
+// next run (another identity), which finishes the plan: the budget reverted,
+// the CVO restored. Woken (SIGCONT), the first run finds the lock lost; its
+// last message tells what the run that took over did, read from the journal:
+// not that the budget is NOT reverted nor that the CVO is left disabled, and it
+// never suggests --resume, which --in-cluster refuses, nor another run of a
+// journal the run that took over finished (issue 34).
+func TestInClusterFencedRunTellsTheTruth(t *testing.T) {
+	c, _ := setup(t)
+	ctx := caseContext(t)
+	if err := c.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pdb := newPDB(t, ctx, c, "web")
+	drainingMaster(t, ctx, c)
+	before := pdbSpec(t, ctx, c, "web")
+	p, _, _ := relaxPlan(pdb)
+	dir := t.TempDir()
+	ic := prepareInCluster(t, ctx, c, (&applytestPlan{p}).write(t, dir), "fenced")
+
+	_, kc := auditProxyFor(t, ic.first, dir, "first", nil)
+	var once sync.Once
+	var mu sync.Mutex
+	var victim *os.Process
+	paused := make(chan struct{})
+	cmd, done, stderr := startRecover(t, func(ev map[string]any) {
+		if ev["type"] == "waiting" && strings.Contains(stepOf(ev), "relax-pdb") {
+			once.Do(func() {
+				mu.Lock()
+				defer mu.Unlock()
+				_ = victim.Signal(syscall.SIGSTOP)
+				close(paused)
+			})
+		}
+	}, append([]string{"--kubeconfig", kc}, ic.args("--i-have-a-backup", "--allow-stale")...)...)
+	mu.Lock()
+	victim = cmd.Process
+	mu.Unlock()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	<-paused
+
+	_, kc2 := auditProxyFor(t, ic.next, dir, "next", nil)
+	_, next, nextErr := startRecover(t, func(ev map[string]any) {
+		if ev["type"] == "waiting" && strings.Contains(stepOf(ev), "relax-pdb") {
+			drainCompletes(t, ctx, c)
+		}
+	}, append([]string{"--kubeconfig", kc2}, ic.args()...)...)
+	if err := <-next; err != nil {
+		t.Fatalf("the run that took over: exit %d: %s", exitCode(err), nextErr.String())
+	}
+	if got := pdbSpec(t, ctx, c, "web"); !reflect.DeepEqual(got, before) {
+		t.Fatalf("the run that took over left the budget changed: %+v", got)
+	}
+
+	_ = cmd.Process.Signal(syscall.SIGCONT)
+	err := <-done
+	msg := stderr.String()
+	if err == nil {
+		t.Fatalf("the woken run succeeded: %s", msg)
+	}
+	for _, lie := range []string{"NOT reverted", "left DISABLED", "--resume", "next:"} {
+		if strings.Contains(msg, lie) {
+			t.Errorf("the woken run's last message says %q:\n%s", lie, msg)
+		}
+	}
+	if !strings.Contains(msg, "the run that took over reverted") || !strings.Contains(msg, "the run that took over restored the cluster-version operator") {
+		t.Errorf("the woken run's last message does not say what the run that took over did:\n%s", msg)
+	}
+	if got := pdbSpec(t, ctx, c, "web"); !reflect.DeepEqual(got, before) {
+		t.Errorf("after the woken run the budget is changed: %+v", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,10 +34,29 @@ func (r *run) revertOnStop(ctx context.Context, runErr error) {
 		return
 	}
 	if errors.Is(context.Cause(ctx), lock.ErrLost) || OutcomeOf(runErr) == OutcomeLostLock {
-		r.warn("the lock was lost: %d temporary change(s) stay in place for the run that holds the cluster now; 'recover apply --resume' restores them at their revert steps", len(outstanding))
+		// What the run that took over did is in the journal as it stands now:
+		// a change it already reverted is not claimed to be in place (issue 34:
+		// the last message said so, and suggested --resume, which --in-cluster
+		// refuses).
+		if now := r.journalNow(); now != nil {
+			var still []*journal.StepState
+			for _, st := range outstanding {
+				if cur := now.Step(st.ID); cur == nil || slices.ContainsFunc(now.Outstanding(), func(o *journal.StepState) bool { return o.ID == st.ID }) {
+					still = append(still, st)
+				} else {
+					r.reverted = append(r.reverted, r.revertInfo(st, ""))
+					r.revertedByOther = true
+				}
+			}
+			outstanding = still
+		}
+		if len(outstanding) == 0 {
+			return
+		}
+		r.warn("the lock was lost: %d temporary change(s) stay in place for the run that holds the cluster now, which restores them at their revert steps", len(outstanding))
 		for _, st := range outstanding {
 			ri := r.revertInfo(st, "")
-			ri.Error = fmt.Sprintf("the lock was lost, another run owns the cluster; 'recover apply --resume' restores it at step %s", orDash(ri.RevertedBy))
+			ri.Error = fmt.Sprintf("the lock was lost; the run that holds the cluster now restores it at step %s", orDash(ri.RevertedBy))
 			r.notReverted = append(r.notReverted, ri)
 		}
 		return
@@ -197,10 +217,30 @@ func (r *run) revertSummary() string {
 		for _, ri := range r.reverted {
 			ss = append(ss, fmt.Sprintf("%s (step %s)", ri.Object, ri.Step))
 		}
-		parts = append(parts, "reverted the temporary change(s) to their journaled pre-image: "+strings.Join(ss, ", "))
+		who := "reverted"
+		if r.revertedByOther {
+			who = "the run that took over reverted"
+		}
+		parts = append(parts, who+" the temporary change(s) to their journaled pre-image: "+strings.Join(ss, ", "))
 	}
 	for _, ri := range r.notReverted {
 		parts = append(parts, fmt.Sprintf("the temporary change of step %s to %s is NOT reverted (%s): restore it by hand with: %s", ri.Step, ri.Object, ri.Error, ri.Command))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// journalNow is the journal as it stands now, read again from its store (after
+// the lock was lost, the run that took over has written to it), or nil when it
+// cannot be read. It is read once.
+func (r *run) journalNow() *journal.State {
+	if r.store == nil {
+		return nil
+	}
+	if !r.nowRead {
+		r.nowRead = true
+		if j, err := journal.LoadFrom(r.store); err == nil {
+			r.now = j.State()
+		}
+	}
+	return r.now
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -190,13 +191,11 @@ func TestARetriedRevertIsOneRevert(t *testing.T) {
 		if n != 2 { // the relax is the first patch, the revert's first attempt the second
 			return false
 		}
-		live, err := pdbs.Get(ctx, "web", metav1.GetOptions{})
-		if err != nil {
-			t.Error(err)
-			return false
-		}
-		live.Status.DisruptionsAllowed++
-		if _, err := pdbs.UpdateStatus(ctx, live, metav1.UpdateOptions{}); err != nil {
+		// kube-controller-manager's disruption controller writes this status too:
+		// re-read and retry on a conflict, as a controller would.
+		if _, err := applytest.Update(ctx, pdbs.Get, pdbs.UpdateStatus, "web", func(live *policyv1.PodDisruptionBudget) {
+			live.Status.DisruptionsAllowed++
+		}); err != nil {
 			t.Error(err)
 		}
 		return false
@@ -251,15 +250,12 @@ func TestLostLockLeavesTheChangeToTheResume(t *testing.T) {
 	res, events := runWith(t, ctx, mustEngine(t), p, opts, func(ev apply.Event) {
 		if ev.Type == apply.EventWaiting && ev.Step != nil && ev.Step.ID == relax && !taken {
 			taken = true
-			l, err := leases.Get(ctx, "recover-apply", metav1.GetOptions{})
-			if err != nil {
-				t.Error(err)
-				return
-			}
+			// The engine renews this lease meanwhile: re-read and retry on a conflict.
 			other := "another run"
-			l.Spec.HolderIdentity = &other
-			l.Annotations = nil
-			if _, err := leases.Update(ctx, l, metav1.UpdateOptions{}); err != nil {
+			if _, err := applytest.Update(ctx, leases.Get, leases.Update, "recover-apply", func(l *coordinationv1.Lease) {
+				l.Spec.HolderIdentity = &other
+				l.Annotations = nil
+			}); err != nil {
 				t.Error(err)
 			}
 		}
@@ -309,13 +305,11 @@ func TestRevertNeverOverwritesSomeoneElsesEdit(t *testing.T) {
 	half := intstr.FromString("50%")
 	res, events := runWith(t, ctx, mustEngine(t), p, defaults(t), func(ev apply.Event) {
 		if ev.Type == apply.EventWaiting && ev.Step != nil && ev.Step.ID == relax {
-			cur, err := pdbs.Get(ctx, "web", metav1.GetOptions{})
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			cur.Spec.MaxUnavailable = &half
-			if _, err := pdbs.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+			// The disruption controller writes the budget's status meanwhile (a
+			// new resourceVersion): re-read and retry on a conflict.
+			if _, err := applytest.Update(ctx, pdbs.Get, pdbs.Update, "web", func(cur *policyv1.PodDisruptionBudget) {
+				cur.Spec.MaxUnavailable = &half
+			}); err != nil {
 				t.Error(err)
 			}
 			drainCompletes(t, ctx, c)

@@ -45,6 +45,12 @@ type run struct {
 	// reverted and notReverted are the temporary changes revert-on-stop undid,
 	// or could not.
 	reverted, notReverted []RevertInfo
+	// revertedByOther: the reverted changes were reverted by the run that took
+	// the lock over (its journal says so), not by this one.
+	revertedByOther bool
+	// now is the journal as read again after the lock was lost (journalNow).
+	now     *journal.State
+	nowRead bool
 }
 
 func newRun(e *Engine, p *plan.Plan, opts Options, ch chan<- Event) *run {
@@ -183,6 +189,14 @@ func (r *run) acquireLock(ctx context.Context) error {
 		// Holding the journal's file lock proves the run that wrote it is dead.
 		// A journal in the cluster proves nothing: its lease must expire.
 		opts.TakeOverRunID = r.state.RunID
+	}
+	opts.Waiting = func(held *lock.HeldError, until time.Time) {
+		who := fmt.Sprintf("%q", held.Holder)
+		if held.RunID != "" {
+			who += " (run " + held.RunID + ")"
+		}
+		r.emit(Event{Type: EventLock, Message: fmt.Sprintf("waiting for lease %s/%s, held by %s, last renewed %s: it is taken when it expires unrenewed, at most %s from now (%s)",
+			lock.Namespace, lock.Name, who, held.Renewed.UTC().Format(time.RFC3339), time.Until(until).Round(time.Second), until.UTC().Format(time.RFC3339))})
 	}
 	// Acquire recognises a lease an earlier attempt of this run took, so a
 	// transient failure (even one after the server acted) is safe to retry.
@@ -599,6 +613,13 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 	res.StepsDone, res.StepsSkipped = r.done, r.skipped
 	res.StoppedAt = r.stoppedAt
 	res.CVODisabled, res.CVOReplicas = r.cvoDisabled, r.cvoOriginal
+	cvoRestoredByOther := false
+	if res.CVODisabled && (OutcomeOf(err) == OutcomeLostLock || errors.Is(context.Cause(ctx), lock.ErrLost)) {
+		// The run that took over may have restored the CVO since.
+		if now := r.journalNow(); now != nil && !now.CVO.Disabled {
+			res.CVODisabled, cvoRestoredByOther = false, true
+		}
+	}
 	if r.j != nil {
 		res.Journal = r.j.Path()
 	}
@@ -642,8 +663,11 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 			res.Error = res.Err.Error()
 		}
 	}
-	if res.CVODisabled {
+	if res.CVODisabled || cvoRestoredByOther {
 		note := fmt.Sprintf("; the cluster-version operator is left DISABLED (scaled to 0; it ran %d replica(s) before)", ptrValue(r.cvoOriginal, 1))
+		if cvoRestoredByOther {
+			note = "; the run that took over restored the cluster-version operator"
+		}
 		res.Message += note
 		if res.Err != nil {
 			// The one-line error a CLI prints must say so too.
@@ -691,7 +715,8 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 // nextCommands are the exact commands to resume or to restore the CVO.
 func (r *run) nextCommands(res *Result) []string {
 	var next []string
-	if r.j != nil && res.Outcome.Resumable() {
+	// A journal the run that took over finished needs no resume.
+	if r.j != nil && res.Outcome.Resumable() && (r.now == nil || !r.now.Finished) {
 		next = append(next, r.j.ResumeCommand()+"   # continue the plan where it stopped")
 	}
 	for _, ri := range res.NotReverted {

@@ -49,6 +49,10 @@ type Options struct {
 	// that cannot prove its predecessor dead (a Job's next pod) waits at most one
 	// lease duration this way.
 	WaitExpiry bool
+	// Waiting, when set, is told once before WaitExpiry waits: who holds the
+	// lease and until when at most it waits (the lease's expiry), so that a
+	// waiting run says so instead of looking hung (issue 34).
+	Waiting func(held *HeldError, until time.Time)
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -106,6 +110,9 @@ func Acquire(ctx context.Context, client kubernetes.Interface, opts Options) (*L
 	var held *HeldError
 	if !opts.WaitExpiry || !errors.As(err, &held) {
 		return lk, err
+	}
+	if opts.Waiting != nil {
+		opts.Waiting(held, held.Expires.Add(expiryMargin))
 	}
 	t := time.NewTimer(held.Expires.Sub(opts.Now()) + expiryMargin)
 	defer t.Stop()

@@ -141,7 +141,15 @@ func TestRetriedAcquireRecognisesItsOwnLease(t *testing.T) {
 // the lease meanwhile is alive, and the waiting run is refused.
 func TestWaitExpiryTakesAGoneHoldersLeaseAndRespectsALiveOne(t *testing.T) {
 	ctx := context.Background()
-	opts := Options{Holder: "pod-b", RunID: "run-b", WaitExpiry: true}
+	var told []string
+	opts := Options{Holder: "pod-b", RunID: "run-b", WaitExpiry: true, Waiting: func(h *HeldError, until time.Time) {
+		// The waiting run says whom it waits for and until when at most
+		// (issue 34: a waiting pod printed nothing and looked hung).
+		if !until.After(h.Expires) {
+			t.Errorf("waits until %v, before the lease expires at %v", until, h.Expires)
+		}
+		told = append(told, h.Holder+"/"+h.RunID)
+	}}
 
 	// Renewed 1.5 s before a 2 s lease: it expires in half a second.
 	client := fake.NewClientset(lease("pod-a", "run-a", time.Now().Add(-1500*time.Millisecond), 2))
@@ -149,6 +157,7 @@ func TestWaitExpiryTakesAGoneHoldersLeaseAndRespectsALiveOne(t *testing.T) {
 	if err != nil || l.TookOver != "pod-a" {
 		t.Fatalf("a gone holder's lease: %v", err)
 	}
+
 	close(l.stop)
 	<-l.done
 
@@ -172,8 +181,12 @@ func TestWaitExpiryTakesAGoneHoldersLeaseAndRespectsALiveOne(t *testing.T) {
 			_, _ = client.CoordinationV1().Leases(Namespace).Update(ctx, cur, metav1.UpdateOptions{})
 		}
 	}()
+	told = nil
 	var held *HeldError
 	if _, err := Acquire(ctx, client, opts); !errors.As(err, &held) || held.Holder != "pod-a" {
 		t.Fatalf("a live holder's lease must stay its own: %v", err)
+	}
+	if len(told) != 1 || told[0] != "pod-a/run-a" {
+		t.Errorf("told of the wait %v, want once, for pod-a/run-a", told)
 	}
 }

@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"k8s.io/client-go/rest"
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
@@ -217,6 +219,18 @@ func (o *applyOptions) Run(ctx context.Context) error {
 		}
 		cfg = c
 	}
+	var p printer.Printer
+	if o.events == eventsJSON {
+		p = printer.NewJSON(o.g.streams.Out, currentVersion().Version)
+		// The API server's warnings (deprecated fields of payload manifests)
+		// become warning events of the stream, not raw lines on stderr beside it.
+		cfg = rest.CopyConfig(cfg)
+		cfg.WarningHandler = &warningEvents{p: p, errOut: o.g.streams.ErrOut, seen: map[string]bool{}}
+	} else {
+		plain := printer.NewPlain(o.g.streams.Out, o.tty)
+		plain.ShowDiffs = o.showDiffs || o.dryRun
+		p = plain
+	}
 	engine, err := apply.New(cfg)
 	if err != nil {
 		return err
@@ -232,14 +246,6 @@ func (o *applyOptions) Run(ctx context.Context) error {
 		opts.Resume, opts.JournalPath = true, o.resume
 	}
 	o.ic.engineOptions(&opts)
-	var p printer.Printer
-	if o.events == eventsJSON {
-		p = printer.NewJSON(o.g.streams.Out, currentVersion().Version)
-	} else {
-		plain := printer.NewPlain(o.g.streams.Out, o.tty)
-		plain.ShowDiffs = o.showDiffs || o.dryRun
-		p = plain
-	}
 	if !o.yes && !o.dryRun {
 		opts.Confirm = true
 		opts.Decider = &promptDecider{in: bufio.NewReader(o.g.streams.In), out: o.g.streams.ErrOut}
@@ -348,5 +354,32 @@ func (d *promptDecider) Decide(ctx context.Context, req apply.Request) (apply.De
 			return dec, nil
 		}
 		fmt.Fprintf(d.out, "answer one of: %s\n", strings.Join(choices, ", "))
+	}
+}
+
+// warningEvents is the rest.WarningHandler of a run with --events json: each
+// distinct API server warning (HTTP Warning header, code 299) is one warning
+// event of the stream, as kubectl prints each once.
+type warningEvents struct {
+	p      printer.Printer
+	errOut io.Writer
+	mu     sync.Mutex
+	seen   map[string]bool
+}
+
+// HandleWarningHeader implements rest.WarningHandler.
+func (w *warningEvents) HandleWarningHeader(code int, _ string, text string) {
+	if code != 299 || text == "" {
+		return
+	}
+	w.mu.Lock()
+	seen := w.seen[text]
+	w.seen[text] = true
+	w.mu.Unlock()
+	if seen {
+		return
+	}
+	if err := w.p.Print(apply.Event{Type: apply.EventWarning, Time: time.Now(), Message: "API server warning: " + text}); err != nil && !errors.Is(err, io.ErrClosedPipe) {
+		fmt.Fprintf(w.errOut, "warning: printing events: %v\n", err)
 	}
 }

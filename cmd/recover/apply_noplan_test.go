@@ -61,6 +61,17 @@ func TestApplyInClusterWithNothingToApply(t *testing.T) {
 	if err != nil || cm.Data[verdict.FieldApplyResult.Name] != verdict.ResultNoPlan || cm.Data[verdict.FieldSettled.Name] != "false" {
 		t.Errorf("what a hub reads: %v %v", cm.Data, err)
 	}
+	// The verdict is one record per wave: inspect --verdict run again (a
+	// verdict with no apply state) keeps what the apply run wrote (issue 34).
+	again := &verdict.Verdict{FormatVersion: verdict.FormatVersion, Wave: wave, Wedged: true,
+		Remedy: verdict.Remedy{Answer: verdict.AnswerRefused, Reason: "inspected again"}}
+	if err := store.Save(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	cm, err = kc.CoreV1().ConfigMaps(ns).Get(ctx, verdict.DefaultName, metav1.GetOptions{})
+	if err != nil || cm.Data[verdict.FieldApplyResult.Name] != verdict.ResultNoPlan || cm.Data[verdict.FieldApplyPhase.Name] != string(verdict.PhaseDone) {
+		t.Errorf("a second inspect erased the apply's fields: %v %v", cm.Data, err)
+	}
 	if exists, err := incluster.NewJournalStore(kc, ns, incluster.DefaultJournal(planCM)).Exists(ctx); err != nil || exists {
 		t.Errorf("a journal was written (%v)", err)
 	}

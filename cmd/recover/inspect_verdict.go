@@ -96,6 +96,10 @@ func (f *verdictFlags) write(ctx context.Context, g *globalOptions, snap *inspec
 		if err := store.Save(ctx, v); err != nil {
 			return withExitCode(err, ExitCluster)
 		}
+		// Print the record as stored: an apply run's state of this wave stays.
+		if stored, err := store.Load(ctx); err == nil {
+			v = stored
+		}
 	}
 	cm, err := verdict.ToConfigMap(v, f.namespace, f.name)
 	if err != nil {

@@ -55,7 +55,10 @@ func build(ctx context.Context, cfg config) error {
 		if err != nil {
 			return err
 		}
-		logf("wrote the image %s (%s) into %s", digest, platformList(cfg.ImagePlatforms), out.Out)
+		// The tag first: it is what the README's push and pull commands name
+		// (issue 34: only the digest was printed).
+		logf("wrote the image tagged %s (%s, digest %s) into %s: push it with skopeo copy --all oci:%s:%s docker://<registry>/recover:%s",
+			cfg.Version, platformList(cfg.ImagePlatforms), digest, out.Out, out.Out, cfg.Version, cfg.Version)
 	}
 	return nil
 }

@@ -18,19 +18,25 @@ import (
 	"time"
 )
 
-// TestReleaseReproducible builds the release twice for the host's platform (the
-// second time with another HOME) and requires byte-identical outputs (the
-// archive, SHA256SUMS, the krew manifest and, on Linux, the image layout, so the
-// same image digest), then checks what the release holds: SHA256SUMS matches the
-// archives, the krew manifest is valid and names their sha256, and each archive
-// has the binary (stripped, CGO off, version stamped), man pages for every
-// command, the three completions, with fixed headers. The host's platform keeps
-// make test from cross-compiling a second toolchain's standard library on a fresh
-// machine (darwin/arm64 cold took 1,392 s); make release-check builds every
-// platform and the image twice.
+// TestReleaseReproducible builds the release for the host's platform and
+// checks what it holds: SHA256SUMS matches the archive, the krew manifest is
+// valid and names its sha256, and the archive has the binary (stripped, CGO off,
+// version stamped), man pages for every command, the three completions, with
+// fixed headers. The host's platform keeps make test from cross-compiling a
+// second toolchain's standard library on a fresh machine (darwin/arm64 cold took
+// 1,392 s).
+//
+// Reproducibility itself is make release-check's (every platform and the image,
+// built twice, byte-compared): hack/release took 683 s of a cold 2-core make
+// test (issue 34), most of it in the three release builds this test made. Here
+// the pure parts are held to it instead: the archive writer
+// (TestTarGzDeterministic) and the image layout (TestImageDigestIsReproducible)
+// give the same bytes for the same inputs. With RECOVER_RELEASE_TWICE=1 this
+// test also builds twice (the second time with another HOME) and requires
+// byte-identical outputs.
 func TestReleaseReproducible(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the release twice")
+		t.Skip("builds the release")
 	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go not on PATH")
@@ -53,12 +59,14 @@ func TestReleaseReproducible(t *testing.T) {
 		cfg.Image, cfg.ImagePlatforms = true, []platform{p}
 	}
 	cfg.Log = t.Logf
-	diffs, err := buildTwice(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(diffs) > 0 {
-		t.Fatalf("two builds differ: %v", diffs)
+	if os.Getenv("RECOVER_RELEASE_TWICE") == "1" {
+		diffs, err := buildTwice(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(diffs) > 0 {
+			t.Fatalf("two builds differ: %v", diffs)
+		}
 	}
 
 	cfg.Out = t.TempDir()

@@ -196,6 +196,47 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 }
 
+// TestInspectAfterApplyKeepsTheApplyFields: the verdict is one record per
+// wave. inspect --verdict run again after the wave's apply completed writes a
+// verdict with no apply state (and wedged, as the snapshot was read); the
+// stored record keeps settled, applyPhase and applyResult (issue 34: they were
+// erased). A verdict of another wave replaces the record. cmd/recover's
+// TestApplyInClusterWithNothingToApply holds the same on the real API server.
+func TestInspectAfterApplyKeepsTheApplyFields(t *testing.T) {
+	ctx := context.Background()
+	st := Store{Client: newFakeClient(), Namespace: "recover", Name: "recover-verdict"}
+	applied := sampleVerdict()
+	applied.SetApply(ApplyState{Phase: PhaseDone, Result: ResultCompleted, Step: "007-restore-cvo"})
+	if err := st.Save(ctx, applied); err != nil {
+		t.Fatal(err)
+	}
+	again := sampleVerdict()
+	again.Apply, again.Settled = nil, false
+	if err := st.Save(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	cm, err := st.Client.CoreV1().ConfigMaps("recover").Get(ctx, "recover-verdict", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{FieldSettled.Name: "true", FieldApplyPhase.Name: string(PhaseDone), FieldApplyResult.Name: ResultCompleted} {
+		if cm.Data[key] != want {
+			t.Errorf("after a second inspect %s = %q, want %q", key, cm.Data[key], want)
+		}
+	}
+	if got, err := FromConfigMap(cm); err != nil || got.Apply == nil || got.Apply.Step != "007-restore-cvo" || !got.Settled {
+		t.Errorf("the document after a second inspect: %+v %v", got, err)
+	}
+	next := sampleVerdict()
+	next.Wave, next.Apply, next.Settled = "w8", nil, false
+	if err := st.Save(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Load(ctx); err != nil || got.Apply != nil || got.Settled || got.Wave != "w8" {
+		t.Errorf("a new wave's verdict: %+v %v", got, err)
+	}
+}
+
 // largePlan is a valid plan of more than a ConfigMap holds (2 MB of
 // incompressible manifests), different for each seed.
 func largePlan(t *testing.T, seed uint64) *plan.Plan {

@@ -40,16 +40,25 @@ type Store struct {
 }
 
 // Save writes v, creating the ConfigMap (and its namespace, when missing) or
-// replacing its data (the last writer wins: inspect writes a new verdict, an
-// apply run its progress).
+// replacing its data. The verdict is one record per wave: a verdict without an
+// apply state (inspect's) written over one of the same wave that has one (an
+// apply run's) keeps the run's state and what it settled (Merge), so running
+// inspect --verdict again after the apply never erases settled, applyPhase or
+// applyResult (issue 34). A verdict of another wave replaces the record.
 func (s Store) Save(ctx context.Context, v *Verdict) error {
-	want, err := ToConfigMap(v, s.Namespace, s.Name)
-	if err != nil {
-		return err
-	}
 	cms := s.Client.CoreV1().ConfigMaps(s.Namespace)
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur, err := cms.Get(ctx, s.Name, metav1.GetOptions{})
+		var stored *Verdict
+		if err == nil {
+			// A record that is not a verdict (or of a format this recover does
+			// not read) is replaced, as before.
+			stored, _ = FromConfigMap(cur)
+		}
+		want, werr := ToConfigMap(Merge(stored, v), s.Namespace, s.Name)
+		if werr != nil {
+			return werr
+		}
 		if apierrors.IsNotFound(err) {
 			_, err = cms.Create(ctx, want, metav1.CreateOptions{})
 			if apierrors.IsNotFound(err) {
@@ -78,6 +87,18 @@ func (s Store) Save(ctx context.Context, v *Verdict) error {
 		return s.wrap("writing", err)
 	}
 	return nil
+}
+
+// Merge is the record to store when next is written over stored (nil when
+// there is none): next, except that an apply run's state of the same wave
+// outlives a verdict that has none, with what the run settled.
+func Merge(stored, next *Verdict) *Verdict {
+	if stored == nil || stored.Apply == nil || next.Apply != nil || stored.Wave != next.Wave {
+		return next
+	}
+	merged := *next
+	merged.SetApply(*stored.Apply)
+	return &merged
 }
 
 func (s Store) createNamespace(ctx context.Context) error {

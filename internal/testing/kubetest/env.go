@@ -52,7 +52,9 @@ type Env struct {
 	bins    Binaries
 	etcdURL string
 	tokens  map[string]string
-	root    bool // owns etcd and Dir
+	// caData is the CA of kube-apiserver's serving certificate (its --cert-dir).
+	caData []byte
+	root   bool // owns etcd and Dir
 
 	mu      sync.Mutex
 	procs   []*process
@@ -193,7 +195,14 @@ func (e *Env) startAPIServer(prefix string) error {
 		return err
 	}
 	e.Kubeconfig = filepath.Join(e.Dir, "kubeconfig"+strings.ReplaceAll(strings.TrimPrefix(prefix, "/registry"), "/", "-"))
-	if err := writeKubeconfig(e.Kubeconfig, host, e.tokens["admin"], "admin"); err != nil {
+	// kube-apiserver wrote its self-signed serving certificate, with the CA
+	// that signed it, into --cert-dir before it served: the kubeconfigs carry
+	// that CA instead of skipping verification (issue 34: the lab's users had
+	// to dig it out of the certs directory).
+	if e.caData, err = os.ReadFile(filepath.Join(certDir, "apiserver.crt")); err != nil {
+		return fmt.Errorf("kube-apiserver's serving certificate: %w", err)
+	}
+	if err := writeKubeconfig(e.Kubeconfig, host, e.caData, e.tokens["admin"], "admin"); err != nil {
 		return err
 	}
 	if !e.opts.SkipCRDs {
@@ -233,10 +242,11 @@ func (e *Env) waitReady(timeout time.Duration) error {
 	return fmt.Errorf("kube-apiserver was not ready after %s; last log lines:\n%s", timeout, e.apiProc.tail(20))
 }
 
-// writeKubeconfig writes a kubeconfig with one context for a token user.
-func writeKubeconfig(path, host, token, user string) error {
+// writeKubeconfig writes a kubeconfig with one context for a token user, the
+// server verified with caData.
+func writeKubeconfig(path, host string, caData []byte, token, user string) error {
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["kubetest"] = &clientcmdapi.Cluster{Server: host, InsecureSkipTLSVerify: true}
+	cfg.Clusters["kubetest"] = &clientcmdapi.Cluster{Server: host, CertificateAuthorityData: caData}
 	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: token}
 	cfg.Contexts["kubetest"] = &clientcmdapi.Context{Cluster: "kubetest", AuthInfo: user}
 	cfg.CurrentContext = "kubetest"
@@ -262,7 +272,7 @@ func (e *Env) UserKubeconfig(user string) (string, error) {
 		return "", err
 	}
 	path := e.Kubeconfig + "-" + user
-	return path, writeKubeconfig(path, cfg.Host, cfg.BearerToken, user)
+	return path, writeKubeconfig(path, cfg.Host, e.caData, cfg.BearerToken, user)
 }
 
 // Fresh starts another kube-apiserver (and workload controllers, if this environment

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
@@ -200,6 +201,30 @@ func TestLimitedUserIsForbidden(t *testing.T) {
 	_, err = client.ConfigV1().ClusterOperators().List(context.Background(), metav1.ListOptions{})
 	if !apierrors.IsForbidden(err) {
 		t.Fatalf("want Forbidden for %s under RBAC, got %v", kubetest.LimitedUser, err)
+	}
+}
+
+// TestKubeconfigVerifiesTheServer: the kubeconfigs the environment writes (the
+// lab hands them to its users) carry kube-apiserver's CA as
+// certificate-authority-data, not insecure-skip-tls-verify, and a client made
+// from them verifies the server and is answered (issue 34).
+func TestKubeconfigVerifiesTheServer(t *testing.T) {
+	kubetest.Require(t, env)
+	user, err := env.UserKubeconfig(kubetest.LimitedUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{env.Kubeconfig, user} {
+		cfg, err := clientcmd.BuildConfigFromFlags("", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Insecure || len(cfg.CAData) == 0 {
+			t.Errorf("%s: insecure %v, %d bytes of CA data; want the server verified with its CA", path, cfg.Insecure, len(cfg.CAData))
+		}
+		if _, err := kubernetes.NewForConfigOrDie(cfg).Discovery().ServerVersion(); err != nil {
+			t.Errorf("%s: the server is not verified with the kubeconfig's CA: %v", path, err)
+		}
 	}
 }
 
