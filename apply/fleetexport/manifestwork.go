@@ -113,7 +113,7 @@ const (
 	// manifestWorkReplicaSetKey; the key is the api's
 	// ManifestWorkReplicaSetControllerNameLabelKey).
 	ReplicaSetLabel = "work.open-cluster-management.io/manifestworkreplicaset"
-	TALMPlacement            = "recover-talm-template-only"
+	TALMPlacement   = "recover-talm-template-only"
 	// CanaryGroup is the Placement decision group the OCM rollout runs first.
 	CanaryGroup = "canaries"
 )
