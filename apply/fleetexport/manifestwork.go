@@ -138,6 +138,19 @@ const (
 // progressing, and a work without it is ToApply and holds the rollout.
 const ConditionProgressing = "Progressing"
 
+// ConditionDegraded with Progressing True makes the cluster Failed in the
+// rollout (clusterRolloutStatusFunc).
+const ConditionDegraded = "Degraded"
+
+// JobRunningExpression and JobFailedExpression are CEL over a Job: it has not
+// finished (no Complete or Failed condition True: the expression of the
+// agent's well-known Complete rule, negated, pkg/work/spoke/conditions/rules/rule.go),
+// and it failed (Failed True: backoffLimit spent).
+const (
+	JobRunningExpression = `!(hasConditions(object.status) && object.status.conditions.exists(c, (c.type == 'Complete' || c.type == 'Failed') && c.status == 'True'))`
+	JobFailedExpression  = `hasConditions(object.status) && object.status.conditions.exists(c, c.type == 'Failed' && c.status == 'True')`
+)
+
 // InspectTemplateName and ApplyTemplateName are the wave's templates.
 func InspectTemplateName(wave string) string { return "recover-inspect-" + wave }
 func ApplyTemplateName(wave string) string   { return "recover-apply-" + wave }
@@ -218,8 +231,16 @@ func template(o Options, name string, m *manifests, verdictIndex int, expected [
 			// the object with the manifest at every resync and restart and
 			// is refused, leaving the work Applied=False (docs/fleet.md).
 			// CreateOnly creates it once and never sends it again.
+			// Its rules: progressing while it runs (so a run that never
+			// writes its verdict still meets the rollout's
+			// progressDeadline), degraded once it failed for good (with
+			// maxFailures 0 the rollout stops there).
 			configs = append(configs, manifestConfig{ResourceIdentifier: resourceIdentifier{Group: "batch", Resource: "jobs", Name: nestedName(item), Namespace: o.Namespace},
-				UpdateStrategy: &updateStrategy{Type: StrategyCreateOnly}})
+				UpdateStrategy: &updateStrategy{Type: StrategyCreateOnly},
+				ConditionRules: []conditionRule{
+					{Condition: ConditionProgressing, Type: "CEL", CelExpressions: []string{JobRunningExpression}, Message: "recover's Job has not finished"},
+					{Condition: ConditionDegraded, Type: "CEL", CelExpressions: []string{JobFailedExpression}, Message: "recover's Job failed"},
+				}})
 		}
 	}
 	ann, err := json.Marshal(expected)
