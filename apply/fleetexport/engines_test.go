@@ -64,6 +64,28 @@ func spokeNamespaces(t *testing.T, ctx context.Context, spec map[string]any, own
 	}
 }
 
+// removeSpec deletes, at the end of the test, what the agent applied of spec
+// (all but the namespaces), so that no RBAC of it outlives the test: the other
+// tests of the package grant their own.
+func removeSpec(t *testing.T, spec map[string]any) {
+	t.Helper()
+	objs := newObjects(t)
+	manifests, _, _ := unstructured.NestedSlice(spec, "workload", "manifests")
+	t.Cleanup(func() {
+		bg := metav1.DeletePropagationBackground
+		for _, m := range manifests {
+			u := &unstructured.Unstructured{Object: m.(map[string]any)}
+			if u.GetKind() == "Namespace" {
+				continue
+			}
+			err := objs.resource(t, u).Delete(context.Background(), u.GetName(), metav1.DeleteOptions{PropagationPolicy: &bg})
+			if err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("cleaning up %s %s: %v", u.GetKind(), u.GetName(), err)
+			}
+		}
+	})
+}
+
 // notApplied lists the manifests whose Applied is not True, with the agent's message.
 func notApplied(st *fleetengines.WorkStatus) []string {
 	var out []string
@@ -142,6 +164,7 @@ func TestTheWorksSurviveTheAgentsResync(t *testing.T) {
 			} {
 				spec := workSpec(t, step.tmpl.Object)
 				spokeNamespaces(t, ctx, spec, o.Namespace)
+				removeSpec(t, spec)
 				ann := step.tmpl.Object["metadata"].(map[string]any)["annotations"].(map[string]any)[fleetexport.ExpectedValuesAnnotation].(string)
 				agent := newAgent(t)
 				for i, sync := range []string{"first apply", "resync", "restart"} {
@@ -312,6 +335,7 @@ func TestAnOCMRolloutProceedsPastTheFirstCluster(t *testing.T) {
 	} {
 		spec := workSpec(t, step.tmpl.Object)
 		spokeNamespaces(t, ctx, spec, o.Namespace)
+		removeSpec(t, spec)
 		name := fleetexport.InspectTemplateName(o.Wave)
 		if step.name == "apply" {
 			name = fleetexport.ApplyTemplateName(o.Wave)
