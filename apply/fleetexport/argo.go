@@ -145,7 +145,12 @@ func nonNil(s []string) []string {
 func argoContainer(o Options, image string, args []string) *corev1.Container {
 	c := job(o, "x", "x", args, 0).Spec.Template.Spec.Containers[0]
 	c.Image = image
-	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "kubeconfig", MountPath: kubeconfigDir, ReadOnly: true})
+	// The Workflow's pods run on the hub, not in the cluster they change (no
+	// drain of theirs to survive): /tmp is writable for oc's and client-go's
+	// caches under HOME.
+	c.Env = append(c.Env, corev1.EnvVar{Name: "HOME", Value: "/tmp"})
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "tmp", MountPath: "/tmp"},
+		corev1.VolumeMount{Name: "kubeconfig", MountPath: kubeconfigDir, ReadOnly: true})
 	return &c
 }
 

@@ -8,7 +8,14 @@
 //     ConfigMap (and the plan ConfigMap) read back through feedbackRules;
 //     deleteOption Orphan, so that the journal, the plan and the verdict outlive
 //     the ManifestWork; and the openshift-cluster-group-upgrades/expectedValues
-//     annotation TALM completes a cluster's step on;
+//     annotation TALM completes a cluster's step on; per object the update
+//     strategy the work agent re-applies it with at every resync (the Jobs
+//     CreateOnly: their selector and pod template are immutable), and the
+//     condition rules that give the work the Progressing (and Degraded)
+//     condition a ManifestWorkReplicaSet rollout advances on, generated from
+//     the same expected values (docs/fleet.md, "What the work agent does with
+//     the templates"; the engines' rules are restated in
+//     internal/testing/fleetengines);
 //   - the ClusterGroupUpgrade (ran.openshift.io/v1alpha1) that runs inspect then
 //     apply per cluster, canaries first, with maxConcurrency, a timeout and
 //     enable: false (the human flips it);

@@ -3,6 +3,8 @@ package fleetexport
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/openshift-recover/recover/plan/verdict"
@@ -44,6 +46,13 @@ type (
 		ResourceIdentifier resourceIdentifier `json:"resourceIdentifier"`
 		FeedbackRules      []feedbackRule     `json:"feedbackRules,omitempty"`
 		UpdateStrategy     *updateStrategy    `json:"updateStrategy,omitempty"`
+		ConditionRules     []conditionRule    `json:"conditionRules,omitempty"`
+	}
+	conditionRule struct {
+		Condition      string   `json:"condition"`
+		Type           string   `json:"type"`
+		CelExpressions []string `json:"celExpressions,omitempty"`
+		Message        string   `json:"message,omitempty"`
 	}
 	resourceIdentifier struct {
 		Group     string `json:"group"`
@@ -97,9 +106,49 @@ type ExpectedValue struct {
 // templates out a second time).
 const (
 	ExpectedValuesAnnotation = "openshift-cluster-group-upgrades/expectedValues"
-	TALMPlacement            = "recover-talm-template-only"
+	// ReplicaSetLabel is the label the ManifestWorkReplicaSet controller puts
+	// on each ManifestWork it makes, valued ReplicaSetLabelValue (ocm
+	// pkg/work/hub/controllers/manifestworkreplicasetcontroller
+	// manifestworkreplicaset_deploy_reconcile.go and manifestworkreplicaset_index.go,
+	// manifestWorkReplicaSetKey; the key is the api's
+	// ManifestWorkReplicaSetControllerNameLabelKey).
+	ReplicaSetLabel = "work.open-cluster-management.io/manifestworkreplicaset"
+	TALMPlacement   = "recover-talm-template-only"
 	// CanaryGroup is the Placement decision group the OCM rollout runs first.
 	CanaryGroup = "canaries"
+)
+
+// ReplicaSetLabelValue is ReplicaSetLabel's value on the works of the
+// ManifestWorkReplicaSet name in the hub namespace: "<namespace>.<name>".
+func ReplicaSetLabelValue(hubNamespace, name string) string { return hubNamespace + "." + name }
+
+// The update strategies the templates choose (work/v1 UpdateStrategyType).
+const (
+	// StrategyReadOnly: the agent only reads the object (the ConfigMaps
+	// recover writes).
+	StrategyReadOnly = "ReadOnly"
+	// StrategyCreateOnly: the agent creates the object when it is missing and
+	// never updates it (the Jobs).
+	StrategyCreateOnly = "CreateOnly"
+)
+
+// ConditionProgressing is the condition the ManifestWorkReplicaSet rollout
+// decides on (ocm manifestworkreplicaset_deploy_reconcile.go,
+// clusterRolloutStatusFunc): False is Succeeded, True or Unknown is still
+// progressing, and a work without it is ToApply and holds the rollout.
+const ConditionProgressing = "Progressing"
+
+// ConditionDegraded with Progressing True makes the cluster Failed in the
+// rollout (clusterRolloutStatusFunc).
+const ConditionDegraded = "Degraded"
+
+// JobRunningExpression and JobFailedExpression are CEL over a Job: it has not
+// finished (no Complete or Failed condition True: the expression of the
+// agent's well-known Complete rule, negated, pkg/work/spoke/conditions/rules/rule.go),
+// and it failed (Failed True: backoffLimit spent).
+const (
+	JobRunningExpression = `!(hasConditions(object.status) && object.status.conditions.exists(c, (c.type == 'Complete' || c.type == 'Failed') && c.status == 'True'))`
+	JobFailedExpression  = `hasConditions(object.status) && object.status.conditions.exists(c, c.type == 'Failed' && c.status == 'True')`
 )
 
 // InspectTemplateName and ApplyTemplateName are the wave's templates.
@@ -165,12 +214,33 @@ func template(o Options, name string, m *manifests, verdictIndex int, expected [
 	}
 	readOnly := func(cmName string, rules []feedbackRule) manifestConfig {
 		return manifestConfig{ResourceIdentifier: resourceIdentifier{Resource: "configmaps", Name: cmName, Namespace: o.Namespace},
-			FeedbackRules: rules, UpdateStrategy: &updateStrategy{Type: "ReadOnly"}}
+			FeedbackRules: rules, UpdateStrategy: &updateStrategy{Type: StrategyReadOnly}}
 	}
-	configs := []manifestConfig{readOnly(verdict.DefaultName, []feedbackRule{{Type: "JSONPaths", JSONPaths: paths}})}
+	verdictConfig := readOnly(verdict.DefaultName, []feedbackRule{{Type: "JSONPaths", JSONPaths: paths}})
+	verdictConfig.ConditionRules = []conditionRule{{Condition: ConditionProgressing, Type: "CEL",
+		CelExpressions: []string{ProgressingExpression(expected)},
+		Message:        "recover's verdict of this wave is not there yet, or not settled"}}
+	configs := []manifestConfig{verdictConfig}
 	for _, item := range m.items {
-		if item["kind"] == "ConfigMap" && nestedName(item) == verdict.PlanConfigMapName(o.Wave) {
+		switch {
+		case item["kind"] == "ConfigMap" && nestedName(item) == verdict.PlanConfigMapName(o.Wave):
 			configs = append(configs, readOnly(verdict.PlanConfigMapName(o.Wave), nil))
+		case item["kind"] == "Job":
+			// A Job's selector (set by the API server at creation) and pod
+			// template are immutable: the agent's default strategy updates
+			// the object with the manifest at every resync and restart and
+			// is refused, leaving the work Applied=False (docs/fleet.md).
+			// CreateOnly creates it once and never sends it again.
+			// Its rules: progressing while it runs (so a run that never
+			// writes its verdict still meets the rollout's
+			// progressDeadline), degraded once it failed for good (with
+			// maxFailures 0 the rollout stops there).
+			configs = append(configs, manifestConfig{ResourceIdentifier: resourceIdentifier{Group: "batch", Resource: "jobs", Name: nestedName(item), Namespace: o.Namespace},
+				UpdateStrategy: &updateStrategy{Type: StrategyCreateOnly},
+				ConditionRules: []conditionRule{
+					{Condition: ConditionProgressing, Type: "CEL", CelExpressions: []string{JobRunningExpression}, Message: "recover's Job has not finished"},
+					{Condition: ConditionDegraded, Type: "CEL", CelExpressions: []string{JobFailedExpression}, Message: "recover's Job failed"},
+				}})
 		}
 	}
 	ann, err := json.Marshal(expected)
@@ -198,6 +268,19 @@ func template(o Options, name string, m *manifests, verdictIndex int, expected [
 		return nil, err
 	}
 	return &Template{Object: obj, VerdictIndex: verdictIndex, Expected: expected}, nil
+}
+
+// ProgressingExpression is the CEL expression (over the verdict ConfigMap as
+// object) of the Progressing condition rule: true until every expected value
+// is the verdict's, so the work stops progressing exactly when TALM would
+// count the step complete. Every field is guarded by has(): the agent turns
+// an evaluation error into False, which the rollout would read as done.
+func ProgressingExpression(expected []ExpectedValue) string {
+	terms := []string{"has(object.data)"}
+	for _, e := range expected {
+		terms = append(terms, fmt.Sprintf("has(object.data.%[1]s) && object.data.%[1]s == %[2]s", e.Name, strconv.Quote(e.Value)))
+	}
+	return "!(" + strings.Join(terms, " && ") + ")"
 }
 
 func nestedName(obj map[string]any) string {

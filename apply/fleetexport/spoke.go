@@ -2,6 +2,7 @@ package fleetexport
 
 import (
 	"fmt"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
+	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan/verdict"
 )
@@ -57,9 +59,17 @@ func configMapRef(o Options, name string) *corev1.ConfigMap {
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: name}}
 }
 
+// TerminationGracePeriodSeconds is the Jobs' pods' grace period: a drain's
+// SIGTERM stops the run, which then reverts its outstanding temporary changes
+// within apply.DefaultRevertTimeout (docs/apply.md, "The drain or reboot of its
+// own node", asks at least that plus 30 s: 150).
+var TerminationGracePeriodSeconds = int64((apply.DefaultRevertTimeout + 30*time.Second) / time.Second)
+
 // job runs recover with args as the service account sa: non-root, no
-// privilege, a read-only root filesystem with /tmp writable, retried up to
-// backoff times.
+// privilege, a read-only root filesystem and no local volume (the plan, the
+// journal and the verdict are in the cluster; docs/apply.md asks no emptyDir,
+// so a drain needs no --delete-emptydir-data), time to revert on SIGTERM,
+// retried up to backoff times.
 func job(o Options, name, sa string, args []string, backoff int32) *batchv1.Job {
 	l := labels(o)
 	return &batchv1.Job{
@@ -72,8 +82,9 @@ func job(o Options, name, sa string, args []string, backoff int32) *batchv1.Job 
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: l},
 				Spec: corev1.PodSpec{
-					ServiceAccountName: sa,
-					RestartPolicy:      corev1.RestartPolicyNever,
+					ServiceAccountName:            sa,
+					RestartPolicy:                 corev1.RestartPolicyNever,
+					TerminationGracePeriodSeconds: ptr.To(TerminationGracePeriodSeconds),
 					SecurityContext: &corev1.PodSecurityContext{
 						RunAsNonRoot:   ptr.To(true),
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
@@ -87,7 +98,6 @@ func job(o Options, name, sa string, args []string, backoff int32) *batchv1.Job 
 						Name:  "recover",
 						Image: o.Image,
 						Args:  args,
-						Env:   []corev1.EnvVar{{Name: "HOME", Value: "/tmp"}},
 						SecurityContext: &corev1.SecurityContext{
 							AllowPrivilegeEscalation: ptr.To(false),
 							ReadOnlyRootFilesystem:   ptr.To(true),
@@ -97,9 +107,7 @@ func job(o Options, name, sa string, args []string, backoff int32) *batchv1.Job 
 							Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
 							Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")},
 						},
-						VolumeMounts: []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}},
 					}},
-					Volumes: []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 				},
 			},
 		},
