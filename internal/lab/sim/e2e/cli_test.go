@@ -252,6 +252,12 @@ func (c *cluster) releaser(p *plan.Plan) func(ev map[string]any) {
 			hold = st.ID
 		}
 	}
+	if hold == "" {
+		// The plan keeps the CVO at the wheel (no disable-cvo, no pause):
+		// nothing to hold the simulator for.
+		c.sim.SetTiming(sim.FastTiming)
+		return func(map[string]any) {}
+	}
 	var once sync.Once
 	return func(ev map[string]any) {
 		if (ev["type"] == "step-done" || ev["type"] == "skipped") && stepOf(ev) == hold {
