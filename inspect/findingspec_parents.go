@@ -1,7 +1,9 @@
 package inspect
 
 import (
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/openshift-recover/recover/internal/openshift"
@@ -100,6 +102,11 @@ func parentOperator(w *wedger, g *wedgeGroup, _, _ string) string {
 					return k
 				}
 			}
+			// A control-plane operand short of instances while masters are
+			// cordoned for an update they cannot take: the nodes are the cause.
+			if k := w.cordonedMasterExplaining(c.Message); k != "" {
+				return k
+			}
 			// The control-plane operators degrade while a master is NotReady.
 			if strings.Contains(c.Reason, "MasterNodesReady") {
 				for i := range s.Nodes {
@@ -113,6 +120,47 @@ func parentOperator(w *wedger, g *wedgeGroup, _, _ string) string {
 		}
 	}
 	return ""
+}
+
+// unavailableInstances finds library-go's workload controller's Degraded and
+// Available message, "%d of %d requested instances are unavailable for
+// <deployment>.<namespace>" (library-go pkg/operator/apiserver/controller/
+// workload/workload.go), as the authentication and openshift-apiserver
+// operators report while a master is drained.
+var unavailableInstances = regexp.MustCompile(`(\d+) of \d+ requested instances are unavailable`)
+
+// cordonedMasterExplaining returns the group of a control-plane node that is
+// cordoned for its update and cannot take it (its machine-config daemon is
+// Degraded: the OS image does not pull, the drain is held, ...), when such
+// nodes account for every instance an operator's condition message says is
+// unavailable ("" otherwise). A control-plane operand runs one instance per
+// master, so a master drained for an update that never lands leaves it one
+// short: the node is the cause, the operator its effect (issue 32, oc's 4.20
+// cluster ocpbugs-60768).
+func (w *wedger) cordonedMasterExplaining(msg string) string {
+	short := 0
+	for _, m := range unavailableInstances.FindAllStringSubmatch(msg, -1) {
+		if n, err := strconv.Atoi(m[1]); err == nil && n > short {
+			short = n
+		}
+	}
+	if short == 0 {
+		return ""
+	}
+	var keys []string
+	for i := range w.s.Nodes {
+		n := &w.s.Nodes[i]
+		if !n.IsControlPlane() || !(n.Unschedulable || n.Draining()) {
+			continue
+		}
+		if k := w.groupWith(CodeNodeDegraded, "node/"+n.Name); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) < short {
+		return ""
+	}
+	return keys[0]
 }
 
 // parentClusterVersionFailing: the manifest the CVO is stuck on, or the
