@@ -522,56 +522,94 @@ func (a *analysis) addLogEvidence() {
 	}
 	for i := range a.out {
 		f := &a.out[i]
-		var lines []LogLine
-		switch f.Code {
-		case CodeUpdateClaimedCompleteButMixed:
-			for _, e := range l.EntriesOf(LogKindCVOAbandonedUpdate) {
-				if len(e.Proof) > 0 {
-					lines = append(lines, e.Proof[0], e.Proof[len(e.Proof)-1])
-				}
-			}
-		case CodeReleaseNotAccepted:
-			for _, k := range []string{LogKindCVOPrecondition, LogKindCVORetrieval, LogKindCVOSignature} {
-				for _, e := range l.EntriesOf(k) {
-					lines = append(lines, lastLine(e))
-				}
-			}
-		case CodeCVOStuckOnManifest:
-			for _, e := range l.EntriesOf(LogKindCVOApplyError) {
-				if e.Fields["task"] == f.Details["object"] {
-					lines = append(lines, logLinesOf(e)...)
-				}
-			}
-		case CodeDrainBlockedByPDB:
-			for _, e := range l.EntriesOf(LogKindEvictionRefused) {
-				if e.Fields["budget"] == "true" && containsString(strings.Split(f.Details["pods"], ","), e.Fields["namespace"]+"/"+e.Fields["pod"]) {
-					lines = append(lines, logLinesOf(e)...)
-				}
-			}
-		case CodeNodeDegraded:
-			for _, e := range l.Entries {
-				if (e.Kind == LogKindNodeDegraded || e.Kind == LogKindDrainTimeout) && "node/"+e.Fields["node"] == f.Subject {
-					lines = append(lines, lastLine(e))
-				}
-			}
-		case CodeInstallerSucceededWithoutRevision:
-			if op := StaticPodComponentFor(f.Details["component"]); op != nil {
-				if e := a.installerEnd(op.Namespace, f.Details["installer"]); e != nil {
-					lines = append(lines, e.LogLine)
-				}
-			}
-		case CodeCSRPending:
-			for _, e := range l.EntriesOf(LogKindCSRNotAuthorized) {
-				if containsString(strings.Split(f.Details["csrs"], ","), e.Fields["csr"]) {
-					lines = append(lines, lastLine(e))
-				}
-			}
+		sp := findingSpecs[f.Code]
+		if sp == nil || sp.logEvidence == nil {
+			continue
 		}
+		lines := sp.logEvidence(l, a, f)
 		if len(lines) > maxLogEvidence {
 			lines = lines[len(lines)-maxLogEvidence:]
 		}
 		f.Evidence = append(f.Evidence, evidenceOf(lines)...)
 	}
+}
+
+// The log evidence rules of the finding registry (FindingSpec.logEvidence).
+
+// evidenceAbandonedUpdate: the abandoned update behind a Completed history.
+func evidenceAbandonedUpdate(l *LogEvidence, _ *analysis, _ *Finding) []LogLine {
+	var lines []LogLine
+	for _, e := range l.EntriesOf(LogKindCVOAbandonedUpdate) {
+		if len(e.Proof) > 0 {
+			lines = append(lines, e.Proof[0], e.Proof[len(e.Proof)-1])
+		}
+	}
+	return lines
+}
+
+// evidenceReleaseNotAccepted: the precondition, retrieval and signature failures.
+func evidenceReleaseNotAccepted(l *LogEvidence, _ *analysis, _ *Finding) []LogLine {
+	var lines []LogLine
+	for _, k := range []string{LogKindCVOPrecondition, LogKindCVORetrieval, LogKindCVOSignature} {
+		for _, e := range l.EntriesOf(k) {
+			lines = append(lines, lastLine(e))
+		}
+	}
+	return lines
+}
+
+// evidenceStuckManifest: the failed applies of the stuck manifest.
+func evidenceStuckManifest(l *LogEvidence, _ *analysis, f *Finding) []LogLine {
+	var lines []LogLine
+	for _, e := range l.EntriesOf(LogKindCVOApplyError) {
+		if e.Fields["task"] == f.Details["object"] {
+			lines = append(lines, logLinesOf(e)...)
+		}
+	}
+	return lines
+}
+
+// evidenceDrainBlockedByPDB: the refused evictions of the budget's pods.
+func evidenceDrainBlockedByPDB(l *LogEvidence, _ *analysis, f *Finding) []LogLine {
+	var lines []LogLine
+	for _, e := range l.EntriesOf(LogKindEvictionRefused) {
+		if e.Fields["budget"] == "true" && containsString(strings.Split(f.Details["pods"], ","), e.Fields["namespace"]+"/"+e.Fields["pod"]) {
+			lines = append(lines, logLinesOf(e)...)
+		}
+	}
+	return lines
+}
+
+// evidenceNodeDegraded: a degraded daemon's own words.
+func evidenceNodeDegraded(l *LogEvidence, _ *analysis, f *Finding) []LogLine {
+	var lines []LogLine
+	for _, e := range l.Entries {
+		if (e.Kind == LogKindNodeDegraded || e.Kind == LogKindDrainTimeout) && "node/"+e.Fields["node"] == f.Subject {
+			lines = append(lines, lastLine(e))
+		}
+	}
+	return lines
+}
+
+// evidenceInstallerEnd: the installer's last line.
+func evidenceInstallerEnd(_ *LogEvidence, a *analysis, f *Finding) []LogLine {
+	if op := StaticPodComponentFor(f.Details["component"]); op != nil {
+		if e := a.installerEnd(op.Namespace, f.Details["installer"]); e != nil {
+			return []LogLine{e.LogLine}
+		}
+	}
+	return nil
+}
+
+// evidenceCSRPending: the approver's reason for a pending CSR.
+func evidenceCSRPending(l *LogEvidence, _ *analysis, f *Finding) []LogLine {
+	var lines []LogLine
+	for _, e := range l.EntriesOf(LogKindCSRNotAuthorized) {
+		if containsString(strings.Split(f.Details["csrs"], ","), e.Fields["csr"]) {
+			lines = append(lines, lastLine(e))
+		}
+	}
+	return lines
 }
 
 // maxLogEvidence bounds the log lines added to one finding.

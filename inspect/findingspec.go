@@ -43,6 +43,9 @@ type FindingSpec struct {
 	// summary is the one sentence of a group whose first finding has the code
 	// (nil: the first finding's first sentence and the others' names).
 	summary func(w *wedger, ms []Finding) string
+	// logEvidence returns the log lines that say what the finding says
+	// (nil: none are looked for).
+	logEvidence func(l *LogEvidence, a *analysis, f *Finding) []LogLine
 	// next computes the next command from the group's findings (nil: Next).
 	next func(w *wedger, ms []Finding) string
 }
@@ -56,18 +59,18 @@ const (
 // indexes it.
 var findingTable = []FindingSpec{
 	// 1: the CVO and the release it is given.
-	{Code: CodeReleaseNotAccepted, Tier: 1, parent: parentReleaseNotAccepted, next: nextReleaseNotAccepted},
-	{Code: CodeCVOStuckOnManifest, Tier: 1, next: nextCVOStuckOnManifest},
+	{Code: CodeReleaseNotAccepted, logEvidence: evidenceReleaseNotAccepted, Tier: 1, parent: parentReleaseNotAccepted, next: nextReleaseNotAccepted},
+	{Code: CodeCVOStuckOnManifest, logEvidence: evidenceStuckManifest, Tier: 1, next: nextCVOStuckOnManifest},
 	{Code: CodeCVODisabled, Tier: 1, Next: nextcmd.ScaleCVO(1)},
 	{Code: CodeClusterVersionFailing, Tier: 1, Next: nextStatus, parent: parentClusterVersionFailing},
 	{Code: CodeCVOAbandonedUpdate, Tier: 1, Next: nextPlan},
 	{Code: CodeCVORetryingManifest, Tier: 1, next: func(_ *wedger, ms []Finding) string { return getCommand(ms[0].Subject) }},
 	// 2: the control plane's own consistency and static pods.
-	{Code: CodeUpdateClaimedCompleteButMixed, Tier: 2, Next: nextPlan, parent: parentClaimedCompleteButMixed},
+	{Code: CodeUpdateClaimedCompleteButMixed, logEvidence: evidenceAbandonedUpdate, Tier: 2, Next: nextPlan, parent: parentClaimedCompleteButMixed},
 	{Code: CodeKubeletNewerThanAPIServer, Tier: 2, Next: nextPlan, group: groupByCode},
 	{Code: CodeKubeletSkewTooLarge, Tier: 2, Next: nextPlan, group: groupByCode},
 	{Code: CodeStaticPodRevisionMismatch, Tier: 2, group: groupByComponent, parent: parentInstallerInterrupted, summary: summaryPerNode, next: nextForceRedeployment},
-	{Code: CodeInstallerSucceededWithoutRevision, Tier: 2, group: groupByComponent, parent: parentInstallerInterrupted, summary: summaryPerNode, next: nextForceRedeployment},
+	{Code: CodeInstallerSucceededWithoutRevision, logEvidence: evidenceInstallerEnd, Tier: 2, group: groupByComponent, parent: parentInstallerInterrupted, summary: summaryPerNode, next: nextForceRedeployment},
 	{Code: CodeStaticPodRolloutStuck, Tier: 2, group: groupByComponent, summary: summaryStaticPodRolloutStuck, next: nextForceRedeployment},
 	{Code: CodeStaticPodMissing, Tier: 2, group: groupByComponent, summary: summaryPerNode, next: nextForceRedeployment},
 	{Code: CodeInstallerInterrupted, Tier: 2, group: groupByComponent, next: nextForceRedeployment},
@@ -80,15 +83,15 @@ var findingTable = []FindingSpec{
 	{Code: CodeMixedOperatorVersions, Tier: 3, Next: nextPlan, parent: parentMixedOperatorVersions},
 	// 4: node readiness and certificates.
 	{Code: CodeNodeNotReady, Tier: 4, group: groupNodeNotReady, summary: summaryNodeNotReady, next: nextDescribeNode},
-	{Code: CodeCSRPending, Tier: 4, group: groupCSR, summary: func(_ *wedger, ms []Finding) string { return firstSentence(ms[0].Message) }, next: nextCSRPending},
+	{Code: CodeCSRPending, logEvidence: evidenceCSRPending, Tier: 4, group: groupCSR, summary: func(_ *wedger, ms []Finding) string { return firstSentence(ms[0].Message) }, next: nextCSRPending},
 	{Code: CodeCertificateExpiry, Tier: 4, group: func(_ *wedger, f Finding) string { return "certificates|" + f.Severity }, summary: summaryCertificateExpiry, next: nextCertificateExpiry},
 	{Code: CodeCSRNotAuthorizedInLog, Tier: 4, next: func(_ *wedger, ms []Finding) string { return "oc describe csr " + subjectName(ms[0]) }},
 	// 5: drains.
 	{Code: CodeGuardPDBBlocksDrain, Tier: 5, summary: summaryGuardPDB, next: nextGuardPDB},
-	{Code: CodeDrainBlockedByPDB, Tier: 5, Next: nextPlan, summary: summaryDrainBlockedByPDB},
+	{Code: CodeDrainBlockedByPDB, logEvidence: evidenceDrainBlockedByPDB, Tier: 5, Next: nextPlan, summary: summaryDrainBlockedByPDB},
 	{Code: CodeDrainBlockedByUnseenPDB, Tier: 5, next: nextDrainBlockedByUnseenPDB},
 	// 6: degraded nodes and pools.
-	{Code: CodeNodeDegraded, Tier: 6, group: groupNodeDegraded, parent: parentNodeDegraded, summary: summaryNodeDegraded, next: nextNodeDegraded},
+	{Code: CodeNodeDegraded, logEvidence: evidenceNodeDegraded, Tier: 6, group: groupNodeDegraded, parent: parentNodeDegraded, summary: summaryNodeDegraded, next: nextNodeDegraded},
 	{Code: CodePoolDegraded, Tier: 6, group: groupPool, parent: parentPool, next: nextPool},
 	{Code: CodePoolPaused, Tier: 6, group: groupPool, parent: parentPool, next: nextPoolPaused},
 	{Code: CodeCompletedWithPoolsBehind, Tier: 6, group: groupPool, parent: parentPool, next: nextPool},
