@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshift-recover/recover/internal/openshift"
+
 	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -283,7 +285,7 @@ func (a *analysis) unseenBudgets() {
 			held = "the drain of " + countedNodes(g.nodes)
 		}
 		msg := fmt.Sprintf("A PodDisruptionBudget %s, which the %s does not hold, refuses the eviction of %s and holds %s: the machine-config %s logged %q %d time(s), from %s to %s.",
-			where, sourceNoun(s), podList(g.pods), held, drainerNoun(g.first), "Cannot evict pod as it would violate the pod's disruption budget.", g.count,
+			where, sourceNoun(s), podList(g.pods), held, drainerNoun(g.first), openshift.EvictionRefused, g.count,
 			g.first.Time.UTC().Format(time.RFC3339), g.last.Time.UTC().Format(time.RFC3339))
 		switch {
 		case class == ClassInforms:
@@ -297,7 +299,7 @@ func (a *analysis) unseenBudgets() {
 		if g.last.Source != g.first.Source {
 			ev = append(ev, logEvidence(g.last))
 		}
-		ev = append(ev, rule("the eviction API refuses to evict a pod whose PodDisruptionBudget allows no disruption (429: \"Cannot evict pod as it would violate the pod's disruption budget.\"); a must-gather holds the budgets of openshift-* namespaces only"))
+		ev = append(ev, rule("the eviction API refuses to evict a pod whose PodDisruptionBudget allows no disruption (429: \""+openshift.EvictionRefused+"\"); a must-gather holds the budgets of openshift-* namespaces only"))
 		a.add(Finding{Code: CodeDrainBlockedByUnseenPDB, Severity: sev, Class: class, Subject: subject, Message: msg, Evidence: ev,
 			Details: map[string]string{"namespace": ns, "pods": strings.Join(g.pods, ","), "nodes": strings.Join(g.nodes, ","), "count": strconv.Itoa(g.count),
 				"first": g.first.Time.UTC().Format(time.RFC3339), "last": g.last.Time.UTC().Format(time.RFC3339)}})
