@@ -47,7 +47,7 @@ func TestTheModeDecisionAndThePlanReadTheFactsOnce(t *testing.T) {
 			o.Now = func() time.Time { return fixedTime }
 			before := factsBuilt.Load()
 			d := Decide(o.Snapshot, DecideInput{})
-			if d.Remediation != tc.remediation || (len(d.Needs) > 0) == tc.remediation {
+			if (d.Outcome.Kind == OutcomeRemediation) != tc.remediation || (len(d.needs) > 0) == tc.remediation {
 				t.Fatalf("decision %+v, want remediation %v", d, tc.remediation)
 			}
 			o.Decision = d

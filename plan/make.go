@@ -233,7 +233,7 @@ func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created ti
 		}
 		return nil, &NoPlanError{Outcome: o}
 	}
-	if in.Graph == nil && o.Rule == RuleAdminTakesOver && len(hardNeeds(in.Decision.Needs)) == 0 {
+	if in.Graph == nil && o.Rule == RuleAdminTakesOver && len(hardNeeds(in.Decision.needs)) == 0 {
 		return nil, &InputError{Msg: "--take-over pushes a target release's manifests: no update graph was given to choose it from", Hint: "pass --graph FILE|URL and --payload DIR|PULLSPEC with --take-over"}
 	}
 	if in.Graph == nil || o.Kind == OutcomeRemediation {
@@ -323,7 +323,7 @@ func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, 
 	s := in.Snapshot
 	needs := TargetNeeded(s)
 	if d := in.decision(); d != nil {
-		needs = d.Needs
+		needs = d.needs
 	}
 	if hard := hardNeeds(needs); len(hard) > 0 {
 		return nil, targetNeededError(hard)

@@ -69,16 +69,12 @@ func TargetNeeded(s *inspect.Snapshot) []TargetNeed {
 // and that stage rather than reading them again.
 type Decision struct {
 	// Outcome is the decision: how far recover intervenes, the rule that chose
-	// it and why. Every consumer prints it; none decides again.
+	// it and why. Every consumer prints it; none decides again (the facts it
+	// was made from are not exported).
 	Outcome Outcome
-	// Needs are why the snapshot needs a new release (TargetNeeded); none
-	// when the remedies and a CVO hand-back will do.
-	Needs []TargetNeed
-	// Remediation: the remediation stage answers a wedge (with steps or with
-	// a refusal), given the --accept names and the verified release
-	// signatures.
-	Remediation bool
 
+	// needs are why the snapshot needs a new release (TargetNeeded).
+	needs    []TargetNeed
 	snapshot *inspect.Snapshot
 	facts    *facts
 	stage    *remedyStage
@@ -101,24 +97,10 @@ type DecideInput struct {
 // Decide decides what a snapshot asks of the planner (see Decision and the
 // table in outcome.go).
 func Decide(s *inspect.Snapshot, in DecideInput) *Decision {
-	d := &Decision{Needs: TargetNeeded(s), snapshot: s, facts: newFacts(s), in: in}
+	d := &Decision{needs: TargetNeeded(s), snapshot: s, facts: newFacts(s), in: in}
 	d.stage = newRemedyStage(s, d.facts, in.Accept, in.Signatures, s.Source.CollectedAt)
-	d.Remediation = len(d.Needs) == 0 && !d.stage.empty()
-	d.Outcome = decide(&decideFacts{s: s, needs: d.Needs, rs: d.stage, takeOver: in.TakeOver})
+	d.Outcome = decide(&decideFacts{s: s, needs: d.needs, rs: d.stage, takeOver: in.TakeOver})
 	return d
-}
-
-// NothingToRemedy reports that no new release is needed and no wedge is
-// answered either.
-func (d *Decision) NothingToRemedy() bool { return len(d.Needs) == 0 && !d.Remediation }
-
-// NeedsText joins why a new release is needed.
-func (d *Decision) NeedsText() string {
-	reasons := make([]string, len(d.Needs))
-	for i, n := range d.Needs {
-		reasons[i] = n.Reason
-	}
-	return strings.Join(reasons, "; ")
 }
 
 // hardNeeds are the needs a remediation plan cannot go without.

@@ -78,7 +78,7 @@ func TestProgramAppliesTheRemediationPlan(t *testing.T) {
 	poll(ctx, t, "the remediation plan for the held drain", func() (bool, string) {
 		snap := collect(ctx, t, fresh.Config)
 		d := plan.Decide(snap, plan.DecideInput{})
-		if len(d.Needs) > 0 || !d.Remediation {
+		if d.Outcome.Kind != plan.OutcomeRemediation {
 			return false, "no remedial wedge yet"
 		}
 		made, err := plan.Make(ctx, plan.Options{Snapshot: snap, Decision: d, Generator: "e2e"})
