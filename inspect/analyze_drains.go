@@ -12,7 +12,7 @@ import (
 )
 
 // drainRule is the rule every drain finding measures against.
-const drainRule = "an eviction is refused with 429 \"Cannot evict pod as it would violate the pod's disruption budget.\" while disruptionsAllowed is 0; " +
+const drainRule = "an eviction is refused with 429 \"" + openshift.EvictionRefused + "\" while disruptionsAllowed is 0; " +
 	"the machine-config controller drains through the Eviction API, retries every minute and the daemon reports the node Degraded after 1 hour " +
 	"(kubernetes pkg/registry/core/pod/storage/eviction.go; machine-config-operator pkg/controller/drain/drain_controller.go)"
 

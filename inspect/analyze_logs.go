@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshift-recover/recover/internal/openshift"
+
 	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -283,7 +285,7 @@ func (a *analysis) unseenBudgets() {
 			held = "the drain of " + countedNodes(g.nodes)
 		}
 		msg := fmt.Sprintf("A PodDisruptionBudget %s, which the %s does not hold, refuses the eviction of %s and holds %s: the machine-config %s logged %q %d time(s), from %s to %s.",
-			where, sourceNoun(s), podList(g.pods), held, drainerNoun(g.first), "Cannot evict pod as it would violate the pod's disruption budget.", g.count,
+			where, sourceNoun(s), podList(g.pods), held, drainerNoun(g.first), openshift.EvictionRefused, g.count,
 			g.first.Time.UTC().Format(time.RFC3339), g.last.Time.UTC().Format(time.RFC3339))
 		switch {
 		case class == ClassInforms:
@@ -297,7 +299,7 @@ func (a *analysis) unseenBudgets() {
 		if g.last.Source != g.first.Source {
 			ev = append(ev, logEvidence(g.last))
 		}
-		ev = append(ev, rule("the eviction API refuses to evict a pod whose PodDisruptionBudget allows no disruption (429: \"Cannot evict pod as it would violate the pod's disruption budget.\"); a must-gather holds the budgets of openshift-* namespaces only"))
+		ev = append(ev, rule("the eviction API refuses to evict a pod whose PodDisruptionBudget allows no disruption (429: \""+openshift.EvictionRefused+"\"); a must-gather holds the budgets of openshift-* namespaces only"))
 		a.add(Finding{Code: CodeDrainBlockedByUnseenPDB, Severity: sev, Class: class, Subject: subject, Message: msg, Evidence: ev,
 			Details: map[string]string{"namespace": ns, "pods": strings.Join(g.pods, ","), "nodes": strings.Join(g.nodes, ","), "count": strconv.Itoa(g.count),
 				"first": g.first.Time.UTC().Format(time.RFC3339), "last": g.last.Time.UTC().Format(time.RFC3339)}})
@@ -522,56 +524,94 @@ func (a *analysis) addLogEvidence() {
 	}
 	for i := range a.out {
 		f := &a.out[i]
-		var lines []LogLine
-		switch f.Code {
-		case CodeUpdateClaimedCompleteButMixed:
-			for _, e := range l.EntriesOf(LogKindCVOAbandonedUpdate) {
-				if len(e.Proof) > 0 {
-					lines = append(lines, e.Proof[0], e.Proof[len(e.Proof)-1])
-				}
-			}
-		case CodeReleaseNotAccepted:
-			for _, k := range []string{LogKindCVOPrecondition, LogKindCVORetrieval, LogKindCVOSignature} {
-				for _, e := range l.EntriesOf(k) {
-					lines = append(lines, lastLine(e))
-				}
-			}
-		case CodeCVOStuckOnManifest:
-			for _, e := range l.EntriesOf(LogKindCVOApplyError) {
-				if e.Fields["task"] == f.Details["object"] {
-					lines = append(lines, logLinesOf(e)...)
-				}
-			}
-		case CodeDrainBlockedByPDB:
-			for _, e := range l.EntriesOf(LogKindEvictionRefused) {
-				if e.Fields["budget"] == "true" && containsString(strings.Split(f.Details["pods"], ","), e.Fields["namespace"]+"/"+e.Fields["pod"]) {
-					lines = append(lines, logLinesOf(e)...)
-				}
-			}
-		case CodeNodeDegraded:
-			for _, e := range l.Entries {
-				if (e.Kind == LogKindNodeDegraded || e.Kind == LogKindDrainTimeout) && "node/"+e.Fields["node"] == f.Subject {
-					lines = append(lines, lastLine(e))
-				}
-			}
-		case CodeInstallerSucceededWithoutRevision:
-			if op := StaticPodComponentFor(f.Details["component"]); op != nil {
-				if e := a.installerEnd(op.Namespace, f.Details["installer"]); e != nil {
-					lines = append(lines, e.LogLine)
-				}
-			}
-		case CodeCSRPending:
-			for _, e := range l.EntriesOf(LogKindCSRNotAuthorized) {
-				if containsString(strings.Split(f.Details["csrs"], ","), e.Fields["csr"]) {
-					lines = append(lines, lastLine(e))
-				}
-			}
+		sp := findingSpecs[f.Code]
+		if sp == nil || sp.logEvidence == nil {
+			continue
 		}
+		lines := sp.logEvidence(l, a, f)
 		if len(lines) > maxLogEvidence {
 			lines = lines[len(lines)-maxLogEvidence:]
 		}
 		f.Evidence = append(f.Evidence, evidenceOf(lines)...)
 	}
+}
+
+// The log evidence rules of the finding registry (FindingSpec.logEvidence).
+
+// evidenceAbandonedUpdate: the abandoned update behind a Completed history.
+func evidenceAbandonedUpdate(l *LogEvidence, _ *analysis, _ *Finding) []LogLine {
+	var lines []LogLine
+	for _, e := range l.EntriesOf(LogKindCVOAbandonedUpdate) {
+		if len(e.Proof) > 0 {
+			lines = append(lines, e.Proof[0], e.Proof[len(e.Proof)-1])
+		}
+	}
+	return lines
+}
+
+// evidenceReleaseNotAccepted: the precondition, retrieval and signature failures.
+func evidenceReleaseNotAccepted(l *LogEvidence, _ *analysis, _ *Finding) []LogLine {
+	var lines []LogLine
+	for _, k := range []string{LogKindCVOPrecondition, LogKindCVORetrieval, LogKindCVOSignature} {
+		for _, e := range l.EntriesOf(k) {
+			lines = append(lines, lastLine(e))
+		}
+	}
+	return lines
+}
+
+// evidenceStuckManifest: the failed applies of the stuck manifest.
+func evidenceStuckManifest(l *LogEvidence, _ *analysis, f *Finding) []LogLine {
+	var lines []LogLine
+	for _, e := range l.EntriesOf(LogKindCVOApplyError) {
+		if e.Fields["task"] == f.Details["object"] {
+			lines = append(lines, logLinesOf(e)...)
+		}
+	}
+	return lines
+}
+
+// evidenceDrainBlockedByPDB: the refused evictions of the budget's pods.
+func evidenceDrainBlockedByPDB(l *LogEvidence, _ *analysis, f *Finding) []LogLine {
+	var lines []LogLine
+	for _, e := range l.EntriesOf(LogKindEvictionRefused) {
+		if e.Fields["budget"] == "true" && containsString(strings.Split(f.Details["pods"], ","), e.Fields["namespace"]+"/"+e.Fields["pod"]) {
+			lines = append(lines, logLinesOf(e)...)
+		}
+	}
+	return lines
+}
+
+// evidenceNodeDegraded: a degraded daemon's own words.
+func evidenceNodeDegraded(l *LogEvidence, _ *analysis, f *Finding) []LogLine {
+	var lines []LogLine
+	for _, e := range l.Entries {
+		if (e.Kind == LogKindNodeDegraded || e.Kind == LogKindDrainTimeout) && "node/"+e.Fields["node"] == f.Subject {
+			lines = append(lines, lastLine(e))
+		}
+	}
+	return lines
+}
+
+// evidenceInstallerEnd: the installer's last line.
+func evidenceInstallerEnd(_ *LogEvidence, a *analysis, f *Finding) []LogLine {
+	if op := StaticPodComponentFor(f.Details["component"]); op != nil {
+		if e := a.installerEnd(op.Namespace, f.Details["installer"]); e != nil {
+			return []LogLine{e.LogLine}
+		}
+	}
+	return nil
+}
+
+// evidenceCSRPending: the approver's reason for a pending CSR.
+func evidenceCSRPending(l *LogEvidence, _ *analysis, f *Finding) []LogLine {
+	var lines []LogLine
+	for _, e := range l.EntriesOf(LogKindCSRNotAuthorized) {
+		if containsString(strings.Split(f.Details["csrs"], ","), e.Fields["csr"]) {
+			lines = append(lines, lastLine(e))
+		}
+	}
+	return lines
 }
 
 // maxLogEvidence bounds the log lines added to one finding.

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/openshift"
 )
 
@@ -17,30 +16,11 @@ import (
 // Failing because of machine-config), and what is left is ranked by the layer of
 // the update it holds first. docs/findings.md documents the order.
 
-// wedgeTier is the layer of the update a finding code holds, first first: the
-// CVO and the release it is given; the control plane's own consistency and static
-// pods; operators and admission; node readiness and certificates; drains; degraded
-// nodes and pools; the admin's promises (Upgradeable, gates, APIs, overrides);
-// risks; context.
-var wedgeTier = map[string]int{
-	CodeReleaseNotAccepted: 1, CodeCVOStuckOnManifest: 1, CodeCVODisabled: 1, CodeClusterVersionFailing: 1,
-	CodeUpdateClaimedCompleteButMixed: 2, CodeKubeletNewerThanAPIServer: 2, CodeKubeletSkewTooLarge: 2,
-	CodeStaticPodRevisionMismatch: 2, CodeInstallerSucceededWithoutRevision: 2, CodeStaticPodRolloutStuck: 2, CodeStaticPodMissing: 2,
-	CodeOperatorUnavailable: 3, CodeOperatorDegraded: 3, CodeWebhookUnavailable: 3, CodeOperatorProgressingStuck: 3,
-	CodeOperatorVersionUnverified: 3, CodeMixedOperatorVersions: 3,
-	CodeNodeNotReady: 4, CodeCSRPending: 4, CodeCertificateExpiry: 4,
-	CodeGuardPDBBlocksDrain: 5, CodeDrainBlockedByPDB: 5,
-	CodeNodeDegraded: 6, CodePoolDegraded: 6, CodePoolPaused: 6, CodeCompletedWithPoolsBehind: 6, CodePoolUpdating: 6,
-	CodeUpgradeableFalse: 7, CodeAdminAckRequired: 7, CodeRemovedAPIInUse: 7, CodeUnmanagedOverrides: 7,
-	CodeConditionalRiskOnTarget: 8, CodeForcedUpdate: 8, CodeUnverifiedUpdate: 8, CodePreviousUpdateIncomplete: 8,
-	CodeUpdateInProgress: 9, CodeNotCollected: 9,
-	CodeCVOAbandonedUpdate: 1, CodeCVORetryingManifest: 1, CodeInstallerInterrupted: 2, CodeCSRNotAuthorizedInLog: 4,
-	CodeDrainBlockedByUnseenPDB: 5, CodeNodeDegradedInLog: 6,
-}
-
+// tierOf is the layer of the update a finding code holds (FindingSpec.Tier);
+// an unknown code is context.
 func tierOf(code string) int {
-	if t, ok := wedgeTier[code]; ok {
-		return t
+	if sp := findingSpecs[code]; sp != nil {
+		return sp.Tier
 	}
 	return 9
 }
@@ -177,40 +157,10 @@ type wedger struct {
 	order  []string
 }
 
-// keyOf returns the group a finding belongs to.
+// keyOf returns the group a finding belongs to (FindingSpec's group rule).
 func (w *wedger) keyOf(f Finding) string {
-	d := f.Details
-	switch f.Code {
-	case CodeNodeDegraded:
-		if c := d["cause"]; c != "" {
-			return "nodes-held-by|" + strings.Split(c, ",")[0]
-		}
-		return "nodes-degraded|" + d["class"]
-	case CodeNodeNotReady:
-		if w.has(CodeCSRPending, f.Subject) {
-			return "csr|" + f.Subject
-		}
-		return "nodes-not-ready"
-	case CodeCSRPending:
-		return "csr|" + f.Subject
-	case CodePoolDegraded, CodePoolPaused, CodePoolUpdating, CodeCompletedWithPoolsBehind:
-		return "pool|" + d["pool"]
-	case CodeOperatorDegraded, CodeOperatorUnavailable, CodeOperatorProgressingStuck, CodeOperatorVersionUnverified:
-		return "operator|" + f.Subject
-	case CodeUpgradeableFalse:
-		return "upgradeable|" + d["class"]
-	case CodeAdminAckRequired:
-		return "admin-ack"
-	case CodeRemovedAPIInUse:
-		return "removed-api|" + f.Class
-	case CodeNotCollected:
-		return "not-collected"
-	case CodeCertificateExpiry:
-		return "certificates|" + f.Severity
-	case CodeStaticPodRolloutStuck, CodeStaticPodRevisionMismatch, CodeInstallerSucceededWithoutRevision, CodeStaticPodMissing, CodeInstallerInterrupted:
-		return f.Code + "|" + d["component"]
-	case CodeKubeletNewerThanAPIServer, CodeKubeletSkewTooLarge:
-		return f.Code
+	if sp := findingSpecs[f.Code]; sp != nil && sp.group != nil {
+		return sp.group(w, f)
 	}
 	return f.Code + "|" + f.Subject
 }
@@ -254,174 +204,15 @@ var preconditionReason = regexp.MustCompile(`Precondition "[^"]+" failed because
 // pkg/operator/sync.go, syncRequiredMachineConfigPools), or "pool %s is|has".
 var poolInMessage = regexp.MustCompile(`MachineConfigPool (\S+) is (?:not ready|paused)|pool (\S+) (?:is|has) `)
 
-// parentOf returns the group that explains g ("" when none does).
+// parentOf returns the group that explains g ("" when none does): the parent
+// rule of its first finding's code (every member of a group shares it).
 func (w *wedger) parentOf(g *wedgeGroup) string {
-	s := w.s
-	kind, arg, _ := strings.Cut(g.key, "|")
-	switch kind {
-	case "nodes-held-by":
-		if k := w.groupWith(CodeDrainBlockedByPDB, arg); k != "" {
-			return k
-		}
-		if k := w.groupWith(CodeDrainBlockedByUnseenPDB, arg); k != "" {
-			return k
-		}
-		return w.groupWith(CodeGuardPDBBlocksDrain, arg)
-	case CodeUpdateClaimedCompleteButMixed:
-		// The abandoned update the CVO's log proves is why history says Completed.
-		return w.blockingGroupWith(CodeCVOAbandonedUpdate)
-	case CodeInstallerSucceededWithoutRevision, CodeStaticPodRevisionMismatch:
-		// The installer's own log proves the phase (and so the claimed
-		// revision) wrong.
-		if k := w.exists(CodeInstallerInterrupted + "|" + arg); k != "" && w.hasClass(k, ClassBlocks) {
-			return k
-		}
-	case "pool":
-		// A degraded pool is explained by its degraded nodes.
-		for _, f := range g.members {
-			if f.Code != CodePoolDegraded && !(f.Code == CodeCompletedWithPoolsBehind && f.Class == ClassBlocks) {
-				continue
-			}
-			var names []string
-			for i := range s.Nodes {
-				if n := &s.Nodes[i]; s.NodePool(n) == arg && (n.MCDState == MCDStateDegraded || n.MCDState == MCDStateUnreconcilable) {
-					names = append(names, n.Name)
-				}
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				for _, k := range w.order {
-					for _, m := range w.groups[k].members {
-						if m.Code == CodeNodeDegraded && m.Subject == "node/"+n {
-							return k
-						}
-					}
-				}
-			}
-		}
-	case "operator":
-		for _, f := range g.members {
-			if f.Code != CodeOperatorDegraded && f.Code != CodeOperatorUnavailable {
-				continue
-			}
-			co := s.ClusterOperator(strings.TrimPrefix(f.Subject, "clusteroperator/"))
-			if co == nil {
-				continue
-			}
-			// A control-plane operator degraded by the member its guard PDB
-			// names as not ready.
-			for _, k := range w.order {
-				for _, m := range w.groups[k].members {
-					if m.Code == CodeGuardPDBBlocksDrain && m.Details["unready"] != "" && w.operatorOf(m.Details["component"]) == co.Name {
-						return k
-					}
-				}
-			}
-			for _, c := range co.Conditions {
-				if string(c.Type) != string(conditionOfCode(f.Code)) {
-					continue
-				}
-				// machine-config waits on a pool.
-				for _, m := range poolInMessage.FindAllStringSubmatch(c.Message, -1) {
-					if k := w.exists("pool|" + firstNonEmpty(m[1], m[2])); k != "" {
-						return k
-					}
-				}
-				// The static-pod installer failing on a node.
-				if strings.Contains(c.Reason, openshift.ReasonNodeInstallerPodFailed) {
-					if k := w.exists(CodeStaticPodRolloutStuck + "|" + operandOf(co.Name)); k != "" {
-						return k
-					}
-				}
-				// The control-plane operators degrade while a master is NotReady.
-				if strings.Contains(c.Reason, "MasterNodesReady") {
-					for i := range s.Nodes {
-						if n := &s.Nodes[i]; n.IsControlPlane() && !NodeReady(*n).OK {
-							if k := w.groupWith(CodeNodeNotReady, "node/"+n.Name); k != "" {
-								return k
-							}
-						}
-					}
-				}
-			}
-		}
-	case CodeClusterVersionFailing:
-		f := g.members[0]
-		if k := w.groupWith(CodeCVOStuckOnManifest, ""); k != "" {
-			return k
-		}
-		if k := w.blockingGroupWith(CodeCVORetryingManifest); k != "" {
-			return k
-		}
-		if cv := s.ClusterVersion; cv != nil && strings.HasPrefix(f.Details["reason"], "ClusterOperator") {
-			if c := cvCondition(cv, openshift.ConditionFailing); c != nil {
-				for _, name := range operatorsInFailing(c.Message) {
-					if k := w.exists("operator|clusteroperator/" + name); k != "" {
-						return k
-					}
-				}
-			}
-		}
-	case CodeWebhookUnavailable:
-		for _, k := range w.order {
-			for _, m := range w.groups[k].members {
-				if m.Code == CodeCVOStuckOnManifest && containsString(strings.Split(m.Details["blockers"], ","), arg0(g)) {
-					return k
-				}
-			}
-		}
-	case "upgradeable":
-		if arg == UpgradeClassOther && len(g.members) == 1 {
-			// ClusterVersion's aggregate of operators of different classes, alone
-			// in its line: it belongs with the first of them.
-			for _, f := range g.members {
-				if f.Subject != cvSubject {
-					continue
-				}
-				for _, c := range cvUpgradeableClasses(s) {
-					if k := w.upgradeableTarget(c); k != "" && k != g.key {
-						return k
-					}
-				}
-			}
-		}
-		switch arg {
-		case UpgradeClassAdminAck:
-			return w.exists("admin-ack")
-		case UpgradeClassOverrides:
-			return w.groupWith(CodeUnmanagedOverrides, "")
-		case UpgradeClassDegradedPool:
-			for _, p := range s.MachineConfigPools {
-				if k := w.exists("pool|" + p.Name); k != "" && w.hasCode(k, CodePoolDegraded) {
-					return k
-				}
-			}
-		}
-	case "removed-api":
-		return w.exists("admin-ack")
-	case CodeReleaseNotAccepted:
-		// A precondition that failed because of an Upgradeable=False reason is
-		// that reason's line.
-		f := g.members[0]
-		if f.Details["class"] != ReleaseClassPreconditions {
-			break
-		}
-		msg := ""
-		if c := cvCondition(s.ClusterVersion, openshift.ConditionReleaseAccepted); c != nil {
-			msg = c.Message
-		}
-		for _, m := range preconditionReason.FindAllStringSubmatch(msg, -1) {
-			if k := w.upgradeableTarget(ClassifyUpgradeable(m[1])); k != "" {
-				return k
-			}
-		}
-	case CodeMixedOperatorVersions:
-		if k := w.groupWith(CodeUpdateClaimedCompleteButMixed, ""); k != "" {
-			return k
-		}
-		return w.groupWith(CodeUpdateInProgress, "")
+	sp := findingSpecs[g.members[0].Code]
+	if sp == nil || sp.parent == nil {
+		return ""
 	}
-	return ""
+	kind, arg, _ := strings.Cut(g.key, "|")
+	return sp.parent(w, g, kind, arg)
 }
 
 func arg0(g *wedgeGroup) string { return g.members[0].Subject }
@@ -498,15 +289,11 @@ func (w *wedger) hasCode(key, code string) bool {
 }
 
 // conditionOfCode returns the ClusterOperator condition type an operator finding
-// reads (Degraded for OperatorDegraded, Available for OperatorUnavailable).
+// reads (FindingSpec.Condition: Degraded for OperatorDegraded, Available for
+// OperatorUnavailable).
 func conditionOfCode(code string) string {
-	switch code {
-	case CodeOperatorDegraded:
-		return "Degraded"
-	case CodeOperatorUnavailable:
-		return "Available"
-	case CodeOperatorProgressingStuck:
-		return "Progressing"
+	if sp := findingSpecs[code]; sp != nil {
+		return sp.Condition
 	}
 	return ""
 }
@@ -584,71 +371,12 @@ func firstSentence(msg string) string {
 	return msg
 }
 
-// summary is the one sentence of a group.
+// summary is the one sentence of a group (FindingSpec's summary rule).
 func (w *wedger) summary(ms []Finding) string {
-	c := ms[0]
-	d := c.Details
-	switch c.Code {
-	case CodeDrainBlockedByPDB:
-		nodes := strings.Split(d["nodes"], ",")
-		return fmt.Sprintf("PodDisruptionBudget %s/%s allows no disruption (%s healthy, %s required) and holds the drain of %s.", d["namespace"], d["name"], d["currentHealthy"], d["desiredHealthy"], countedNodes(nodes))
-	case CodeGuardPDBBlocksDrain:
-		why := "a member is not ready"
-		if d["unready"] != "" {
-			why = fmt.Sprintf("%s is not ready on %s", d["component"], strings.ReplaceAll(d["unready"], ",", ", "))
-		}
-		return fmt.Sprintf("The %s guard PDB holds the drain of %s because %s; repair that member (a guard PDB is never relaxed).", d["component"], countedNodes(strings.Split(d["nodes"], ",")), why)
-	case CodeNodeDegraded:
-		nd := withCode(ms, CodeNodeDegraded)
-		return fmt.Sprintf("The machine-config daemon is Degraded (%s) on %s: %s.", d["class"], countedNodes(names(nd)), nodeClassWhy[d["class"]])
-	case CodeNodeNotReady:
-		if len(ms) == 1 {
-			return c.Message
-		}
-		return fmt.Sprintf("%s are not Ready; %s", countedNodes(names(ms)), c.Message)
-	case CodeCSRPending:
-		return firstSentence(c.Message)
-	case CodeUpgradeableFalse:
-		var who []string
-		for _, m := range withCode(ms, CodeUpgradeableFalse) {
-			if m.Subject == cvSubject {
-				who = append(who, "ClusterVersion")
-			} else {
-				who = append(who, strings.TrimPrefix(m.Subject, "clusteroperator/"))
-			}
-		}
-		return fmt.Sprintf("Upgradeable=False (%s) on %s: %s; to resolve: %s.", d["class"], strings.Join(who, ", "), strings.TrimSuffix(upgradeEffect(c), "."), upgradeableRemedy[d["class"]])
-	case CodeAdminAckRequired:
-		var keys []string
-		for _, f := range withCode(ms, CodeAdminAckRequired) {
-			keys = append(keys, f.Details["gate"])
-		}
-		return fmt.Sprintf("Admin gate %s for updates away from %s is not acknowledged in openshift-config/admin-acks.", strings.Join(keys, ", "), d["minor"])
-	case CodeNotCollected:
-		return fmt.Sprintf("%d resource type(s) could not be read (%s): what depends on them is unknown, not empty.", len(ms), capNames(names(ms), 5))
-	case CodeCertificateExpiry:
-		if len(ms) == 1 {
-			return firstSentence(c.Message)
-		}
-		return fmt.Sprintf("%d certificates (%s): %s", len(ms), capNames(names(ms), 4), firstSentence(c.Message))
-	case CodeStaticPodRolloutStuck:
-		return fmt.Sprintf("%s: revision %s keeps failing on %s (%s).", d["component"], d["lastFailed"], strings.Join(names(withCode(ms, c.Code)), ", "), orNone(d["reason"]))
-	case CodeStaticPodRevisionMismatch, CodeInstallerSucceededWithoutRevision, CodeStaticPodMissing:
-		sum := firstSentence(c.Message)
-		if n := len(withCode(ms, c.Code)); n > 1 {
-			sum += fmt.Sprintf(" (%d nodes)", n)
-		}
-		return sum
+	if sp := findingSpecs[ms[0].Code]; sp != nil && sp.summary != nil {
+		return sp.summary(w, ms)
 	}
-	sum := firstSentence(c.Message)
-	if n := len(ms); n > 1 {
-		var others []string
-		for _, m := range ms[1:] {
-			others = append(others, m.Code+" "+m.Subject)
-		}
-		sum += " Also: " + capNames(others, 3) + "."
-	}
-	return sum
+	return summaryDefault(w, ms)
 }
 
 // upgradeEffect says what an Upgradeable-like finding does now.
@@ -666,139 +394,19 @@ func countedNodes(nodes []string) string {
 	return fmt.Sprintf("%d nodes (%s)", len(nodes), nodeList(nodes))
 }
 
-// next is the command that comes next for a group: a recover plan for what
-// recover remedies, the oc command for what only the admin can do.
+// next is the command that comes next for a group (FindingSpec's Next or
+// next rule): a recover plan for what recover remedies, the oc command for
+// what only the admin can do.
 func (w *wedger) next(ms []Finding) string {
-	c := ms[0]
-	d := c.Details
-	name := c.Subject[strings.LastIndex(c.Subject, "/")+1:]
-	switch c.Code {
-	case CodeReleaseNotAccepted:
-		if d["class"] == ReleaseClassRetrieval {
-			return "oc adm release info " + firstNonEmpty(d["image"], d["version"])
+	if sp := findingSpecs[ms[0].Code]; sp != nil {
+		if sp.next != nil {
+			return sp.next(w, ms)
 		}
-		return "oc adm upgrade --clear"
-	case CodeCVOStuckOnManifest:
-		if b := d["blockers"]; b != "" {
-			return "oc get " + strings.Split(b, ",")[0] + " -o yaml"
+		if sp.Next != "" {
+			return sp.Next
 		}
-		return "oc -n " + openshift.CVONamespace + " logs deployment/" + openshift.CVODeployment
-	case CodeCVODisabled:
-		return nextcmd.ScaleCVO(1)
-	case CodeClusterVersionFailing, CodeUpdateInProgress, CodePreviousUpdateIncomplete, CodeForcedUpdate, CodeUnverifiedUpdate:
-		return "oc adm upgrade status"
-	case CodeUpdateClaimedCompleteButMixed, CodeKubeletNewerThanAPIServer, CodeKubeletSkewTooLarge, CodeOperatorVersionUnverified, CodeMixedOperatorVersions:
-		return "recover plan"
-	case CodeStaticPodRevisionMismatch, CodeInstallerSucceededWithoutRevision, CodeStaticPodMissing, CodeStaticPodRolloutStuck:
-		return nextcmd.PlanAccepting(nextcmd.AcceptForceRedeployment + d["component"])
-	case CodeOperatorDegraded, CodeOperatorUnavailable, CodeOperatorProgressingStuck:
-		return "oc describe clusteroperator/" + name
-	case CodeWebhookUnavailable:
-		ns, svc, _ := strings.Cut(strings.Split(d["service"], ",")[0], "/")
-		return fmt.Sprintf("oc -n %s get endpointslices -l kubernetes.io/service-name=%s", ns, svc)
-	case CodeNodeNotReady:
-		return "oc describe node/" + name
-	case CodeCSRPending:
-		if d["vouched"] != "" {
-			return "recover plan"
-		}
-		return "oc describe csr " + strings.ReplaceAll(d["csrs"], ",", " ")
-	case CodeCertificateExpiry:
-		if p := w.pausedPool(); name == openshift.KubeletSigner && p != "" {
-			return nextcmd.PausePool(p, false)
-		}
-		ns := strings.Split(c.Subject, "/")[1]
-		return fmt.Sprintf("oc -n %s describe secret %s", ns, name)
-	case CodeDrainBlockedByPDB:
-		return "recover plan"
-	case CodeGuardPDBBlocksDrain:
-		return "oc describe clusteroperator/" + firstNonEmpty(w.operatorOf(d["component"]), d["component"])
-	case CodeNodeDegraded:
-		node := names(withCode(ms, CodeNodeDegraded))[0]
-		switch d["class"] {
-		case NodeClassContentMismatch, NodeClassOSImageMismatch:
-			return "oc debug node/" + node + " -- chroot /host touch /run/machine-config-daemon-force"
-		case NodeClassPullFailure, NodeClassOSUpdateFailure, NodeClassRebootFailure:
-			return "oc debug node/" + node + " -- chroot /host journalctl -u machine-config-daemon-host -u rpm-ostreed --since -2h"
-		case NodeClassDrain:
-			return "oc -n " + openshift.MachineConfigDaemonNamespace + " logs deployment/machine-config-controller -c machine-config-controller"
-		}
-		return "oc -n " + openshift.MachineConfigDaemonNamespace + " logs -c machine-config-daemon -l k8s-app=machine-config-daemon --field-selector spec.nodeName=" + node
-	case CodePoolPaused:
-		if d["blocks"] == "true" {
-			return "recover plan"
-		}
-		return "oc describe machineconfigpool/" + d["pool"]
-	case CodePoolDegraded, CodePoolUpdating, CodeCompletedWithPoolsBehind:
-		for _, m := range ms {
-			if m.Code == CodePoolPaused && m.Details["blocks"] == "true" {
-				return "recover plan"
-			}
-		}
-		return "oc describe machineconfigpool/" + d["pool"]
-	case CodeUpgradeableFalse:
-		switch d["class"] {
-		case UpgradeClassAdminAck:
-			return "oc get configmap -n " + openshift.AdminGatesNamespace + " " + openshift.AdminGatesConfigMap + " -o yaml"
-		case UpgradeClassOverrides:
-			return nextcmd.PlanAccepting(nextcmd.AcceptRemoveOverrides)
-		case UpgradeClassCloudCredential:
-			return nextcmd.PlanAccepting(nextcmd.AcceptUpgradeableTo + w.s.nextMinor())
-		case UpgradeClassUnsupportedConfig:
-			for _, m := range ms {
-				if cfg := operatorConfig[strings.TrimPrefix(m.Subject, "clusteroperator/")]; cfg != "" {
-					return nextcmd.MergePatch(cfg+"/"+openshift.SingletonName, "", `{"spec":{"unsupportedConfigOverrides":null}}`)
-				}
-			}
-		case UpgradeClassKubeletSkew:
-			return "recover plan"
-		case UpgradeClassOLM:
-			return "oc get clusterserviceversions -A"
-		case UpgradeClassDegradedPool:
-			return "oc get machineconfigpools"
-		case UpgradeClassNetworkSDN:
-			return "oc get network.operator cluster -o jsonpath='{.spec.defaultNetwork.type}'"
-		}
-		return "oc adm upgrade"
-	case CodeAdminAckRequired:
-		var keys []string
-		for _, f := range withCode(ms, CodeAdminAckRequired) {
-			keys = append(keys, "--accept "+nextcmd.AcceptAdminAck+f.Details["gate"])
-		}
-		return "recover plan " + strings.Join(keys, " ")
-	case CodeRemovedAPIInUse:
-		return "oc get apirequestcounts " + name + " -o yaml"
-	case CodeUnmanagedOverrides:
-		return nextcmd.PlanAccepting(nextcmd.AcceptRemoveOverrides)
-	case CodeConditionalRiskOnTarget:
-		return "recover plan"
-	case CodeCVOAbandonedUpdate:
-		return "recover plan"
-	case CodeInstallerInterrupted:
-		return "recover plan --accept force-redeployment:" + d["component"]
-	case CodeDrainBlockedByUnseenPDB:
-		if d["namespace"] == "" {
-			return "oc get pods -A --field-selector metadata.name=" + strings.Split(d["pods"], ",")[0]
-		}
-		return "oc -n " + d["namespace"] + " get poddisruptionbudgets"
-	case CodeCVORetryingManifest:
-		return getCommand(c.Subject)
-	case CodeNodeDegradedInLog:
-		return "oc describe node/" + name
-	case CodeCSRNotAuthorizedInLog:
-		return "oc describe csr " + name
-	case CodeNotCollected:
-		if w.s.Source.Kind == SourceLive {
-			res := strings.TrimPrefix(c.Subject, "resource/")
-			res, ns, _ := strings.Cut(res, "/")
-			if ns != "" {
-				return "oc auth can-i list " + res + " -n " + ns
-			}
-			return "oc auth can-i list " + res + " --all-namespaces"
-		}
-		return "oc adm must-gather"
 	}
-	return "oc adm upgrade status"
+	return nextStatus
 }
 
 func (w *wedger) pausedPool() string {

@@ -38,6 +38,10 @@ type ActionSpec struct {
 	// (RevertedBy); RevertedWith is that step's action.
 	Temporary    bool
 	RevertedWith Action
+	// SettledBy is the gate that must pass while a temporary change is in
+	// force before its revert, or the change unblocked nothing (relax-pdb:
+	// nodes-settled); "" for none. The checker enforces it.
+	SettledBy GateKind
 	// Lasting: a remedy's change stays after the run (its revert, by hand, is
 	// RevertHint).
 	RevertHint string

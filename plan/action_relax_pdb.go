@@ -17,6 +17,7 @@ func init() {
 		Remedy:       true,
 		Temporary:    true,
 		RevertedWith: ActionRevert,
+		SettledBy:    GateNodesSettled,
 		changed:      "relaxed",
 		validate: func(p *Plan, i int, at problemFunc) {
 			s := &p.Steps[i]

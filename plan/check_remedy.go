@@ -81,13 +81,13 @@ func (m *model) temporary(i int, st *Step) error {
 		if o, ok := t.open[key]; !ok || o != k {
 			return m.fail(i, InvariantTemporary, "reverts step %s, whose change of %s is not in force here", st.Reverts, obj.Kind+" "+qualified(obj.Namespace, obj.Name))
 		}
-		if steps[k].Action == ActionRelaxPDB && !t.settled[k] {
+		if sp := SpecOf(steps[k].Action); sp != nil && sp.SettledBy == GateNodesSettled && !t.settled[k] {
 			return m.fail(i, InvariantRemedies, "restores PodDisruptionBudget %s without a nodes-settled wait since step %s relaxed it: the relaxation unblocked nothing", qualified(obj.Namespace, obj.Name), steps[k].ID)
 		}
 		delete(t.open, key)
 		delete(t.settled, k)
 		return nil
-	case st.Action == ActionRelaxPDB || st.RevertedBy != "":
+	case st.RevertedBy != "" || (SpecOf(st.Action) != nil && SpecOf(st.Action).Temporary):
 		if st.Change == nil {
 			return m.fail(i, InvariantTemporary, "a temporary change without a change (object and fields)")
 		}

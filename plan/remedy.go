@@ -95,80 +95,15 @@ type remedyStage struct {
 // a refusal for each wedge it knows.
 func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, sigs ReleaseSignatures, now time.Time) *remedyStage {
 	rs := &remedyStage{s: s, f: f, accept: acceptSet(accept), signatures: sigs, now: now.UTC()}
-	var pdbs []inspect.Finding
-	staticByComponent := map[string][]inspect.Finding{}
-	var staticOrder []string
-	var acks []inspect.Finding
-	var overrides []inspect.Finding
-	var notUpgradeable, credentials, holding []inspect.Finding
-	preconditions := false
+	in := &remedyInputs{staticByComponent: map[string][]inspect.Finding{}}
 	for _, fd := range s.Findings {
-		switch fd.Code {
-		case inspect.CodeCSRPending:
-			rs.csr(fd)
-		case inspect.CodeStaticPodRolloutStuck, inspect.CodeStaticPodRevisionMismatch, inspect.CodeInstallerSucceededWithoutRevision:
-			c := fd.Details["component"]
-			if c == "" {
-				rs.warnf("%s on %s names no component: no forced redeployment is planned for it", fd.Code, fd.Subject)
-				continue
-			}
-			if _, ok := staticByComponent[c]; !ok {
-				staticOrder = append(staticOrder, c)
-			}
-			staticByComponent[c] = append(staticByComponent[c], fd)
-		case inspect.CodePoolPaused:
-			if fd.Details["blocks"] == "true" {
-				rs.unpause(fd)
-			}
-		case inspect.CodeDrainBlockedByPDB:
-			if inspect.IsGuardPDB(fd.Details["namespace"], fd.Details["name"]) {
-				rs.guard(fd)
-				continue
-			}
-			pdbs = append(pdbs, fd)
-		case inspect.CodeGuardPDBBlocksDrain:
-			rs.guard(fd)
-		case inspect.CodeAdminAckRequired:
-			acks = append(acks, fd)
-		case inspect.CodeUnmanagedOverrides:
-			if fd.Class == inspect.ClassBlocks {
-				overrides = append(overrides, fd)
-			}
-		case inspect.CodeUpgradeableFalse:
-			switch fd.Details["class"] {
-			case inspect.UpgradeClassOverrides:
-				overrides = append([]inspect.Finding{fd}, overrides...)
-			case inspect.UpgradeClassCloudCredential:
-				// ClusterVersion copies the operator's reason when it is
-				// the only one: one annotation answers both.
-				if fd.Subject == "clusteroperator/"+openshift.CloudCredentialOperator {
-					credentials = append([]inspect.Finding{fd}, credentials...)
-				} else {
-					credentials = append(credentials, fd)
-				}
-			default:
-				// ClusterVersion's own condition only sums up the others;
-				// an operator's reason the admin must resolve holds on.
-				if strings.HasPrefix(fd.Subject, "clusteroperator/") && fd.Details["class"] != inspect.UpgradeClassAdminAck {
-					notUpgradeable = append(notUpgradeable, fd)
-				}
-			}
-		case inspect.CodeReleaseNotAccepted:
-			switch {
-			case fd.Details["class"] == inspect.ReleaseClassPreconditions:
-				preconditions = true
-			case fd.Details["class"] == inspect.ReleaseClassSignature && rs.releaseSignature(fd):
-				// answered: the restored CVO verifies and accepts it
-			default:
-				holding = append(holding, fd)
-			}
-		case inspect.CodeConditionalRiskOnTarget:
-			if rs.risk == nil {
-				fd := fd
-				rs.risk = &fd
-			}
+		if hook := remedyHooks[fd.Code]; hook != nil {
+			hook(rs, in, fd)
 		}
 	}
+	pdbs, staticOrder, staticByComponent := in.pdbs, in.staticOrder, in.staticByComponent
+	acks, overrides, credentials := in.acks, in.overrides, in.credentials
+	notUpgradeable, holding, preconditions := in.notUpgradeable, in.holding, in.preconditions
 	for _, c := range staticOrder {
 		rs.forceRedeployment(c, staticByComponent[c])
 	}
@@ -188,6 +123,99 @@ func newRemedyStage(s *inspect.Snapshot, f *facts, accept []string, sigs Release
 	rs.stillRefused = holdingReason(holding)
 	sort.SliceStable(rs.groups, func(i, j int) bool { return rs.groups[i].phase < rs.groups[j].phase })
 	return rs
+}
+
+// remedyInputs gathers the findings the remedies answer together (one
+// forced redeployment per component, one relax per budget set, one annotation
+// for the cloud-credential reasons, ...).
+type remedyInputs struct {
+	pdbs                                                  []inspect.Finding
+	staticByComponent                                     map[string][]inspect.Finding
+	staticOrder                                           []string
+	acks, overrides, notUpgradeable, credentials, holding []inspect.Finding
+	preconditions                                         bool
+}
+
+// remedyHooks is the planner's half of the finding registry
+// (inspect.FindingSpec): what each finding code contributes to the remedies.
+// It lives in plan because a remedy builds plan steps, which inspect may not
+// import; TestRemedyHooksAreRegisteredFindings holds its keys to registered
+// codes.
+var remedyHooks = map[string]func(rs *remedyStage, in *remedyInputs, fd inspect.Finding){
+	inspect.CodeCSRPending:                        func(rs *remedyStage, _ *remedyInputs, fd inspect.Finding) { rs.csr(fd) },
+	inspect.CodeStaticPodRolloutStuck:             collectStaticPod,
+	inspect.CodeStaticPodRevisionMismatch:         collectStaticPod,
+	inspect.CodeInstallerSucceededWithoutRevision: collectStaticPod,
+	inspect.CodePoolPaused: func(rs *remedyStage, _ *remedyInputs, fd inspect.Finding) {
+		if fd.Details["blocks"] == "true" {
+			rs.unpause(fd)
+		}
+	},
+	inspect.CodeDrainBlockedByPDB: func(rs *remedyStage, in *remedyInputs, fd inspect.Finding) {
+		if inspect.IsGuardPDB(fd.Details["namespace"], fd.Details["name"]) {
+			rs.guard(fd)
+			return
+		}
+		in.pdbs = append(in.pdbs, fd)
+	},
+	inspect.CodeGuardPDBBlocksDrain: func(rs *remedyStage, _ *remedyInputs, fd inspect.Finding) { rs.guard(fd) },
+	inspect.CodeAdminAckRequired:    func(_ *remedyStage, in *remedyInputs, fd inspect.Finding) { in.acks = append(in.acks, fd) },
+	inspect.CodeUnmanagedOverrides: func(_ *remedyStage, in *remedyInputs, fd inspect.Finding) {
+		if fd.Class == inspect.ClassBlocks {
+			in.overrides = append(in.overrides, fd)
+		}
+	},
+	inspect.CodeUpgradeableFalse:   collectUpgradeableFalse,
+	inspect.CodeReleaseNotAccepted: collectReleaseNotAccepted,
+	inspect.CodeConditionalRiskOnTarget: func(rs *remedyStage, _ *remedyInputs, fd inspect.Finding) {
+		if rs.risk == nil {
+			rs.risk = &fd
+		}
+	},
+}
+
+func collectStaticPod(rs *remedyStage, in *remedyInputs, fd inspect.Finding) {
+	c := fd.Details["component"]
+	if c == "" {
+		rs.warnf("%s on %s names no component: no forced redeployment is planned for it", fd.Code, fd.Subject)
+		return
+	}
+	if _, ok := in.staticByComponent[c]; !ok {
+		in.staticOrder = append(in.staticOrder, c)
+	}
+	in.staticByComponent[c] = append(in.staticByComponent[c], fd)
+}
+
+func collectUpgradeableFalse(_ *remedyStage, in *remedyInputs, fd inspect.Finding) {
+	switch fd.Details["class"] {
+	case inspect.UpgradeClassOverrides:
+		in.overrides = append([]inspect.Finding{fd}, in.overrides...)
+	case inspect.UpgradeClassCloudCredential:
+		// ClusterVersion copies the operator's reason when it is
+		// the only one: one annotation answers both.
+		if fd.Subject == "clusteroperator/"+openshift.CloudCredentialOperator {
+			in.credentials = append([]inspect.Finding{fd}, in.credentials...)
+		} else {
+			in.credentials = append(in.credentials, fd)
+		}
+	default:
+		// ClusterVersion's own condition only sums up the others;
+		// an operator's reason the admin must resolve holds on.
+		if strings.HasPrefix(fd.Subject, "clusteroperator/") && fd.Details["class"] != inspect.UpgradeClassAdminAck {
+			in.notUpgradeable = append(in.notUpgradeable, fd)
+		}
+	}
+}
+
+func collectReleaseNotAccepted(rs *remedyStage, in *remedyInputs, fd inspect.Finding) {
+	switch {
+	case fd.Details["class"] == inspect.ReleaseClassPreconditions:
+		in.preconditions = true
+	case fd.Details["class"] == inspect.ReleaseClassSignature && rs.releaseSignature(fd):
+		// answered: the restored CVO verifies and accepts it
+	default:
+		in.holding = append(in.holding, fd)
+	}
 }
 
 func (rs *remedyStage) warnf(format string, args ...any) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // The drain remedy (W1; openshift/runbooks alerts/machine-config-operator/
@@ -184,7 +185,7 @@ func (rs *remedyStage) relaxStep(fd inspect.Finding, p *inspect.PodDisruptionBud
 	if p.MaxUnavailable != "" {
 		bound = "maxUnavailable " + p.MaxUnavailable
 	}
-	reason := fmt.Sprintf("PodDisruptionBudget %s (%s) allows no disruption (disruptionsAllowed %d, currentHealthy %d, desiredHealthy %d) and guards %s on %s, whose drain the machine-config controller keeps retrying (\"Cannot evict pod as it would violate the pod's disruption budget\"). "+
+	reason := fmt.Sprintf("PodDisruptionBudget %s (%s) allows no disruption (disruptionsAllowed %d, currentHealthy %d, desiredHealthy %d) and guards %s on %s, whose drain the machine-config controller keeps retrying (\""+strings.TrimSuffix(openshift.EvictionRefused, ".")+"\"). "+
 		"Relax it to minAvailable 0, as the MCO runbook MachineConfigControllerDrainError says (\"temporarily patch the PDB to minAvailable: 0\"), so the drain can evict them. The change is temporary: apply journals spec.minAvailable and spec.maxUnavailable first, and the revert step puts back exactly those values.%s",
 		p.Key(), bound, p.DisruptionsAllowed, p.CurrentHealthy, p.DesiredHealthy, orWord(pods, "its pods"), orWord(nodes, "the draining nodes"), together)
 	return Step{Action: ActionRelaxPDB, Remedy: RemedyRelaxPDB, Finding: fd.Code, Change: ch, Reason: reason}

@@ -185,3 +185,9 @@ const (
 func SignatureKeyPrefix(digest string) string {
 	return strings.Replace(digest, ":", "-", 1)
 }
+
+// EvictionRefused is the message the Eviction API refuses a pod's eviction
+// with (429) while its PodDisruptionBudget allows no disruption (kubernetes
+// pkg/registry/core/pod/storage/eviction.go), as the machine-config daemon and
+// controller log it.
+const EvictionRefused = "Cannot evict pod as it would violate the pod's disruption budget."
