@@ -21,6 +21,10 @@ const EnvVar = "RECOVER_REFEREE"
 const (
 	MergeCasesFile          = "merge-cases.jsonl"
 	MergeCasesSyntheticFile = "merge-cases-synthetic.jsonl"
+	// MergeCases420File holds the CVO main's verdicts on the real 4.19 → 4.20
+	// update (the Default feature set of a self-managed HA cluster): cvoMain
+	// only, no cvo44.
+	MergeCases420File = "merge-cases-4.20.jsonl"
 	OperatorHealthFile      = "operator-health.jsonl"
 )
 
