@@ -14,7 +14,7 @@ const (
 	// FormatVersion follows Terraform's rule: a minor bump only adds fields (readers
 	// ignore unknown ones); a major bump breaks, and readers refuse a major they do
 	// not know.
-	FormatVersion = "1.2"
+	FormatVersion = "1.3"
 )
 
 // Plan is the self-contained, versioned recovery plan: the target, why it was
@@ -65,6 +65,10 @@ type Plan struct {
 	// (a guard PDB, a CSR nobody vouches for) or an admin's promise not named with
 	// --accept (formatVersion 1.1).
 	Refused []RefusedRemedy `json:"refused,omitempty"`
+	// Outcome is the decision the plan carries out (plan.Decide): its kind
+	// (remediation, drive-cvo or replace-cvo), the rule that chose it, why in
+	// one sentence, and the findings it read (formatVersion 1.3).
+	Outcome *Outcome `json:"outcome,omitempty"`
 }
 
 // The plan modes.

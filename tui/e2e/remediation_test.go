@@ -77,8 +77,8 @@ func TestProgramAppliesTheRemediationPlan(t *testing.T) {
 	var p *plan.Plan
 	poll(ctx, t, "the remediation plan for the held drain", func() (bool, string) {
 		snap := collect(ctx, t, fresh.Config)
-		d := plan.Decide(snap, nil, nil)
-		if len(d.Needs) > 0 || !d.Remediation {
+		d := plan.Decide(snap, plan.DecideInput{})
+		if d.Outcome.Kind != plan.OutcomeRemediation {
 			return false, "no remedial wedge yet"
 		}
 		made, err := plan.Make(ctx, plan.Options{Snapshot: snap, Decision: d, Generator: "e2e"})
