@@ -15,8 +15,8 @@ require (
 	github.com/google/cel-go v0.29.2
 	github.com/google/go-containerregistry v0.22.1
 	github.com/muesli/termenv v0.16.0
-	github.com/openshift/api v0.0.0-20251202143230-02f6733e651c
-	github.com/openshift/client-go v0.0.0-20251202151200-fb4471581cf8
+	github.com/openshift/api v0.0.0-20260420151639-34e60874783e
+	github.com/openshift/client-go v0.0.0-20260428164731-4b85fc5b4e75
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
 	go.yaml.in/yaml/v2 v2.4.4

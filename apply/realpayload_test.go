@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	configv1 "github.com/openshift/api/config/v1"
+
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/inspect/live"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
@@ -26,8 +28,75 @@ import (
 	"github.com/openshift-recover/recover/plan/graph"
 )
 
-// realRun is one run of the real 4.4 payload over a 4.3.19 cluster.
+// realHop is one real-payload update the test runs: the referee's cases for it,
+// the payloads, how they are rendered, the cluster's wedge and update graph.
+type realHop struct {
+	hop realpayload.Hop
+	// casesFile is the referee's file; oldDir and newDir the payloads.
+	casesFile, oldDir, newDir string
+	// render renders the target payload as oc adm release new does, with
+	// targetComponents (false: applied as the directory holds it, the 4.4 run).
+	render           bool
+	targetComponents map[string]string
+	// wedge models the cluster's incident before the snapshot (nil: none).
+	wedge func(context.Context, *realpayload.Cluster) error
+	// graph is the update graph's JSON.
+	graph string
+	// accept is what the admin accepts (recover plan --accept).
+	accept []string
+}
+
+// hop44 is the first incident: 4.3.19, reconciled out of order to the DNS
+// operator's 4.4.3, plans the hop to 4.4.4.
+var hop44 = realHop{
+	hop: realpayload.Hop44, casesFile: referee.MergeCasesFile, oldDir: "payload-release-4.3", newDir: "payload-release-4.4",
+	wedge: func(ctx context.Context, c *realpayload.Cluster) error {
+		// The out-of-order reconcile reached the DNS operator.
+		return c.Reconciled(ctx, "dns", "openshift-dns-operator", "dns-operator", "4.4.3")
+	},
+	graph: fmt.Sprintf(`{"nodes":[
+ {"version":%q,"payload":%q,"metadata":{"io.openshift.upgrades.graph.release.channels":"stable-4.3,stable-4.4"}},
+ {"version":"4.4.3","payload":"quay.io/openshift-release-dev/ocp-release@sha256:039a4ef7c128a049ccf916a1d68ce93e8f5494b44d5a75df60c85e9e7191dacc","metadata":{"io.openshift.upgrades.graph.release.channels":"stable-4.4"}},
+ {"version":%q,"payload":%q,"metadata":{"io.openshift.upgrades.graph.release.channels":"stable-4.4"}}],
+ "edges":[[0,2],[1,2]]}`, realpayload.CurrentVersion, realpayload.CurrentImage, realpayload.TargetVersion, realpayload.TargetImage),
+}
+
+// hop420 is a modern update, 4.19 -> 4.20, on a self-managed HA cluster of the
+// Default feature set with every capability the API knows enabled (the
+// referee's merge-cases-4.20.jsonl). Both payloads are rendered as oc adm
+// release new renders them (realpayload.Render): 0.0.1-snapshot becomes the
+// release version, 0.0.1-snapshot-kubernetes the release's Kubernetes version.
+var hop420 = func() realHop {
+	h := realpayload.Hop{
+		CurrentVersion: "4.19.17", CurrentImage: "quay.io/openshift-release-dev/ocp-release@sha256:4190000000000000000000000000000000000000000000000000000000000017",
+		TargetVersion: "4.20.4", TargetImage: "quay.io/openshift-release-dev/ocp-release@sha256:4200000000000000000000000000000000000000000000000000000000000004",
+		Channel: "stable-4.20", Render: true, CurrentComponents: map[string]string{"kubernetes": "1.32.9"},
+	}
+	for _, c := range configv1.KnownClusterVersionCapabilities {
+		h.KnownCapabilities = append(h.KnownCapabilities, string(c))
+	}
+	h.EnabledCapabilities = h.KnownCapabilities
+	return realHop{
+		hop: h, casesFile: referee.MergeCases420File, oldDir: "payload-release-4.19", newDir: "payload-release-4.20",
+		render: true, targetComponents: map[string]string{"kubernetes": "1.33.5"},
+		// The real 4.19 payload's admin gate (openshift-config-managed
+		// admin-gates): the admin acknowledges the v1beta1 API removals.
+		accept: []string{"admin-ack:ack-4.19-admissionregistration-v1beta1-api-removals-in-4.20"},
+		wedge: func(ctx context.Context, c *realpayload.Cluster) error {
+			// The update to 4.20.4 was started and stopped before any
+			// operator moved: the CVO wants 4.20.4, the history is Partial.
+			return c.Updating(ctx, h.TargetVersion, h.TargetImage)
+		},
+		graph: fmt.Sprintf(`{"nodes":[
+ {"version":%q,"payload":%q,"metadata":{"io.openshift.upgrades.graph.release.channels":"stable-4.19,stable-4.20"}},
+ {"version":%q,"payload":%q,"metadata":{"io.openshift.upgrades.graph.release.channels":"stable-4.20"}}],
+ "edges":[[0,1]]}`, h.CurrentVersion, h.CurrentImage, h.TargetVersion, h.TargetImage),
+	}
+}()
+
+// realRun is one run of a real payload over a cluster of the release before.
 type realRun struct {
+	hop      realHop
 	cluster  *realpayload.Cluster
 	plan     *plan.Plan
 	result   *apply.Result
@@ -47,11 +116,27 @@ type realRun struct {
 // applies every step with the engine (recover apply --yes). The operators a
 // bare API server lacks are played (realpayload.Players); workloads roll out
 // for real.
-func runRealPayload(tb testing.TB) *realRun {
+func runRealPayload(tb testing.TB, h realHop) *realRun {
 	tb.Helper()
 	kubetest.Require(tb, env)
 	realdata := referee.RealData(tb)
-	rctx, cases := referee.LoadMergeCases(tb, referee.MergeCasesFile)
+	rctx, cases := referee.LoadMergeCases(tb, h.casesFile)
+	if h.render {
+		// The referee ran the CVO on the payloads as laid out: its objects
+		// are rendered as the payload is.
+		for i := range cases {
+			c := &cases[i]
+			for _, o := range []*referee.Object{&c.Required, &c.CVOMain.Object} {
+				if o.Unstructured != nil {
+					r, err := realpayload.RenderObject(o.Unstructured, h.hop.TargetVersion, h.targetComponents)
+					if err != nil {
+						tb.Fatal(err)
+					}
+					o.Unstructured = r
+				}
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	tb.Cleanup(cancel)
 	fresh, err := env.Fresh()
@@ -72,26 +157,27 @@ func runRealPayload(tb testing.TB) *realRun {
 		tb.Fatal(err)
 	}
 	dir := tb.TempDir()
-	served43, served44 := filepath.Join(dir, "4.3"), filepath.Join(dir, "4.4")
-	if _, err := realpayload.Served(filepath.Join(realdata, "payload-release-4.3"), served43); err != nil {
-		tb.Fatal(err)
+	served := filepath.Join(dir, "target")
+	release := ""
+	if h.render {
+		release = h.hop.TargetVersion
 	}
-	restated, err := realpayload.Served(filepath.Join(realdata, "payload-release-4.4"), served44)
+	restated, err := realpayload.ServedRendered(filepath.Join(realdata, h.newDir), served, release, h.targetComponents)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	crds, err := realpayload.CRDs(served44)
+	crds, err := realpayload.CRDs(served)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cluster, err := realpayload.Load(ctx, fresh.Config, rctx, cases, crds)
+	cluster, err := realpayload.LoadHop(ctx, fresh.Config, h.hop, rctx, cases, crds)
 	if err != nil {
-		tb.Fatalf("loading the 4.3 cluster: %v", err)
+		tb.Fatalf("loading the %s cluster: %v", h.hop.CurrentVersion, err)
 	}
-
-	// The first incident: the out-of-order reconcile reached the DNS operator.
-	if err := cluster.Reconciled(ctx, "dns", "openshift-dns-operator", "dns-operator", "4.4.3"); err != nil {
-		tb.Fatalf("modeling the reconciled wedge: %v", err)
+	if h.wedge != nil {
+		if err := h.wedge(ctx, cluster); err != nil {
+			tb.Fatalf("modeling the wedge: %v", err)
+		}
 	}
 
 	// recover plan, from the live cluster.
@@ -104,18 +190,14 @@ func runRealPayload(tb testing.TB) *realRun {
 		tb.Fatalf("recover inspect: %v", err)
 	}
 	graphFile := filepath.Join(dir, "graph.json")
-	if err := os.WriteFile(graphFile, []byte(fmt.Sprintf(`{"nodes":[
- {"version":%q,"payload":%q,"metadata":{"io.openshift.upgrades.graph.release.channels":"stable-4.3,stable-4.4"}},
- {"version":"4.4.3","payload":"quay.io/openshift-release-dev/ocp-release@sha256:039a4ef7c128a049ccf916a1d68ce93e8f5494b44d5a75df60c85e9e7191dacc","metadata":{"io.openshift.upgrades.graph.release.channels":"stable-4.4"}},
- {"version":%q,"payload":%q,"metadata":{"io.openshift.upgrades.graph.release.channels":"stable-4.4"}}],
- "edges":[[0,2],[1,2]]}`, realpayload.CurrentVersion, realpayload.CurrentImage, realpayload.TargetVersion, realpayload.TargetImage)), 0o644); err != nil {
+	if err := os.WriteFile(graphFile, []byte(h.graph), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	g, err := graph.Load(ctx, graph.Options{Graph: graphFile, Channel: "stable-4.4"})
+	g, err := graph.Load(ctx, graph.Options{Graph: graphFile, Channel: h.hop.Channel})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p, err := plan.Make(ctx, plan.Options{Snapshot: snap, SnapshotSource: "live", Graph: g, Payload: plan.PayloadDir{Dir: served44, Version: realpayload.TargetVersion}, Generator: "realpayload-test"})
+	p, err := plan.Make(ctx, plan.Options{Snapshot: snap, SnapshotSource: "live", Graph: g, Accept: h.accept, Payload: plan.PayloadDir{Dir: served, Version: h.hop.TargetVersion}, Generator: "realpayload-test"})
 	if err != nil {
 		tb.Fatalf("recover plan: %v", err)
 	}
@@ -129,7 +211,7 @@ func runRealPayload(tb testing.TB) *realRun {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r := &realRun{cluster: cluster, plan: p, restated: restated, cases: cases, written: map[realpayload.Key]string{}, steps: map[string]realpayload.Key{}}
+	r := &realRun{hop: h, cluster: cluster, plan: p, restated: restated, cases: cases, written: map[realpayload.Key]string{}, steps: map[string]realpayload.Key{}}
 	for _, st := range p.Steps {
 		if st.Manifest != nil {
 			r.steps[st.ID] = realpayload.Key{Group: groupOf(st.Manifest.APIVersion), Kind: st.Manifest.Kind, Namespace: st.Manifest.Namespace, Name: st.Manifest.Name}
@@ -184,7 +266,21 @@ func groupOf(apiVersion string) string {
 // no longer serves (v1beta1 CRDs and RBAC, policy/v1beta1) are restated in the
 // served version and not compared.
 func TestRealPayloadAppliesAsTheCVO(t *testing.T) {
-	r := runRealPayload(t)
+	checkRealRun(t, runRealPayload(t, hop44))
+}
+
+// TestRealPayload420AppliesAsTheCVO is the same on a modern update: the real
+// 4.19 payload's objects as a cluster holds them, 4.19.17 with every capability
+// enabled and the Default feature set, plans the hop to the real 4.20 payload
+// (rendered as oc adm release new renders it) from a live snapshot, and every
+// step runs; every object is what CVO main stores for it
+// (merge-cases-4.20.jsonl) and every injected or admin field is kept.
+func TestRealPayload420AppliesAsTheCVO(t *testing.T) {
+	skipUnfinished420(t)
+	checkRealRun(t, runRealPayload(t, hop420))
+}
+
+func checkRealRun(t *testing.T, r *realRun) {
 	if r.result.Outcome != apply.OutcomeCompleted || r.result.StepsDone != len(r.plan.Steps) {
 		t.Fatalf("the run did not complete every step: %s (%d of %d done): %s\n%s", r.result.Outcome, r.result.StepsDone, len(r.plan.Steps), r.result.Message, lastEvents(r.events, 30))
 	}
@@ -215,7 +311,7 @@ func TestRealPayloadAppliesAsTheCVO(t *testing.T) {
 		}
 		want := c
 		if c.LiveFrom != "old" {
-			// New in 4.4: the cluster does not hold it, the engine creates it.
+			// New in the target: the cluster does not hold it, the engine creates it.
 			want = byID["create"+strings.TrimPrefix(c.ID, "update")]
 		}
 		key := realpayload.KeyOf(c.Required.Unstructured)
@@ -259,8 +355,8 @@ func TestRealPayloadAppliesAsTheCVO(t *testing.T) {
 	for _, l := range lost {
 		t.Errorf("lost: %s", l)
 	}
-	t.Logf("real 4.3.19 -> 4.4.4: %d steps in %s (%.1f steps/s); the engine wrote %d objects in all, %d of the compared where the CVO writes %d; %d injected or admin fields kept\n%s",
-		len(r.plan.Steps), r.elapsed.Round(time.Second), float64(len(r.plan.Steps))/r.elapsed.Seconds(), len(r.written), writes, cvoWrites, kept, counts)
+	t.Logf("real %s -> %s: %d steps in %s (%.1f steps/s); the engine wrote %d objects in all, %d of the compared where the CVO writes %d; %d injected or admin fields kept\n%s",
+		r.hop.hop.CurrentVersion, r.plan.Target.Version, len(r.plan.Steps), r.elapsed.Round(time.Second), float64(len(r.plan.Steps))/r.elapsed.Seconds(), len(r.written), writes, cvoWrites, kept, counts)
 	if counts["agrees: the stored object is the CVO's"] == 0 {
 		t.Errorf("nothing was compared")
 	}
@@ -436,15 +532,32 @@ func lastEvents(events []apply.Event, n int) string {
 	return dump(events)
 }
 
-// BenchmarkRealPayloadApply is the real 4.3.19 -> 4.4.4 run of
-// TestRealPayloadAppliesAsTheCVO, once per iteration on a fresh API server
-// (loading and planning not timed): the engine's steps per second and the
-// objects it writes.
+// BenchmarkRealPayloadApply is the real-payload run of
+// TestRealPayloadAppliesAsTheCVO (4.3.19 -> 4.4.4) and
+// TestRealPayload420AppliesAsTheCVO (4.19.17 -> 4.20.4), once per iteration on
+// a fresh API server (loading and planning not timed): the engine's steps per
+// second and the objects it writes.
 func BenchmarkRealPayloadApply(b *testing.B) {
+	b.Run("4.3-to-4.4", func(b *testing.B) { benchmarkRealPayloadApply(b, hop44) })
+	b.Run("4.19-to-4.20", func(b *testing.B) { skipUnfinished420(b); benchmarkRealPayloadApply(b, hop420) })
+}
+
+// skipUnfinished420 skips the 4.19 -> 4.20 run unless RECOVER_REALPAYLOAD_420
+// is set: it loads, plans (914 steps) and runs 73 steps, then the static-pod
+// player's etcd revision roll is refused by 4.19's Etcd CRD ("currentRevision
+// can not be set on creation of a nodeStatus": the player must add the
+// nodeStatus first, then its revision) — issue 32, not finished.
+func skipUnfinished420(tb testing.TB) {
+	if os.Getenv("RECOVER_REALPAYLOAD_420") == "" {
+		tb.Skip("the 4.19 -> 4.20 real-payload apply stops at the etcd static-pod player (issue 32); set RECOVER_REALPAYLOAD_420=1 to run it")
+	}
+}
+
+func benchmarkRealPayloadApply(b *testing.B, h realHop) {
 	var steps, writes int
 	var elapsed time.Duration
 	for b.Loop() {
-		r := runRealPayload(b)
+		r := runRealPayload(b, h)
 		if r.result.Outcome != apply.OutcomeCompleted {
 			b.Fatalf("the run did not complete: %s", r.result.Message)
 		}

@@ -8,11 +8,17 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/referee"
 )
 
-// BenchmarkMergeRealPayload merges every update pair of the real 4.4 payload
-// (528 manifests over their live 4.3 objects, as the referee holds them) once
-// per iteration: the CVO's per-kind rules, typed decode and encode included.
+// BenchmarkMergeRealPayload merges every update pair of a real payload once
+// per iteration, as the referee holds them: 4.4 (528 manifests over their live
+// 4.3 objects) and 4.20 (922 manifests over their live 4.19 objects); the
+// CVO's per-kind rules, typed decode and encode included.
 func BenchmarkMergeRealPayload(b *testing.B) {
-	ctx, cases := referee.LoadMergeCases(b, referee.MergeCasesFile)
+	b.Run("4.3-to-4.4", func(b *testing.B) { benchmarkMergeCases(b, referee.MergeCasesFile) })
+	b.Run("4.19-to-4.20", func(b *testing.B) { benchmarkMergeCases(b, referee.MergeCases420File) })
+}
+
+func benchmarkMergeCases(b *testing.B, file string) {
+	ctx, cases := referee.LoadMergeCases(b, file)
 	facts := refereeFacts(ctx)
 	type pair struct{ required, live *unstructured.Unstructured }
 	var pairs []pair

@@ -98,24 +98,29 @@ func TestMergeAgreesWithTheCVOReferee(t *testing.T) {
 	total := 0
 	counts := referee.Counts{}
 	vs44 := referee.Counts{}
-	for _, file := range []string{referee.MergeCasesFile, referee.MergeCasesSyntheticFile} {
+	for _, file := range []string{referee.MergeCasesFile, referee.MergeCasesSyntheticFile, referee.MergeCases420File} {
 		ctx, cases := referee.LoadMergeCases(t, file)
 		facts := refereeFacts(ctx)
 		for _, c := range cases {
 			total++
 			got := mergeCase(c, facts)
 			if c.Mode == "update" {
-				counts["writes on update pairs: "+got.action]++
+				counts[file+": writes on update pairs: "+got.action]++
 			}
-			if d44 := disagreement(c, got, c.CVO44); d44 != "" {
+			if got.action == "error" {
+				counts[file+": refused"]++
+			}
+			if c.CVO44.Action == "" {
+				// The 4.20 cases have no 4.4 verdict.
+			} else if d44 := disagreement(c, got, c.CVO44); d44 != "" {
 				vs44[c.Mode+" "+c.Kind+" "+got.path+": "+strings.SplitN(d44, ":", 2)[0]]++
 			}
 			d := disagreement(c, got, c.CVOMain)
 			if d == "" {
-				counts["agree"]++
+				counts[file+": agree"]++
 				continue
 			}
-			counts["differ"]++
+			counts[file+": differ"]++
 			key := c.Mode + " " + c.Kind + " " + got.path
 			counts[key]++
 			if counts[key] <= 2 {

@@ -28,7 +28,7 @@ var OpenShiftCRDFiles = []string{
 	"config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_featuregates.crd.yaml",
 	"config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_infrastructures-Default.crd.yaml",
 	"operator/v1/zz_generated.crd-manifests/0000_12_etcd_01_etcds-Default.crd.yaml",
-	"operator/v1/zz_generated.crd-manifests/0000_20_kube-apiserver_01_kubeapiservers-Default.crd.yaml",
+	"operator/v1/zz_generated.crd-manifests/0000_20_kube-apiserver_01_kubeapiservers.crd.yaml",
 	"operator/v1/zz_generated.crd-manifests/0000_25_kube-controller-manager_01_kubecontrollermanagers.crd.yaml",
 	"operator/v1/zz_generated.crd-manifests/0000_25_kube-scheduler_01_kubeschedulers.crd.yaml",
 	"machineconfiguration/v1/zz_generated.crd-manifests/0000_80_machine-config_01_machineconfigpools-Default.crd.yaml",

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -18,11 +19,14 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	configv1 "github.com/openshift/api/config/v1"
+	securityv1 "github.com/openshift/api/security/v1"
+
 	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/internal/testing/referee"
 )
 
-// The cluster the referee's live objects come from.
+// The cluster the referee's live objects come from (merge-cases.jsonl).
 const (
 	// CurrentVersion is the release the loaded cluster runs.
 	CurrentVersion = "4.3.19"
@@ -36,6 +40,26 @@ const (
 	InternalAPI = "https://api-int.example.com:6443"
 )
 
+// Hop is the update a loaded cluster is for: the release it runs and the one
+// the test plans, how their manifests are rendered, and what its ClusterVersion
+// reports.
+type Hop struct {
+	CurrentVersion, CurrentImage string
+	TargetVersion, TargetImage   string
+	Channel                      string
+	// Render renders the loaded live objects' version placeholders as oc adm
+	// release new renders a payload (Render), with CurrentComponents;
+	// without it only operator Deployments' env is substituted (the 4.4 run).
+	Render            bool
+	CurrentComponents map[string]string
+	// KnownCapabilities and EnabledCapabilities are ClusterVersion
+	// status.capabilities (none: a cluster before 4.11).
+	KnownCapabilities, EnabledCapabilities []string
+}
+
+// Hop44 is the first incident's hop, 4.3.19 -> 4.4.4 (merge-cases.jsonl).
+var Hop44 = Hop{CurrentVersion: CurrentVersion, CurrentImage: CurrentImage, TargetVersion: TargetVersion, TargetImage: TargetImage, Channel: "stable-4.4"}
+
 // Cluster is the loaded cluster: the objects as created, by key.
 type Cluster struct {
 	Config  *rest.Config
@@ -46,6 +70,7 @@ type Cluster struct {
 	OwnerUID, RefereeUID types.UID
 	// Loaded are the live objects as the API server stored them, by key.
 	Loaded map[Key]*unstructured.Unstructured
+	hop    Hop
 }
 
 // Load fills an empty API server (the OpenShift CRDs of kubetest installed)
@@ -57,6 +82,12 @@ type Cluster struct {
 // cluster proxy and the internal API endpoint. Server-allocated Service IPs are
 // left to this server.
 func Load(ctx context.Context, cfg *rest.Config, rctx referee.Context, cases []referee.MergeCase, payloadCRDs []*unstructured.Unstructured) (*Cluster, error) {
+	return LoadHop(ctx, cfg, Hop44, rctx, cases, payloadCRDs)
+}
+
+// LoadHop is Load for any hop: the cluster runs hop.CurrentVersion, its live
+// objects rendered for it.
+func LoadHop(ctx context.Context, cfg *rest.Config, hop Hop, rctx referee.Context, cases []referee.MergeCase, payloadCRDs []*unstructured.Unstructured) (*Cluster, error) {
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -65,7 +96,7 @@ func Load(ctx context.Context, cfg *rest.Config, rctx referee.Context, cases []r
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Config: cfg, Dynamic: dyn, Mapper: resource.NewMapper(dc), RefereeUID: types.UID(rctx.CVUID), Loaded: map[Key]*unstructured.Unstructured{}}
+	c := &Cluster{Config: cfg, Dynamic: dyn, Mapper: resource.NewMapper(dc), RefereeUID: types.UID(rctx.CVUID), Loaded: map[Key]*unstructured.Unstructured{}, hop: hop}
 	if err := c.clusterVersion(ctx); err != nil {
 		return nil, fmt.Errorf("ClusterVersion: %w", err)
 	}
@@ -160,7 +191,7 @@ func (c *Cluster) clusterVersion(ctx context.Context) error {
 	cv := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion",
 		"metadata": map[string]any{"name": "version"},
-		"spec":     map[string]any{"clusterID": "5c2d3e0a-9b1f-4f6e-8d8a-1f2b3c4d5e6f", "channel": "stable-4.4"},
+		"spec":     map[string]any{"clusterID": "5c2d3e0a-9b1f-4f6e-8d8a-1f2b3c4d5e6f", "channel": c.hop.Channel},
 	}}
 	created, err := c.Dynamic.Resource(clusterVersions).Create(ctx, cv, metav1.CreateOptions{})
 	if err != nil {
@@ -168,13 +199,17 @@ func (c *Cluster) clusterVersion(ctx context.Context) error {
 	}
 	c.OwnerUID = created.GetUID()
 	started := "2020-05-04T10:00:00Z"
-	created.Object["status"] = map[string]any{
-		"desired":            map[string]any{"version": CurrentVersion, "image": CurrentImage},
-		"history":            []any{map[string]any{"state": "Completed", "version": CurrentVersion, "image": CurrentImage, "startedTime": started, "completionTime": started, "verified": false}},
+	status := map[string]any{
+		"desired":            map[string]any{"version": c.hop.CurrentVersion, "image": c.hop.CurrentImage},
+		"history":            []any{map[string]any{"state": "Completed", "version": c.hop.CurrentVersion, "image": c.hop.CurrentImage, "startedTime": started, "completionTime": started, "verified": false}},
 		"observedGeneration": created.GetGeneration(),
 		"versionHash":        "test",
 		"availableUpdates":   nil,
 	}
+	if len(c.hop.KnownCapabilities) > 0 {
+		status["capabilities"] = map[string]any{"knownCapabilities": strs(c.hop.KnownCapabilities), "enabledCapabilities": strs(c.hop.EnabledCapabilities)}
+	}
+	created.Object["status"] = status
 	_, err = c.Dynamic.Resource(clusterVersions).UpdateStatus(ctx, created, metav1.UpdateOptions{})
 	return err
 }
@@ -196,10 +231,63 @@ func (c *Cluster) forCreate(live *unstructured.Unstructured) *unstructured.Unstr
 	if u.GetKind() == "Deployment" && u.GetNamespace() == "openshift-cluster-version" {
 		_ = unstructured.SetNestedField(u.Object, int64(1), "spec", "replicas")
 	}
-	if u.GetKind() == "Deployment" {
+	switch u.GroupVersionKind().GroupKind().String() {
+	case "SecurityContextConstraints.security.openshift.io":
+		u = typed(u, &securityv1.SecurityContextConstraints{})
+	case "ClusterOperator.config.openshift.io":
+		u = typed(u, &configv1.ClusterOperator{})
+	}
+	if c.hop.Render {
+		if u.GetKind() == "ClusterOperator" {
+			// The referee's live ClusterOperators report 4.3.19 whatever
+			// the payload: a cluster at rest reports its own release.
+			versions, _, _ := unstructured.NestedSlice(u.Object, "status", "versions")
+			for _, v := range versions {
+				if m, ok := v.(map[string]any); ok {
+					m["version"] = c.hop.CurrentVersion
+				}
+			}
+			if versions != nil {
+				_ = unstructured.SetNestedSlice(u.Object, versions, "status", "versions")
+			}
+		}
+		if r, err := RenderObject(u, c.hop.CurrentVersion, c.hop.CurrentComponents); err == nil {
+			return r
+		}
+	} else if u.GetKind() == "Deployment" {
 		substituteVersion(u)
 	}
 	return u
+}
+
+// typed is a live object as the CVO that created it wrote it: through
+// openshift/api's type (lib/resourcebuilder's typed builder for an SCC,
+// pkg/cvo/internal/operatorstatus.go's for a ClusterOperator), whose required
+// fields have no omitempty (an SCC's allowedCapabilities,
+// defaultAddCapabilities, priority print null; a ClusterOperator's spec
+// prints {}). The modern payloads' CRDs require them; the referee's live
+// objects leave them out.
+func typed(u *unstructured.Unstructured, obj any) *unstructured.Unstructured {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+		return u
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return u
+	}
+	out := &unstructured.Unstructured{Object: m}
+	out.SetAPIVersion(u.GetAPIVersion())
+	out.SetKind(u.GetKind())
+	unstructured.RemoveNestedField(out.Object, "metadata", "creationTimestamp")
+	return out
+}
+
+func strs(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 // substituteVersion does to a 4.3 operator Deployment what oc adm release new
@@ -287,26 +375,40 @@ func (c *Cluster) create(ctx context.Context, u *unstructured.Unstructured) (*un
 }
 
 func (c *Cluster) waitEstablished(ctx context.Context) error {
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+	var pending []string
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		list, err := c.Dynamic.Resource(crdsResource).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, nil
 		}
+		pending = pending[:0]
 		for _, crd := range list.Items {
 			established := false
+			why := ""
 			conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
 			for _, cond := range conds {
 				m, _ := cond.(map[string]any)
 				if m["type"] == "Established" && m["status"] == "True" {
 					established = true
 				}
+				if m["status"] != "True" || m["type"] == "NamesAccepted" {
+					why += fmt.Sprintf(" %v=%v %v", m["type"], m["status"], m["message"])
+				}
 			}
-			if !established {
-				return false, nil
+			// A conversion webhook's CA bundle is service-ca's to inject
+			// (the referee's live objects carry a stand-in): a bare API
+			// server never establishes such a CRD, and no manifest of the
+			// payloads writes an object of its kinds.
+			if !established && !strings.Contains(why, "conversion webhook CABundle is invalid") {
+				pending = append(pending, crd.GetName()+why)
 			}
 		}
-		return true, nil
+		return len(pending) == 0, nil
 	})
+	if err != nil {
+		return fmt.Errorf("CRDs not established: %v: %w", pending, err)
+	}
+	return nil
 }
 
 // clusterFacts writes what the CVO reads besides the objects: the cluster
@@ -386,4 +488,26 @@ func (c *Cluster) Reconciled(ctx context.Context, clusterOperator, namespace, na
 		available, _, _ := unstructured.NestedInt64(d.Object, "status", "availableReplicas")
 		return observed == gen && updated >= 1 && available >= 1, nil
 	})
+}
+
+// Updating models an update the CVO started to release (image) and that moved
+// no operator yet: ClusterVersion spec.desiredUpdate and status.desired are the
+// target, its history a Partial entry over the Completed current release.
+func (c *Cluster) Updating(ctx context.Context, release, image string) error {
+	cv, err := c.Dynamic.Resource(clusterVersions).Get(ctx, "version", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	_ = unstructured.SetNestedMap(cv.Object, map[string]any{"version": release, "image": image}, "spec", "desiredUpdate")
+	if cv, err = c.Dynamic.Resource(clusterVersions).Update(ctx, cv, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	history, _, _ := unstructured.NestedSlice(cv.Object, "status", "history")
+	started := "2026-12-01T10:00:00Z"
+	history = append([]any{map[string]any{"state": "Partial", "version": release, "image": image, "startedTime": started, "completionTime": nil, "verified": false}}, history...)
+	_ = unstructured.SetNestedSlice(cv.Object, history, "status", "history")
+	_ = unstructured.SetNestedMap(cv.Object, map[string]any{"version": release, "image": image}, "status", "desired")
+	_ = unstructured.SetNestedField(cv.Object, cv.GetGeneration(), "status", "observedGeneration")
+	_, err = c.Dynamic.Resource(clusterVersions).UpdateStatus(ctx, cv, metav1.UpdateOptions{})
+	return err
 }

@@ -39,6 +39,12 @@ type Restated map[Key]string
 // API version today's API server no longer serves (Restate). Files holding Go
 // templates (the CVO's own Deployment) are copied as they are.
 func Served(src, dst string) (Restated, error) {
+	return ServedRendered(src, dst, "", nil)
+}
+
+// ServedRendered is Served of a payload rendered for release as oc adm release
+// new renders it (Render); release "" leaves the placeholders.
+func ServedRendered(src, dst, release string, components map[string]string) (Restated, error) {
 	restated := Restated{}
 	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -52,6 +58,9 @@ func Served(src, dst string) (Restated, error) {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
+		}
+		if release != "" && isManifest(rel) {
+			data = Render(data, release, components)
 		}
 		if isManifest(rel) && !bytes.Contains(data, []byte("{{")) {
 			if data, err = restateFile(data, restated); err != nil {
