@@ -65,6 +65,16 @@ type Plan struct {
 	// (a guard PDB, a CSR nobody vouches for) or an admin's promise not named with
 	// --accept (formatVersion 1.1).
 	Refused []RefusedRemedy `json:"refused,omitempty"`
+
+	// Goal is the release a staged plan (recover plan --to) ends at; Target
+	// is then its first stage's (formatVersion 1.3).
+	Goal string `json:"goal,omitempty"`
+	// GoalReasons say why the goal takes these stages and not fewer
+	// (formatVersion 1.3).
+	GoalReasons []string `json:"goalReasons,omitempty"`
+	// Stages are the hops to Goal, in order; Steps are stage 1's
+	// (formatVersion 1.3; stage.go).
+	Stages []Stage `json:"stages,omitempty"`
 }
 
 // The plan modes.

@@ -140,6 +140,15 @@ func (g *Graph) StagedPath(from, to string, accepted ...string) (*StagePath, err
 				best = i
 			}
 		}
+		if best < 0 {
+			// None leads onward: say so from the newest one reachable,
+			// where the cluster would be stranded.
+			for _, i := range levels[0] {
+				if g.usableEdge(cur, i, accepted) && (best < 0 || g.nodes[best].semver.LT(g.nodes[i].semver)) {
+					best = i
+				}
+			}
+		}
 		if best >= 0 {
 			ei, _ := g.edgeIndex(cur, best)
 			p.Stages = append(p.Stages, StageHop{From: g.nodes[cur].Version, To: g.nodes[best].Version, Image: g.nodes[best].Payload, Edge: g.edges[ei]})
