@@ -231,6 +231,13 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 	return p, nil
 }
 
+// ValidateStagedAccept checks --accept for a staged plan: every name as
+// ValidateAccept reads it, with an optional "N:" naming the stage it holds for.
+func ValidateStagedAccept(accept []string) error {
+	_, _, err := splitStageAccept(accept)
+	return err
+}
+
 // splitStageAccept splits --accept into the names for every stage and those
 // of one stage ("2:admin-ack:ack-4.19-kube-1.32-api-removals-in-4.20").
 func splitStageAccept(accept []string) (map[int][]string, []string, error) {

@@ -31,8 +31,11 @@ type planOptions struct {
 	policy      *policyFlag
 	accept      []string
 	forceReason string
-	signatures  *signatureFlags
-	output      *outputFlag
+	// to and eus ask for a staged plan to a goal (plan.MakeStaged).
+	to         string
+	eus        bool
+	signatures *signatureFlags
+	output     *outputFlag
 	// args are the flags as given, to print the follow-up commands.
 	args []string
 }
@@ -129,6 +132,8 @@ first (-o json: a versioned report).`,
 	fs := cmd.Flags()
 	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names, and remedies that are the admin's promise ("+plan.AcceptUsage()+"), to accept (comma-separated), after reviewing them.")
 	fs.StringVar(&o.forceReason, "force-reason", "", "Force the desired update (desiredUpdate.force), recording why; needed when the target needs force.")
+	fs.StringVar(&o.to, "to", "", "Plan stages to this release: one hop per minor, each intermediate named with why (--accept N:NAME accepts for stage N only).")
+	fs.BoolVar(&o.eus, "eus", false, "With --to: the EUS control-plane-only path: the worker pools stay paused across the intermediate minor and are unpaused at the end.")
 	o.policy = addPolicyFlag(cmd)
 	o.signatures = addSignatureFlags(cmd)
 	o.output = addOutputFlag(cmd, outputTable, outputJSON, outputYAML, outputMarkdown)
@@ -175,7 +180,14 @@ func (o *planOptions) Validate() error {
 			return usageError{msg: "--accept has an empty risk name"}
 		}
 	}
-	if err := plan.ValidateAccept(o.accept); err != nil {
+	if o.eus && o.to == "" {
+		return usageError{msg: "--eus needs --to: the goal of the control-plane-only path"}
+	}
+	validate := plan.ValidateAccept
+	if o.to != "" {
+		validate = plan.ValidateStagedAccept
+	}
+	if err := validate(o.accept); err != nil {
 		return usageError{msg: err.Error()}
 	}
 	return o.signatures.validate()
@@ -198,7 +210,7 @@ func (o *planOptions) Run(ctx context.Context) error {
 	}
 	ps := o.session()
 	var d *plan.Decision
-	if !ps.graphGiven() {
+	if !ps.graphGiven() && o.to == "" {
 		if d, err = ps.decide(ctx, snap, o.accept); err != nil {
 			return err
 		}
@@ -254,7 +266,7 @@ func (o *planOptions) remediationOnly(d *plan.Decision) bool {
 
 // session is the planning session of these flags (plansession.go).
 func (o *planOptions) session() *planSession {
-	return &planSession{inputs: &o.inputs, policy: o.policy, signatures: o.signatures, forceReason: o.forceReason}
+	return &planSession{inputs: &o.inputs, policy: o.policy, signatures: o.signatures, forceReason: o.forceReason, to: o.to, eus: o.eus}
 }
 
 // graph loads the update graph: --graph, or the cluster's own update service.
