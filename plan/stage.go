@@ -85,7 +85,11 @@ func (e *StageRefusedError) Error() string {
 	if e.Stage > 0 {
 		where = fmt.Sprintf("stage %d (%s -> %s): ", e.Stage, e.From, e.To)
 	}
-	return fmt.Sprintf("no staged plan: %s%s: %s", where, e.Rule, e.Reason)
+	msg := fmt.Sprintf("no staged plan: %s%s: %s", where, e.Rule, e.Reason)
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
 }
 
 // ExitCode is 6, as a NoTargetError's: no safe target for a stage.
