@@ -294,8 +294,10 @@ func stageFacts(f *facts, at string, workersPaused bool) *facts {
 }
 
 // checkPoolsForEUS refuses an EUS path whose worker pools recover cannot own:
-// one the admin paused (recover does not unpause what it did not pause) or one
-// not Updated (pausing it would freeze it half-rolled: oran-o2ims checks this too).
+// one the admin paused (recover does not unpause what it did not pause) or,
+// when stage 1 pauses, one not Updated (pausing it would freeze it half-rolled:
+// oran-o2ims checks this too). A later stage's pause waits for the pool to be
+// Updated (its pool-updated gate) instead.
 func checkPoolsForEUS(f *facts, stages []Stage) error {
 	paused := false
 	for _, st := range stages {
@@ -314,7 +316,7 @@ func checkPoolsForEUS(f *facts, stages []Stage) error {
 			return &StageRefusedError{Stage: 1, From: st.From, To: st.To, Rule: StageRulePoolAdmin,
 				Reason: fmt.Sprintf("machineconfigpool/%s is already paused, and not by recover: recover does not unpause what it did not pause", p.Name),
 				Hint:   fmt.Sprintf("unpause it yourself once you are done with it (oc patch mcp %s --type merge -p '{\"spec\":{\"paused\":false}}'), let it update, and plan again", p.Name)}
-		case p.Rolling:
+		case p.Rolling && stages[0].Workers == WorkersPaused:
 			return &StageRefusedError{Stage: 1, From: st.From, To: st.To, Rule: StageRulePoolUpdating,
 				Reason: fmt.Sprintf("machineconfigpool/%s is not Updated (machines are still moving to its configuration): pausing it now would freeze it half-rolled", p.Name),
 				Hint:   fmt.Sprintf("wait for oc get mcp %s to show UPDATED True, and plan again", p.Name)}
@@ -498,6 +500,8 @@ func pauseAndUnpause(f *facts, stages []Stage, goal string) {
 	}
 	var pause []Step
 	for _, pool := range workers {
+		pause = append(pause, Step{Action: ActionWait, Reason: fmt.Sprintf("pool %s is paused only once it is Updated: a pause freezes a pool half-rolled", pool),
+			Gate: &Gate{Kind: GatePoolUpdated, Pool: pool, Description: fmt.Sprintf("pool %s reports Updated", pool)}})
 		pause = append(pause, Step{Action: ActionPausePool, Pool: pool, Reason: fmt.Sprintf("EUS control-plane-only path: pool %s (Updated) keeps its kubelets until the control plane reaches %s", pool, goal)})
 	}
 	st := &stages[first]

@@ -99,8 +99,9 @@ func TestEUSPlanPausesTheWorkersAcrossTheOddMinorAndUnpausesAtTheEnd(t *testing.
 	if got := strings.Join(workers, " "); got != "follow paused follow" {
 		t.Fatalf("workers per stage: %s", got)
 	}
+	// Updated first, then paused, then the desiredUpdate.
 	s2, s3 := p.Stages[1].Steps, p.Stages[2].Steps
-	if len(s2) != 3 || s2[0].Action != ActionPausePool || s2[0].Pool != "worker" || s2[1].Action != ActionSetDesiredUpdate {
+	if len(s2) != 4 || s2[0].Gate.Kind != GatePoolUpdated || s2[1].Action != ActionPausePool || s2[1].Pool != "worker" || s2[2].Action != ActionSetDesiredUpdate {
 		t.Fatalf("stage 2 must pause the workers before its desiredUpdate: %+v", s2)
 	}
 	if last := s3[len(s3)-1]; last.Action != ActionUnpausePool || last.Pool != "worker" || last.Gate.Kind != GatePoolUpdated {
