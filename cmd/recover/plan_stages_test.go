@@ -66,3 +66,16 @@ func TestPlanToRefusesAStageWithExit6(t *testing.T) {
 		t.Fatalf("a malformed stage accept: exit %d %s", code, errOut)
 	}
 }
+
+func TestPlanToTableShowsTheStages(t *testing.T) {
+	code, out, errOut := runRecover(t, "plan", "--must-gather", incident2MG, "--graph", writeStagedGraph(t, "[0,1],[1,2],[1,3],[2,4]"), "--payload", exampleDir+"/releases/4.4.4",
+		"--accept", "force-redeployment:kube-apiserver", "--to", "4.6.1", "--eus")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"STAGES to 4.6.1", "Not 4.5.3:", "stage2-", "paused", "MachineConfigControllerPausedPoolKubeletCA"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
