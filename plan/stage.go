@@ -155,6 +155,12 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 		return nil, &StageRefusedError{From: from, To: in.To, Rule: StageRuleNoPath, Reason: err.Error(),
 			Hint: "pick another --to, or another --channel whose graph has the edges"}
 	}
+	for n := range perStage {
+		if n > len(path.Stages) {
+			return nil, &InputError{Msg: fmt.Sprintf("--accept %d:... names stage %d, but the path to %s has %d stage(s)", n, n, path.To, len(path.Stages)),
+				Hint: "number the stages as the plan lists them, from 1"}
+		}
+	}
 	stages := make([]Stage, len(path.Stages))
 	for i, h := range path.Stages {
 		st := Stage{Index: i + 1, From: h.From, To: stripBuild(h.To), Image: h.Image, Edge: string(h.Edge.State), Workers: WorkersFollow, Passed: h.Passed}

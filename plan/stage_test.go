@@ -193,3 +193,15 @@ func TestStagedPlanRoundTripsAndOldPlansStillRead(t *testing.T) {
 		t.Fatalf("the 1.2 plan reads as %s with %d stages", old.FormatVersion, len(old.Stages))
 	}
 }
+
+func TestStagedAcceptNamesAStageThatExists(t *testing.T) {
+	_, err := makeStagedExample(t, healthyUpdating(t), stagedGraph(t, stagedEdges...), "4.6.1", false, "7:SomeRisk")
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(ie.Msg, "has 3 stage(s)") {
+		t.Fatalf("want an input error naming the stage count, got %v", err)
+	}
+	p, err := makeStagedExample(t, healthyUpdating(t), stagedGraph(t, stagedEdges...), "4.6.1", false, "2:SomeRisk")
+	if err != nil || len(p.Stages[1].Accept) != 1 || p.Stages[1].Accept[0] != "SomeRisk" || len(p.Stages[2].Accept) != 0 {
+		t.Fatalf("a stage-scoped accept holds for its stage only: %v", err)
+	}
+}
