@@ -25,6 +25,12 @@ type ActionSpec struct {
 	// the CVO bracket (between disable-cvo and restore-cvo, the two steps that
 	// make the bracket and are not inside it).
 	Mutates bool
+	// CVOManages: what a step of it changes is the CVO's own (a payload
+	// manifest): a running CVO would fight it, so it runs only inside the CVO
+	// bracket. A mutating action without it (a remedy: a PDB, a CSR, a pool's
+	// pause, the admin's promises, the desired update) may run beside a
+	// running CVO, and a plan without a bracket keeps the CVO at the wheel.
+	CVOManages bool
 	// Remedy: a remediation action (formatVersion 1.1): its steps name the
 	// remedy and the finding they answer.
 	Remedy bool

@@ -8,6 +8,7 @@ func init() {
 		Action:     ActionApply,
 		Changes:    "the object of one embedded payload manifest (created, or updated as the CVO would)",
 		Mutates:    true,
+		CVOManages: true,
 		RevertHint: "the next update or a rollback plan; recover does not undo a payload manifest",
 		Gates:      []GateKind{GateClusterOperator, GateCRDEstablished, GateWorkloadRollout},
 		validate: func(p *Plan, i int, at problemFunc) {

@@ -12,6 +12,7 @@ func init() {
 		Action:     ActionDelete,
 		Changes:    "deletes the object of one payload manifest annotated release.openshift.io/delete=true",
 		Mutates:    true,
+		CVOManages: true,
 		RevertHint: "none: the release removes the object",
 		Gates:      []GateKind{GateDeleted},
 		validate: func(p *Plan, i int, at problemFunc) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/openshift-recover/recover/inspect/mustgather"
@@ -28,7 +29,10 @@ func TestApplyAcceptsThePlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := plan.Make(ctx, plan.Options{Snapshot: s, Graph: g, Payload: plan.PayloadDir{Dir: ex + "/releases/4.4.4"}})
+		// The second incident's CVO is updating and keeps the wheel unless the
+		// admin asks for the push (--take-over); the first's is reconciling
+		// mixed releases, which takes the wheel on its own.
+		p, err := plan.Make(ctx, plan.Options{Snapshot: s, Graph: g, Payload: plan.PayloadDir{Dir: ex + "/releases/4.4.4"}, TakeOver: takeOverFor(mg)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,4 +59,13 @@ func TestApplyAcceptsThePlan(t *testing.T) {
 			t.Fatalf("%s: %v", mg, err)
 		}
 	}
+}
+
+// takeOverFor is the admin's --take-over for an example whose decision keeps
+// the CVO at the wheel.
+func takeOverFor(mustGather string) string {
+	if strings.Contains(mustGather, "false-success-revision") {
+		return "test: the push plan of an update in progress"
+	}
+	return ""
 }

@@ -31,7 +31,7 @@ const (
 
 // Invariants describes every invariant Check asserts, in the order it checks them.
 var Invariants = []string{
-	InvariantCVOBracketing + ": every step that changes the cluster (remedies included) runs between one disable-cvo and one restore-cvo, only waits follow restore-cvo; an update plan sets the desired update before restore-cvo, a remediation plan never does (the CVO resumes the update it has)",
+	InvariantCVOBracketing + ": an update plan runs every step that changes the cluster between one disable-cvo and one restore-cvo, only waits follow restore-cvo, and it sets the desired update before restore-cvo; a remediation plan never sets one (the CVO resumes the update it has), and brackets its remedies the same way unless the CVO keeps the wheel (Updating mode), where no step changes what the CVO manages",
 	InvariantManifestDigest + ": every embedded manifest matches its digest; apply steps never carry release.openshift.io/delete=true, delete steps always do",
 	InvariantRunLevelOrder + ": manifest steps follow the CVO's update order: stages never go back, and a component's files keep their order",
 	InvariantGates + ": every step that needs a gate has the right one (ClusterOperator versions, CRD Established, workload rollout, static pods on every master after each static-pod operator, CVO scaled down and running; CSR issued after an approval, restored after a revert, a new static-pod revision after a forced redeployment, the pool rolled out after a remedy unpause)",
@@ -77,6 +77,9 @@ type model struct {
 	cos      map[string]string
 
 	cvoDisabled, disabledOnce, restored, desiredSet bool
+	// bracketed: the plan has a disable-cvo step; without one the CVO keeps
+	// the wheel and no step may change what it manages (ActionSpec.CVOManages).
+	bracketed bool
 
 	// baselines: the worst skew excess seen so far, per key; it only goes down.
 	baseline map[string]int
@@ -130,6 +133,9 @@ func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy, f *facts) *model
 		operands: map[string]*span{}, nodes: map[string]*nodeModel{}, pools: map[string]*poolModel{}, cos: map[string]string{},
 		baseline: map[string]int{}, compOperand: map[string]string{}, compCO: map[string]string{}, pendingStatic: map[string]string{},
 		lastFile: map[string]string{}, lags: map[[2]int]lag{}}
+	for i := range p.Steps {
+		m.bracketed = m.bracketed || p.Steps[i].Action == ActionDisableCVO
+	}
 	for _, c := range controlPlaneOperands {
 		sp := &span{lo: -1, hi: -1}
 		for _, v := range f.operands[c] {
@@ -221,7 +227,11 @@ var digestImageRE = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
 
 func (m *model) step(i int) error {
 	st := &m.p.Steps[i]
-	if mutates(st.Action) && !m.cvoDisabled {
+	if !m.bracketed {
+		if spec := SpecOf(st.Action); spec != nil && spec.CVOManages {
+			return m.fail(i, InvariantCVOBracketing, "%s changes what the CVO manages with the CVO running (the plan has no disable-cvo step): the CVO would fight it", st.Action)
+		}
+	} else if mutates(st.Action) && !m.cvoDisabled {
 		if m.restored {
 			return m.fail(i, InvariantCVOBracketing, "%s changes the cluster after restore-cvo: the CVO would fight it", st.Action)
 		}
@@ -526,10 +536,10 @@ func (m *model) end() error {
 	if err := m.pendingClosed(last+1, &Step{}); err != nil {
 		return err
 	}
-	if !m.disabledOnce {
+	if !m.disabledOnce && m.p.EffectiveMode() != ModeRemediation {
 		return m.fail(-1, InvariantCVOBracketing, "no disable-cvo step")
 	}
-	if !m.restored {
+	if m.bracketed && !m.restored {
 		return m.fail(-1, InvariantCVOBracketing, "no restore-cvo step: the plan would leave the CVO disabled")
 	}
 	if err := m.endTemporaries(); err != nil {

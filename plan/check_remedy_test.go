@@ -13,6 +13,7 @@ import (
 // time: the checker names the invariant and the step.
 func TestCheckCatchesBrokenRemedies(t *testing.T) {
 	s, accept := everyWedge(t)
+	reconciling(t, s) // the bracketed remediation plan: the CVO stopped while the remedies run
 	good, err := makeRemedies(t, s, accept...)
 	if err != nil {
 		t.Fatal(err)

@@ -141,7 +141,7 @@ func TestCheckCatchesBrokenPlans(t *testing.T) {
 				rewriteManifest(t, s, `"4.4.4"`, `"4.3.18"`)
 				s.Gate.Versions = []OperandVersion{{Name: "operator", Version: "4.3.18"}}
 			}},
-		{name: "no disable-cvo", rule: InvariantCVOBracketing, step: "pause-pool-master", text: "before disable-cvo",
+		{name: "no disable-cvo", rule: InvariantCVOBracketing, step: "apply-", text: "with the CVO running",
 			break_: func(t *testing.T, p *Plan) { p.Steps = p.Steps[1:] }},
 		{name: "a change after restore-cvo", rule: InvariantCVOBracketing, step: "apply-rolebinding", text: "after restore-cvo",
 			break_: func(t *testing.T, p *Plan) { p.Steps = move(p.Steps, len(p.Steps)-3, len(p.Steps)-1) }},

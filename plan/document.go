@@ -14,7 +14,7 @@ const (
 	// FormatVersion follows Terraform's rule: a minor bump only adds fields (readers
 	// ignore unknown ones); a major bump breaks, and readers refuse a major they do
 	// not know.
-	FormatVersion = "1.2"
+	FormatVersion = "1.3"
 )
 
 // Plan is the self-contained, versioned recovery plan: the target, why it was
@@ -65,15 +65,19 @@ type Plan struct {
 	// (a guard PDB, a CSR nobody vouches for) or an admin's promise not named with
 	// --accept (formatVersion 1.1).
 	Refused []RefusedRemedy `json:"refused,omitempty"`
+	// Outcome is the decision the plan carries out (plan.Decide): its kind
+	// (remediation, drive-cvo or replace-cvo), the rule that chose it, why in
+	// one sentence, and the findings it read (formatVersion 1.3).
+	Outcome *Outcome `json:"outcome,omitempty"`
 
 	// Goal is the release a staged plan (recover plan --to) ends at; Target
-	// is then its first stage's (formatVersion 1.3).
+	// is then its first stage's (formatVersion 1.4).
 	Goal string `json:"goal,omitempty"`
 	// GoalReasons say why the goal takes these stages and not fewer
-	// (formatVersion 1.3).
+	// (formatVersion 1.4).
 	GoalReasons []string `json:"goalReasons,omitempty"`
 	// Stages are the hops to Goal, in order; Steps are stage 1's
-	// (formatVersion 1.3; stage.go).
+	// (formatVersion 1.4; stage.go).
 	Stages []Stage `json:"stages,omitempty"`
 }
 

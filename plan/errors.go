@@ -15,6 +15,7 @@ const (
 	exitRisksNotAccepted = 3
 	exitNoSafeTarget     = 6
 	exitRemedyRefused    = 12
+	exitAdvice           = 13
 )
 
 // InputError is a problem with the planner's inputs: missing, or unusable as given.

@@ -46,7 +46,7 @@ func TestTheModeDecisionAndThePlanReadTheFactsOnce(t *testing.T) {
 			o := tc.s()
 			o.Now = func() time.Time { return fixedTime }
 			before := factsBuilt.Load()
-			d := Decide(o.Snapshot, nil, nil)
+			d := Decide(o.Snapshot, DecideInput{})
 			if d.Remediation != tc.remediation || (len(d.Needs) > 0) == tc.remediation {
 				t.Fatalf("decision %+v, want remediation %v", d, tc.remediation)
 			}
@@ -78,7 +78,7 @@ func TestADecisionForAnotherSnapshotIsNotUsed(t *testing.T) {
 	reread := healthyUpdating(t)
 	holdDrain(t, reread, "ci", "build", "worker-0")
 	reread.ClusterVersion.Spec.ClusterID = "reloaded"
-	p, err := Make(context.Background(), Options{Snapshot: reread, Decision: Decide(first, nil, nil), Now: func() time.Time { return fixedTime }})
+	p, err := Make(context.Background(), Options{Snapshot: reread, Decision: Decide(first, DecideInput{}), Now: func() time.Time { return fixedTime }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,6 +176,14 @@ func makeExample(t testing.TB, s *inspect.Snapshot, dir string, mutate func(*Opt
 	if mutate != nil {
 		mutate(&o)
 	}
+	// These tests exercise the update plan's mechanism (selection, order,
+	// gates, remedies inside the bracket). Where the decision would keep the
+	// CVO at the wheel (the second incident is an update in progress), the
+	// admin asks for the push, as --take-over does; the decision itself has
+	// its own tests (outcome_test.go).
+	if o.TakeOver == "" && !Decide(s, DecideInput{Accept: o.Accept, Signatures: o.ReleaseSignatures}).Outcome.Kind.NeedsRelease() {
+		o.TakeOver = "test: the update plan's mechanism"
+	}
 	return Make(context.Background(), o)
 }
 

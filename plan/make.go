@@ -48,8 +48,11 @@ type Options struct {
 	// Decision, when set, is Decide's decision for this Snapshot: Make plans
 	// from the facts it read instead of reading them again (one read of the
 	// planner's facts per plan, the mode decision included). A decision made
-	// for another snapshot is not used.
+	// for another snapshot is not used; without one Make decides (Decide).
 	Decision *Decision
+	// TakeOver is the admin's reason for taking the wheel from the CVO
+	// (--take-over): the Decision's admin-takes-over rule.
+	TakeOver string
 	// Now is the clock (default time.Now); Generator names the program that makes
 	// the plan (default "recover"). Tests fix both for golden files.
 	Now       func() time.Time
@@ -200,7 +203,40 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 		now = in.Now
 	}
 	created := now().UTC().Truncate(time.Second)
-	if in.Graph == nil {
+	d := in.decision()
+	if d == nil {
+		d = Decide(in.Snapshot, DecideInput{Accept: in.Accept, Signatures: in.ReleaseSignatures, TakeOver: in.TakeOver})
+		in.Decision = d
+	}
+	p, err := makeOutcome(ctx, in, pol, created, d.Outcome)
+	if err != nil {
+		return nil, err
+	}
+	o := d.Outcome
+	p.Outcome = &o
+	// The writer validates what the reader validates (recover apply --plan).
+	if err := Validate(p); err != nil {
+		return nil, fmt.Errorf("the planner made a plan apply would refuse (a bug in recover): %w", err)
+	}
+	return p, nil
+}
+
+// makeOutcome makes the plan that carries out the outcome: none for advice,
+// nothing or a refusal; a remediation plan for remedies (with or without a
+// graph); an update plan when a release is needed and a graph was given.
+func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created time.Time, o Outcome) (*Plan, error) {
+	if !o.Kind.Makes() {
+		if o.Kind == OutcomeRefused {
+			if e := in.Decision.stage.refusedError(); e != nil {
+				return nil, e
+			}
+		}
+		return nil, &NoPlanError{Outcome: o}
+	}
+	if in.Graph == nil && o.Rule == RuleAdminTakesOver && len(hardNeeds(in.Decision.Needs)) == 0 {
+		return nil, &InputError{Msg: "--take-over pushes a target release's manifests: no update graph was given to choose it from", Hint: "pass --graph FILE|URL and --payload DIR|PULLSPEC with --take-over"}
+	}
+	if in.Graph == nil || o.Kind == OutcomeRemediation {
 		return makeRemediation(in, pol, created)
 	}
 	if in.Payload == nil {

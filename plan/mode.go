@@ -27,7 +27,10 @@ type TargetNeed struct {
 // and a CVO hand-back will do): the first incident's state (an update claimed
 // complete over mixed versions), kubelet skew, static-pod contradictions under a
 // Completed claim (the second incident), or a retarget (a risk on the in-flight
-// target, or Upgradeable=False holding a minor update under way).
+// target). Upgradeable=False during a minor update under way is no need: the
+// CVO checks Upgradeable before it accepts a minor update, not while it carries
+// one out, and a retarget within that minor is not blocked by it
+// (OCPBUGS-42880); the update in progress goes forward.
 func TargetNeeded(s *inspect.Snapshot) []TargetNeed {
 	var out []TargetNeed
 	completed := false
@@ -54,59 +57,54 @@ func TargetNeeded(s *inspect.Snapshot) []TargetNeed {
 			}
 		case inspect.CodeConditionalRiskOnTarget:
 			add(fd, true, "the release the cluster updates to, %s, is exposed to %s: a z-stream of the same minor without the risk is the remedy", orWord(fd.Details["target"], "its target"), orWord(fd.Details["risks"], "a conditional-update risk"))
-		case inspect.CodeUpgradeableFalse:
-			if fd.Class == inspect.ClassBlocks && minorUpdateUnderWay(s) {
-				add(fd, true, "%s says Upgradeable=False (%s) while a minor update is under way: a retarget within that minor is not blocked by it (OCPBUGS-42880)", fd.Subject, orWord(fd.Details["reason"], "no reason"))
-			}
 		}
 	}
 	return out
 }
 
-// minorUpdateUnderWay reports whether an update to a new minor is in progress:
-// history[0] is Partial and its release is a newer minor than the last
-// Completed one.
-func minorUpdateUnderWay(s *inspect.Snapshot) bool {
-	cv := s.ClusterVersion
-	if cv == nil || len(cv.Status.History) == 0 || cv.Status.History[0].State != configv1.PartialUpdate {
-		return false
-	}
-	to, err := inspect.ParseVersion(cv.Status.History[0].Version)
-	if err != nil {
-		return false
-	}
-	for _, h := range cv.Status.History[1:] {
-		if h.State != configv1.CompletedUpdate {
-			continue
-		}
-		from, err := inspect.ParseVersion(h.Version)
-		return err == nil && (to.Major > from.Major || to.Major == from.Major && to.Minor > from.Minor)
-	}
-	return false
-}
-
-// Decision is what a snapshot asks of the planner when no update graph or
-// payload was given to choose for it: a remediation-only plan, or a new
-// release (and why). Decide reads the planner's facts of the snapshot to make
-// it; Make, given the Decision (Options.Decision), plans from those same facts
-// rather than reading them again.
+// Decision is what a snapshot asks of the planner: its Outcome (the one
+// decision, see outcome.go), why it needs a new release, and the remedy stage
+// built for it. Decide reads the planner's facts of the snapshot to make it;
+// Make, given the Decision (Options.Decision), plans from those same facts
+// and that stage rather than reading them again.
 type Decision struct {
+	// Outcome is the decision: how far recover intervenes, the rule that chose
+	// it and why. Every consumer prints it; none decides again.
+	Outcome Outcome
 	// Needs are why the snapshot needs a new release (TargetNeeded); none
 	// when the remedies and a CVO hand-back will do.
 	Needs []TargetNeed
-	// Remediation: no new release is needed and the remediation stage
-	// answers a wedge (with steps or with a refusal), given the --accept names
-	// and the verified release signatures: the plan is remediation only.
+	// Remediation: the remediation stage answers a wedge (with steps or with
+	// a refusal), given the --accept names and the verified release
+	// signatures.
 	Remediation bool
 
 	snapshot *inspect.Snapshot
 	facts    *facts
+	stage    *remedyStage
+	in       DecideInput
 }
 
-// Decide decides what a snapshot asks of the planner (see Decision).
-func Decide(s *inspect.Snapshot, accept []string, sigs ReleaseSignatures) *Decision {
-	d := &Decision{Needs: TargetNeeded(s), snapshot: s, facts: newFacts(s)}
-	d.Remediation = len(d.Needs) == 0 && !newRemedyStage(s, d.facts, accept, sigs, s.Source.CollectedAt).empty()
+// DecideInput is what the admin says beside the snapshot.
+type DecideInput struct {
+	// Accept are the --accept names.
+	Accept []string
+	// Signatures are the release signatures the admin supplied, verified.
+	Signatures ReleaseSignatures
+	// TakeOver is the admin's reason for taking the wheel from the CVO
+	// (recover plan --take-over REASON): the plan pushes the target's
+	// manifests with the CVO disabled whatever the rules say. "" lets the
+	// rules decide.
+	TakeOver string
+}
+
+// Decide decides what a snapshot asks of the planner (see Decision and the
+// table in outcome.go).
+func Decide(s *inspect.Snapshot, in DecideInput) *Decision {
+	d := &Decision{Needs: TargetNeeded(s), snapshot: s, facts: newFacts(s), in: in}
+	d.stage = newRemedyStage(s, d.facts, in.Accept, in.Signatures, s.Source.CollectedAt)
+	d.Remediation = len(d.Needs) == 0 && !d.stage.empty()
+	d.Outcome = decide(&decideFacts{s: s, needs: d.Needs, rs: d.stage, takeOver: in.TakeOver})
 	return d
 }
 
@@ -134,23 +132,32 @@ func hardNeeds(needs []TargetNeed) []string {
 	return out
 }
 
-// remediationPlanSteps orders a remediation-only plan: disable-cvo, the
-// remedies in the experts' order, restore-cvo (no new desired update: the CVO
-// resumes the one it has), then the waits for what the CVO computes.
+// remediationPlanSteps orders a remediation-only plan: the remedies in the
+// experts' order, then the waits for what the CVO computes. Where the CVO
+// would act on a half-unblocked cluster (remediationStopsCVO: not in Updating
+// mode) the remedies run between disable-cvo and restore-cvo (no new desired
+// update: the CVO resumes the one it has); in Updating mode the CVO keeps the
+// wheel and the plan has no bracket.
 func remediationPlanSteps(s *inspect.Snapshot, rs *remedyStage) ([]Step, []Remediation) {
-	steps := []Step{{Action: ActionDisableCVO, Reason: disableReason(s, true),
-		Gate: &Gate{Kind: GateCVOScaledDown, Description: "no cluster-version operator pod is left running"}}}
-	steps = placeGroups(steps, rs.groups, func(*remedyGroup) bool { return true })
-	desired := s.DesiredRelease().Version
-	restore := Step{Action: ActionRestoreCVO,
-		Reason: fmt.Sprintf("Scale the CVO back to its journaled replicas with the desired update it has (%s, no new one): in %s mode it resumes that update over the unblocked cluster.", orWord(desired, "unknown"), s.CVOMode()),
-		Gate:   &Gate{Kind: GateCVORunning, Description: fmt.Sprintf("the CVO Deployment is available again and ClusterVersion shows it working on %s", orWord(desired, "its desired update"))}}
-	if why := rs.stillRefused; why != "" {
-		restore.Reason = fmt.Sprintf("Scale the CVO back to its journaled replicas with the desired update it has (%s, no new one). It will still refuse %s: %s; resolve that as the findings say, and the CVO takes the update on its own.", orWord(desired, "unknown"), orWord(desired, "it"), why)
-		restore.Gate.RefusalExpected = why
-		restore.Gate.Description = fmt.Sprintf("the CVO Deployment is available again and ClusterVersion observed by it (it may still refuse %s)", orWord(desired, "its desired update"))
+	var steps []Step
+	bracket := remediationStopsCVO(s)
+	if bracket {
+		steps = append(steps, Step{Action: ActionDisableCVO, Reason: disableReason(s, true),
+			Gate: &Gate{Kind: GateCVOScaledDown, Description: "no cluster-version operator pod is left running"}})
 	}
-	steps = append(steps, restore)
+	steps = placeGroups(steps, rs.groups, func(*remedyGroup) bool { return true })
+	if bracket {
+		desired := s.DesiredRelease().Version
+		restore := Step{Action: ActionRestoreCVO,
+			Reason: fmt.Sprintf("Scale the CVO back to its journaled replicas with the desired update it has (%s, no new one): in %s mode it resumes that update over the unblocked cluster.", orWord(desired, "unknown"), s.CVOMode()),
+			Gate:   &Gate{Kind: GateCVORunning, Description: fmt.Sprintf("the CVO Deployment is available again and ClusterVersion shows it working on %s", orWord(desired, "its desired update"))}}
+		if why := rs.stillRefused; why != "" {
+			restore.Reason = fmt.Sprintf("Scale the CVO back to its journaled replicas with the desired update it has (%s, no new one). It will still refuse %s: %s; resolve that as the findings say, and the CVO takes the update on its own.", orWord(desired, "unknown"), orWord(desired, "it"), why)
+			restore.Gate.RefusalExpected = why
+			restore.Gate.Description = fmt.Sprintf("the CVO Deployment is available again and ClusterVersion observed by it (it may still refuse %s)", orWord(desired, "its desired update"))
+		}
+		steps = append(steps, restore)
+	}
 	steps = placePosts(steps, rs.groups)
 	numberSteps(steps)
 	return steps, link(steps, rs.groups)

@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"os"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/openshift-recover/recover/internal/bounded"
 )
 
@@ -73,9 +75,18 @@ func Parse(data []byte, where string) (*Plan, string, error) {
 	if len(data) > MaxBytes {
 		return nil, "", &FileError{Path: where, Err: fmt.Errorf("the plan is larger than %d bytes", MaxBytes)}
 	}
+	doc := data
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] != '{' {
+		// recover plan -o yaml: the same document in YAML, read as JSON.
+		j, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			return nil, "", &FileError{Path: where, Err: fmt.Errorf("not a plan document: %v; make one with 'recover plan -o json' or '-o yaml'", err)}
+		}
+		doc = j
+	}
 	var p Plan
-	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, "", &FileError{Path: where, Err: fmt.Errorf("not a plan document: %v; make one with 'recover plan -o json'", err)}
+	if err := json.Unmarshal(doc, &p); err != nil {
+		return nil, "", &FileError{Path: where, Err: fmt.Errorf("not a plan document: %v; make one with 'recover plan -o json' or '-o yaml'", err)}
 	}
 	if err := Validate(&p); err != nil {
 		return nil, "", &FileError{Path: where, Err: err}

@@ -81,7 +81,15 @@ func TestSelect(t *testing.T) {
 			// entry) but moves 7 components, forward to 4.4.4 moves 4.
 			name: "incident 2: partial 4.4.3 -> 4.4.4 stays on 4.4.4", mg: incident2, graph: full,
 			want: want{target: "4.4.4",
-				verdicts: map[string]string{"4.4.4": "chosen/", "4.4.3": "demoted/farther", "4.4.5": "demoted/farther", "4.3.19": "rejected/no-cross-minor-downgrade"},
+				verdicts: map[string]string{"4.4.4": "chosen/", "4.4.3": "rejected/downgrade-not-previous-history", "4.4.5": "demoted/farther", "4.3.19": "rejected/no-cross-minor-downgrade"},
+				reasons:  map[string]string{"4.4.3": "downgrades: Never"}},
+		},
+		{
+			// The admin's explicit request for rollbacks to the previous entry:
+			// the rollback is allowed but moves 7 components, forward moves 4.
+			name: "downgrades: PreviousHistory demotes the rollback", mg: incident2, graph: full, policy: withPolicy("downgrades: PreviousHistory\n"),
+			want: want{target: "4.4.4",
+				verdicts: map[string]string{"4.4.4": "chosen/", "4.4.3": "demoted/farther"},
 				reasons:  map[string]string{"4.4.3": "7 components"}},
 		},
 		{
@@ -90,7 +98,7 @@ func TestSelect(t *testing.T) {
 				reasons: map[string]string{"4.4.3": "downgrades: Never"}},
 		},
 		{
-			name: "rollback not to the previous history entry", mg: incident2, graph: func(t testing.TB) *graph.Result {
+			name: "rollback not to the previous history entry", mg: incident2, policy: withPolicy("downgrades: PreviousHistory\n"), graph: func(t testing.TB) *graph.Result {
 				return testGraph(t, wireEdge{from: "4.4.3", to: "4.4.4"}, wireEdge{from: "4.3.18", to: "4.4.3"})
 			},
 			mutate: func(s *inspect.Snapshot) {
@@ -177,7 +185,7 @@ func TestSelect(t *testing.T) {
 			// The graph lacks 4.4.3, which the cluster runs: no edge from it can be
 			// checked, so only the history's 4.4.3 (a rollback to the previous entry,
 			// which needs no edge) qualifies.
-			name: "a release from history is a candidate", mg: incident2, graph: func(t testing.TB) *graph.Result {
+			name: "a release from history is a candidate", mg: incident2, policy: withPolicy("downgrades: PreviousHistory\n"), graph: func(t testing.TB) *graph.Result {
 				return testGraph(t, wireEdge{from: "4.4.4", to: "4.4.5"})
 			},
 			want: want{target: "4.4.3", verdicts: map[string]string{"4.4.4": "rejected/no-supported-edge"},

@@ -13,12 +13,12 @@ import (
 	"github.com/openshift-recover/recover/plan/policy"
 )
 
-// FormatVersionStages is the format of a staged plan (formatVersion 1.3 adds
-// goal and stages). A one-hop plan keeps FormatVersion: readers of 1.2 read it
-// unchanged, and a 1.3 reader reads both.
-const FormatVersionStages = "1.3"
+// FormatVersionStages is the format of a staged plan (formatVersion 1.4 adds
+// goal, goalReasons and stages). A one-hop plan keeps FormatVersion: readers of
+// 1.3 read it unchanged, and a 1.4 reader reads both.
+const FormatVersionStages = "1.4"
 
-// Stage is one hop of a staged plan (formatVersion 1.3): the CVO carries it out
+// Stage is one hop of a staged plan (formatVersion 1.4): the CVO carries it out
 // as a desiredUpdate recover sets and watches; the first stage's steps are the
 // plan's Steps (the per-hop planner's, remedies included), a later stage's are
 // its outline, planned again against the cluster once the stage before it lands
@@ -94,6 +94,10 @@ func (e *StageRefusedError) Error() string {
 
 // ExitCode is 6, as a NoTargetError's: no safe target for a stage.
 func (e *StageRefusedError) ExitCode() int { return exitNoSafeTarget }
+
+// RuleStagedGoal is the outcome rule of a staged plan's first hop: the admin
+// named the goal (recover plan --to), so the CVO is driven there.
+const RuleStagedGoal = "staged-goal"
 
 // The StageRefusedError rules beside policy's.
 const (
@@ -193,9 +197,18 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 		}
 		st.Reasons = stageReasons(path, i, st, e, in.EUS)
 	}
-	// Stage 1, by the per-hop planner.
+	// Stage 1, by the per-hop planner. The admin asked for the goal (--to):
+	// unless the decision already replaces the CVO, stage 1 is a hop the CVO
+	// drives (issue 31's drive-cvo), even where nothing holds the cluster.
 	first := in.Options
 	first.Accept = stages[0].Accept
+	d := Decide(in.Snapshot, DecideInput{Accept: first.Accept, Signatures: in.ReleaseSignatures, TakeOver: in.TakeOver})
+	if !d.Outcome.Kind.NeedsRelease() && d.Outcome.Kind != OutcomeRefused {
+		staged := *d
+		staged.Outcome = Outcome{Kind: OutcomeDriveCVO, Rule: RuleStagedGoal, Why: fmt.Sprintf("the admin asked for %s (recover plan --to): stage 1 hands the CVO %s", path.To, stages[0].To), Evidence: d.Outcome.Evidence}
+		d = &staged
+	}
+	first.Decision = d
 	first.Graph = &graph.Result{Graph: g.Restrict(append(slices.Clone(f.present), path.Stages[0].To)...), Digest: in.Graph.Digest, GraphDataDigest: in.Graph.GraphDataDigest}
 	p, err := Make(ctx, first)
 	if err != nil {

@@ -167,7 +167,7 @@ func TestStagedPlanRefusals(t *testing.T) {
 	}
 }
 
-// A staged plan is format 1.3; a 1.2 plan saved before stages still reads,
+// A staged plan is format 1.4; a 1.2 plan saved before stages still reads,
 // as an update plan with no stages.
 func TestStagedPlanRoundTripsAndOldPlansStillRead(t *testing.T) {
 	p, err := makeStagedExample(t, healthyUpdating(t), stagedGraph(t, stagedEdges...), "4.6.1", true)
@@ -182,10 +182,10 @@ func TestStagedPlanRoundTripsAndOldPlansStillRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.FormatVersion != "1.3" || len(back.Stages) != 3 || back.Stages[1].Workers != WorkersPaused || back.Goal != "4.6.1" {
+	if back.FormatVersion != "1.4" || len(back.Stages) != 3 || back.Stages[1].Workers != WorkersPaused || back.Goal != "4.6.1" {
 		t.Fatalf("round trip lost the stages: %s %d", back.FormatVersion, len(back.Stages))
 	}
-	old, _, err := Load("render/testdata/incident1.plan.json.golden")
+	old, _, err := Load("testdata/format-1.2.plan.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,16 @@ func Validate(p *Plan) error {
 			}
 		}
 	}
-	if firstMut >= 0 {
+	if disable < 0 && restore < 0 {
+		// No CVO bracket: the CVO keeps the wheel, so no step may change what
+		// it manages (it would fight the change).
+		for i := range p.Steps {
+			if spec := SpecOf(p.Steps[i].Action); spec != nil && spec.CVOManages {
+				add("step %s changes what the CVO manages (%s) and the plan has no disable-cvo step: the CVO would fight the change", p.Steps[i].ID, p.Steps[i].Action)
+				break
+			}
+		}
+	} else if firstMut >= 0 {
 		if disable < 0 || disable > firstMut {
 			add("step %s changes the cluster before a disable-cvo step: the CVO would fight the change", p.Steps[firstMut].ID)
 		}

@@ -35,6 +35,7 @@ func healthyUpdating(t testing.TB) *inspect.Snapshot {
 // dropFindings removes the findings with the given codes.
 func dropFindings(s *inspect.Snapshot, codes ...string) {
 	s.Findings = slices.DeleteFunc(s.Findings, func(f inspect.Finding) bool { return slices.Contains(codes, f.Code) })
+	s.Wedges = slices.DeleteFunc(s.Wedges, func(w inspect.Wedge) bool { return slices.Contains(codes, w.Code) })
 }
 
 // addFinding appends a finding of class blocks-update.
@@ -209,4 +210,24 @@ func actions(p *Plan) []Action {
 		out = append(out, s.Action)
 	}
 	return out
+}
+
+// reconciling makes the snapshot's CVO reconcile its desired release (history[0]
+// Completed at the desired image) instead of updating to it: a remediation plan
+// then stops the CVO while its remedies run (remediationStopsCVO). The findings
+// are left as they are.
+func reconciling(t testing.TB, s *inspect.Snapshot) {
+	t.Helper()
+	cv := s.ClusterVersion
+	if cv == nil || len(cv.Status.History) == 0 {
+		t.Fatal("the snapshot has no ClusterVersion history")
+	}
+	d := s.DesiredRelease()
+	cv.Spec.DesiredUpdate = nil
+	cv.Status.Desired = d
+	h := &cv.Status.History[0]
+	h.State, h.Version, h.Image = configv1.CompletedUpdate, d.Version, d.Image
+	if s.CVOMode() != inspect.ModeReconciling {
+		t.Fatalf("mode %s after reconciling()", s.CVOMode())
+	}
 }

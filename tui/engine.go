@@ -130,12 +130,13 @@ func replan(ctx context.Context, fn func(context.Context, *inspect.Snapshot, []s
 // savedMsg says the computed plan was saved (or not) before a run.
 type savedMsg struct {
 	path, digest string
+	plan         *plan.Plan // as read back from path
 	err          error
 }
 
-func savePlan(save func(*plan.Plan) (string, string, error), p *plan.Plan) tea.Cmd {
+func savePlan(save func(*plan.Plan) (string, string, *plan.Plan, error), p *plan.Plan) tea.Cmd {
 	return func() tea.Msg {
-		path, digest, err := save(p)
-		return savedMsg{path: path, digest: digest, err: err}
+		path, digest, saved, err := save(p)
+		return savedMsg{path: path, digest: digest, plan: saved, err: err}
 	}
 }

@@ -647,6 +647,9 @@ func (m *Model) handleSaved(msg savedMsg) tea.Cmd {
 		return nil
 	}
 	m.session.PlanPath, m.session.PlanDigest = msg.path, msg.digest
+	if msg.plan != nil {
+		m.session.Plan = msg.plan // apply what was saved and read back
+	}
 	m.flash = "plan saved to " + msg.path
 	return m.start()
 }

@@ -118,12 +118,12 @@ func TestStartSavesAComputedPlanFirst(t *testing.T) {
 	s.PlanPath, s.PlanDigest = "", ""
 	s.Options.IHaveABackup = true
 	var saved int
-	s.SavePlan = func(p *plan.Plan) (string, string, error) {
+	s.SavePlan = func(p *plan.Plan) (string, string, *plan.Plan, error) {
 		saved++
 		if saved == 1 {
-			return "", "", errors.New("recover-plan.json: file exists")
+			return "", "", nil, errors.New("recover-plan.json: file exists")
 		}
-		return "recover-plan.json", "sha256:feed", nil
+		return "recover-plan.json", "sha256:feed", p, nil
 	}
 	m := newTestModel(t, s, 80, 24)
 	d := newDriver(t, m)

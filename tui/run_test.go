@@ -230,9 +230,9 @@ func TestAbortWhileSavingThePlan(t *testing.T) {
 	s.PlanPath, s.PlanDigest = "", ""
 	s.Options.IHaveABackup = true
 	release := make(chan struct{})
-	s.SavePlan = func(*plan.Plan) (string, string, error) {
+	s.SavePlan = func(p *plan.Plan) (string, string, *plan.Plan, error) {
 		<-release
-		return "recover-plan.json", "sha256:feed", nil
+		return "recover-plan.json", "sha256:feed", p, nil
 	}
 	m := newTestModel(t, s, 80, 24)
 	d := newDriver(t, m)

@@ -41,6 +41,9 @@ type Session struct {
 	Candidates []plan.Candidate
 	// PlanHint tells the user how to get a plan when there is none.
 	PlanHint string
+	// Outcome is the decision the session's plan carries out, or why there is
+	// none (plan.Decide); nil with a saved plan made before formatVersion 1.3.
+	Outcome *plan.Outcome
 	// Accepted are the risk names the plan was computed with (--accept).
 	Accepted []string
 	// Replan computes a new plan from snap, the session's snapshot when it asks
@@ -49,8 +52,10 @@ type Session struct {
 	Replan func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*plan.Plan, error)
 	// SavePlan writes a plan computed in the session to a file before it is
 	// applied, because the journal refers to the plan by path and digest, and
-	// returns them. Required for applying a computed plan.
-	SavePlan func(p *plan.Plan) (path, digest string, err error)
+	// returns them with the plan as read back from the file (plan.Load): the
+	// session applies what it saved, as recover apply --plan would. Required
+	// for applying a computed plan.
+	SavePlan func(p *plan.Plan) (path, digest string, saved *plan.Plan, err error)
 
 	// ReadOnly strips every key that changes the cluster; ReadOnlyReason says why
 	// ("must-gather session", "--read-only").

@@ -56,6 +56,10 @@ const (
 	// that nobody vouches for any more); nothing was changed for the step, and the
 	// journal is resumable.
 	ExitRemedyRefused = 12
+	// ExitAdvice: plan (and tui) made no plan because recover changes nothing:
+	// the CVO keeps the wheel, or what holds the update is for the admin; the
+	// report (-o json: kind NoPlan) names the rule, why and the findings.
+	ExitAdvice = 13
 )
 
 // Library packages classify their errors without importing this package: an error

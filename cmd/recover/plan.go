@@ -31,6 +31,7 @@ type planOptions struct {
 	policy      *policyFlag
 	accept      []string
 	forceReason string
+	takeOver    string
 	// to and eus ask for a staged plan to a goal (plan.MakeStaged).
 	to         string
 	eus        bool
@@ -134,6 +135,7 @@ first (-o json: a versioned report).`,
 	fs.StringVar(&o.forceReason, "force-reason", "", "Force the desired update (desiredUpdate.force), recording why; needed when the target needs force.")
 	fs.StringVar(&o.to, "to", "", "Plan stages to this release: one hop per minor, each intermediate named with why (--accept N:NAME accepts for stage N only).")
 	fs.BoolVar(&o.eus, "eus", false, "With --to: the EUS control-plane-only path: the worker pools stay paused across the intermediate minor and are unpaused at the end.")
+	fs.StringVar(&o.takeOver, "take-over", "", "Take the wheel from the CVO whatever the decision rules say, recording why: disable it and push the target's manifests in its order (needs --graph and --payload). recover otherwise does so only where the CVO would reconcile a mixed cluster.")
 	o.policy = addPolicyFlag(cmd)
 	o.signatures = addSignatureFlags(cmd)
 	o.output = addOutputFlag(cmd, outputTable, outputJSON, outputYAML, outputMarkdown)
@@ -209,19 +211,33 @@ func (o *planOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("reading the cluster: %w", err)
 	}
 	ps := o.session()
-	var d *plan.Decision
-	if !ps.graphGiven() && o.to == "" {
-		if d, err = ps.decide(ctx, snap, o.accept); err != nil {
-			return err
-		}
+	d, err := ps.decide(ctx, snap, o.accept)
+	if err != nil {
+		return err
 	}
 	var g *graph.Result
-	if !o.remediationOnly(d) {
+	switch k := d.Outcome.Kind; {
+	case k == plan.OutcomeRemediation || k == plan.OutcomeRefused:
+		fmt.Fprintf(o.g.streams.ErrOut, "recover plan: no new release is needed (outcome %s, rule %s): planning the remediation only\n", k, d.Outcome.Rule)
+	case k.NeedsRelease() && !ps.graphGiven():
+		fmt.Fprintf(o.g.streams.ErrOut, "recover plan: a new release is needed (outcome %s, rule %s): asking the cluster's update service for one; pass --graph FILE|URL to use another graph\n", k, d.Outcome.Rule)
+	}
+	if d.Outcome.Kind.NeedsRelease() || o.to != "" { // a staged plan (--to) always follows the graph
 		if g, err = o.graph(ctx, snap); err != nil {
 			return err
 		}
 	}
 	p, err := ps.make(ctx, snap, g, o.accept, d)
+	var npe *plan.NoPlanError
+	if errors.As(err, &npe) {
+		if perr := o.printNoPlan(out, npe); perr != nil {
+			return perr
+		}
+		if npe.ExitCode() == ExitOK {
+			return nil
+		}
+		return err
+	}
 	var nte *plan.NoTargetError
 	if errors.As(err, &nte) {
 		if perr := o.printCandidates(out, nte); perr != nil {
@@ -245,28 +261,19 @@ func (o *planOptions) Run(ctx context.Context) error {
 	})
 }
 
-// remediationOnly says whether the session's decision d (nil with --graph or
-// --payload) is a remediation-only plan: no new release is needed (not even a
-// retarget) and there is something to remedy. When a release is needed it says
-// why on stderr, and the cluster's update service is asked.
-func (o *planOptions) remediationOnly(d *plan.Decision) bool {
-	if d == nil {
-		return false
-	}
-	errOut := o.g.streams.ErrOut
-	switch {
-	case d.Remediation:
-		fmt.Fprintln(errOut, "recover plan: no --graph or --payload given and no new release is needed: planning the remediation only (the CVO resumes its update); pass --graph to plan an update")
-		return true
-	case len(d.Needs) > 0:
-		fmt.Fprintf(errOut, "recover plan: a new release is needed (%s): asking the cluster's update service for one; pass --graph FILE|URL to use another graph\n", d.NeedsText())
-	}
-	return false
+// printNoPlan prints why there is no plan: the outcome, its rule and the
+// findings it read (-o json|yaml: the NoPlan report, one shape with the TUI's
+// and the verdict's).
+func (o *planOptions) printNoPlan(w io.Writer, e *plan.NoPlanError) error {
+	return o.output.Print(w, e.Report(), printers{
+		table:    func(w io.Writer) error { return render.NoPlan(w, e.Outcome) },
+		markdown: func(w io.Writer) error { return render.NoPlan(w, e.Outcome) },
+	})
 }
 
 // session is the planning session of these flags (plansession.go).
 func (o *planOptions) session() *planSession {
-	return &planSession{inputs: &o.inputs, policy: o.policy, signatures: o.signatures, forceReason: o.forceReason, to: o.to, eus: o.eus}
+	return &planSession{inputs: &o.inputs, policy: o.policy, signatures: o.signatures, forceReason: o.forceReason, takeOver: o.takeOver, to: o.to, eus: o.eus}
 }
 
 // graph loads the update graph: --graph, or the cluster's own update service.

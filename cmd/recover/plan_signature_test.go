@@ -58,7 +58,9 @@ func TestPlanReleaseSignature(t *testing.T) {
 			t.Errorf("step %s sets force", s.ID)
 		}
 	}
-	if p.Mode != plan.ModeRemediation || create < 0 || restore < create || wait < restore || p.Steps[wait].Gate.Image != unverifiedImage {
+	// The CVO is updating (it waits for the release's signature) and keeps the
+	// wheel: no restore-cvo; the release-accepted wait follows the signature.
+	if p.Mode != plan.ModeRemediation || create < 0 || restore >= 0 || wait < create || p.Steps[wait].Gate.Image != unverifiedImage {
 		t.Fatalf("the plan's steps: create %d restore %d wait %d (mode %s)", create, restore, wait, p.Mode)
 	}
 	mf := p.Steps[create].Manifest

@@ -21,6 +21,9 @@ type planSession struct {
 	policy      *policyFlag
 	signatures  *signatureFlags
 	forceReason string
+	// takeOver is the admin's reason for taking the wheel from the CVO
+	// (--take-over), the decision's admin-takes-over rule.
+	takeOver string
 	// to and eus make a staged plan to a goal (plan.MakeStaged).
 	to  string
 	eus bool
@@ -53,27 +56,27 @@ func (ps *planSession) releaseSignatures(ctx context.Context, snap *inspect.Snap
 	return sigs, nil
 }
 
-// decide decides, without --graph and --payload, between a remediation-only
-// plan and an update (plan.Decide), with the accepted names and the supplied
-// signatures.
+// decide makes the one decision for snap (plan.Decide: the Outcome every
+// consumer prints), with the accepted names, the supplied signatures and the
+// admin's --take-over.
 func (ps *planSession) decide(ctx context.Context, snap *inspect.Snapshot, accept []string) (*plan.Decision, error) {
 	sigs, err := ps.releaseSignatures(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
-	return plan.Decide(snap, accept, sigs), nil
+	return plan.Decide(snap, plan.DecideInput{Accept: accept, Signatures: sigs, TakeOver: ps.takeOver}), nil
 }
 
-// make makes snap's plan: a remediation plan when g is nil, an update plan
-// over g (with the payload flags) otherwise; d is the decision made for snap,
-// whose facts the plan is made from (nil: none was made).
+// make makes the plan that carries out d, snap's decision: a remediation plan,
+// or an update plan over g (with the payload flags) when the outcome needs a
+// release; a *plan.NoPlanError when the outcome makes none.
 func (ps *planSession) make(ctx context.Context, snap *inspect.Snapshot, g *graph.Result, accept []string, d *plan.Decision) (*plan.Plan, error) {
 	sigs, err := ps.releaseSignatures(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
 	in := plan.Options{
-		Snapshot: snap, Accept: accept, ForceReason: ps.forceReason,
+		Snapshot: snap, Accept: accept, ForceReason: ps.forceReason, TakeOver: ps.takeOver,
 		Generator: "recover " + currentVersion().Version, Now: clock(),
 		VerifyRelease: ps.signatures.verifier(), ReleaseSignatures: sigs, Decision: d,
 	}
@@ -88,32 +91,14 @@ func (ps *planSession) make(ctx context.Context, snap *inspect.Snapshot, g *grap
 }
 
 // replanner returns the TUI's Replan: the same session's plan, from the
-// snapshot the TUI holds when it asks, with the names it accepts; g is the
-// graph of an update session (nil: remediation only, re-decided per snapshot).
+// snapshot the TUI holds when it asks, with the names it accepts, re-decided
+// per snapshot; g is the graph of an update session (nil: none was given).
 func (ps *planSession) replanner(g *graph.Result) func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*plan.Plan, error) {
 	return func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*plan.Plan, error) {
-		var d *plan.Decision
-		if g == nil {
-			var err error
-			if d, err = ps.decide(ctx, snap, accept); err != nil {
-				return nil, err
-			}
-			if err := replanError(d); err != nil {
-				return nil, err
-			}
+		d, err := ps.decide(ctx, snap, accept)
+		if err != nil {
+			return nil, err
 		}
 		return ps.make(ctx, snap, g, accept, d)
 	}
-}
-
-// replanError says why a session without a graph cannot re-plan: the re-read
-// snapshot needs a new release, or shows nothing to remedy (nil: it can).
-func replanError(d *plan.Decision) error {
-	switch {
-	case d.Remediation:
-		return nil
-	case len(d.Needs) > 0:
-		return usageError{msg: "the re-read cluster needs a new release, not only remedies (" + d.NeedsText() + "): " + planHint}
-	}
-	return usageError{msg: "the re-read cluster shows nothing to remedy: " + planHint}
 }

@@ -334,8 +334,9 @@ func (o *tuiOptions) describeSource() string {
 }
 
 // savePlan writes a plan computed in the session to --plan-out, or to a new
-// recover-plan-<time>.json, through plan.Save.
-func (o *tuiOptions) savePlan(p *plan.Plan) (string, string, error) {
+// recover-plan-<time>.json, through plan.Save, and reads it back as recover
+// apply --plan would: the session applies what it saved.
+func (o *tuiOptions) savePlan(p *plan.Plan) (string, string, *plan.Plan, error) {
 	path := o.planOut
 	if path == "" {
 		path = fmt.Sprintf("recover-plan-%s.json", time.Now().UTC().Format("20060102T150405Z"))
@@ -345,9 +346,16 @@ func (o *tuiOptions) savePlan(p *plan.Plan) (string, string, error) {
 		err = fmt.Errorf("%w (pass --plan-out FILE)", err)
 	}
 	if err != nil {
-		return "", "", err
+		return "", "", nil, err
 	}
-	return path, digest, nil
+	saved, readDigest, err := plan.Load(path)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("the saved plan does not read back: %w", err)
+	}
+	if readDigest != digest {
+		return "", "", nil, fmt.Errorf("the saved plan %s changed on disk (digest %s, written %s)", path, readDigest, digest)
+	}
+	return path, digest, saved, nil
 }
 
 // Run runs the session until the user quits, then stops a run still in progress
@@ -415,7 +423,13 @@ func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
 	p, err := s.Replan(ctx, snap, o.accept)
 	var nte *plan.NoTargetError
 	var rre *plan.RemedyRefusedError
+	var npe *plan.NoPlanError
 	switch {
+	case errors.As(err, &npe):
+		// The decision makes no plan: the Target screen says why, in the
+		// words recover plan prints.
+		s.Outcome, s.PlanHint = &npe.Outcome, noPlanHint(npe.Outcome)
+		return nil
 	case errors.As(err, &nte):
 		s.PlanErr, s.Accepted = err, o.accept
 		if nte.Selection != nil {
@@ -430,8 +444,13 @@ func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
 	case err != nil:
 		return err
 	}
-	s.Plan, s.Accepted = p, o.accept
+	s.Plan, s.Accepted, s.Outcome = p, o.accept, p.Outcome
 	return nil
+}
+
+// noPlanHint is the Target screen's text when the decision makes no plan.
+func noPlanHint(o plan.Outcome) string {
+	return "No plan: " + o.Why + " (outcome " + string(o.Kind) + ", rule " + o.Rule + "). To plan an update anyway: " + planHint
 }
 
 // planHint is how to get a plan when the session has none.
@@ -452,12 +471,13 @@ func (o *tuiOptions) planRemediation(ctx context.Context, s *tui.Session) error 
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(d.Needs) > 0:
-		s.PlanHint = "A new release is needed, not only remedies: " + d.NeedsText() + ". " + planHint
+	s.Outcome = &d.Outcome
+	switch k := d.Outcome.Kind; {
+	case k.NeedsRelease():
+		s.PlanHint = "A new release is needed (outcome " + string(k) + ", rule " + d.Outcome.Rule + "): " + d.Outcome.Why + " " + planHint
 		return nil
-	case d.NothingToRemedy():
-		s.PlanHint = "Nothing to remedy: inspect finds no wedge the remedies answer, and no new release is needed. To plan an update anyway: " + planHint
+	case !k.Makes() && k != plan.OutcomeRefused:
+		s.PlanHint = noPlanHint(d.Outcome)
 		return nil
 	}
 	s.Replan = ps.replanner(nil)
@@ -471,7 +491,7 @@ func (o *tuiOptions) planRemediation(ctx context.Context, s *tui.Session) error 
 	case err != nil:
 		return err
 	}
-	s.Plan, s.Accepted = p, o.accept
+	s.Plan, s.Accepted, s.Outcome = p, o.accept, p.Outcome
 	return nil
 }
 

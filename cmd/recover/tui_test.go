@@ -257,15 +257,19 @@ func TestTUISavePlanIsWhatApplyLoads(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "plan.json")
 	o := &tuiOptions{planOut: path}
-	got, digest, err := o.savePlan(s.Plan)
+	got, digest, saved, err := o.savePlan(s.Plan)
 	if err != nil || got != path {
 		t.Fatalf("savePlan: %q %v", got, err)
+	}
+	// The session applies the plan as read back from the file.
+	if saved == nil || saved == s.Plan || saved.Target.Version != s.Plan.Target.Version || len(saved.Steps) != len(s.Plan.Steps) || saved.Outcome == nil {
+		t.Fatalf("the read-back plan: %+v", saved)
 	}
 	p, want, err := plan.Load(path)
 	if err != nil || digest != want || p.Target.Version != "4.4.4" {
 		t.Fatalf("LoadPlan: digest %s vs %s, %v", digest, want, err)
 	}
-	if _, _, err := o.savePlan(s.Plan); err == nil || !strings.Contains(err.Error(), "--plan-out") {
+	if _, _, _, err := o.savePlan(s.Plan); err == nil || !strings.Contains(err.Error(), "--plan-out") {
 		t.Fatalf("saving over an existing plan: %v", err)
 	}
 }

@@ -24,9 +24,10 @@ type Downgrades string
 
 // The downgrade modes.
 const (
-	// DowngradesNever: no component moves down at all.
+	// DowngradesNever (the default): no component moves down at all; a
+	// rollback needs the admin's explicit request (a --policy file).
 	DowngradesNever Downgrades = "Never"
-	// DowngradesPreviousHistory (the default): only to the previous ClusterVersion
+	// DowngradesPreviousHistory: only to the previous ClusterVersion
 	// history entry, and only within its minor, as the CVO's ClusterVersionRollback
 	// precondition allows without force.
 	DowngradesPreviousHistory Downgrades = "PreviousHistory"
@@ -72,7 +73,7 @@ const MaxAllowedMinorHop = 1
 type Policy struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
-	// Downgrades: Never, PreviousHistory (default) or WithinMinor.
+	// Downgrades: Never (default), PreviousHistory or WithinMinor.
 	Downgrades Downgrades `json:"downgrades,omitempty"`
 	// MaxMinorHop is how many minors a component may move up in one hop: 1
 	// (default) or 0 (patch moves only).
@@ -90,11 +91,14 @@ type Policy struct {
 // parses it; docs/policy.md shows it.
 const DefaultYAML = `apiVersion: recover.openshift.io/v1alpha1
 kind: TransitionPolicy
-# How far a component may move down within its minor: Never, PreviousHistory (only to
-# the previous ClusterVersion history entry, as the CVO's Rollback precondition) or
+# How far a component may move down within its minor: Never (the default: an update
+# only goes forward; the CVO refuses a rollback unless forced, cluster-version-operator
+# #918, and oc's rollback command was removed, oc #1806), PreviousHistory (only to the
+# previous ClusterVersion history entry, as the CVO's Rollback precondition) or
 # WithinMinor (any release of the minor; needs --force-reason unless it is the previous
-# entry). Down across a minor is never allowed.
-downgrades: PreviousHistory
+# entry). A rollback is the admin's explicit request: a --policy file that allows it.
+# Down across a minor is never allowed.
+downgrades: Never
 # How many minors a component may move up in one hop: 1 or 0 (patch moves only).
 maxMinorHop: 1
 # What Upgradeable=False (ClusterVersion or a ClusterOperator) does to a minor hop:
@@ -187,7 +191,7 @@ func (p *Policy) Validate() error {
 func (p *Policy) Complete() {
 	p.APIVersion, p.Kind = APIVersion, Kind
 	if p.Downgrades == "" {
-		p.Downgrades = DowngradesPreviousHistory
+		p.Downgrades = DowngradesNever
 	}
 	if p.MaxMinorHop == nil {
 		one := MaxAllowedMinorHop

@@ -9,7 +9,7 @@ import (
 
 func TestDefaultIsTheDocumentedYAML(t *testing.T) {
 	p := Default()
-	if p.Downgrades != DowngradesPreviousHistory || *p.MaxMinorHop != 1 || p.Upgradeable != UpgradeableBlock ||
+	if p.Downgrades != DowngradesNever || *p.MaxMinorHop != 1 || p.Upgradeable != UpgradeableBlock ||
 		p.KubeletSkew != KubeletSkewOpenShift || !p.IncludeHistory() {
 		t.Fatalf("default policy: %+v", p)
 	}

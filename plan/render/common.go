@@ -140,6 +140,23 @@ func remedySteps(p *plan.Plan) int {
 }
 
 // restoreStep is the 1-based position of restore-cvo (the last step when there is none).
+// cvoBracket says where the plan stops the CVO: from its disable-cvo step to
+// its restore-cvo step, or nowhere (the CVO keeps the wheel).
+func cvoBracket(p *plan.Plan, sentence bool) string {
+	for i, s := range p.Steps {
+		if s.Action == plan.ActionDisableCVO {
+			if sentence {
+				return fmt.Sprintf("the cluster-version operator (CVO) is disabled in step %d and restored in step %d", i+1, restoreStep(p))
+			}
+			return fmt.Sprintf("the CVO is disabled from step %d to step %d", i+1, restoreStep(p))
+		}
+	}
+	if sentence {
+		return "the cluster-version operator (CVO) keeps running: it is updating and undoes none of the remedies"
+	}
+	return "the CVO keeps running (it is updating)"
+}
+
 func restoreStep(p *plan.Plan) int {
 	for i, s := range p.Steps {
 		if s.Action == plan.ActionRestoreCVO {

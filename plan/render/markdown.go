@@ -28,12 +28,15 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 	}
 	md("Made by %s at %s from `%s`. Plan format %s. Cluster fingerprint `%s`: `recover apply` refuses the plan if the cluster has changed since.\n\n",
 		p.Generator, p.CreatedAt.UTC().Format("2006-01-02 15:04:05 MST"), p.Inputs.Snapshot.Source, p.FormatVersion, p.Cluster.Fingerprint)
+	if line := OutcomeLine(p); line != "" {
+		md("**%s**\n\n", line)
+	}
 
 	md("## What\n\n")
 	if remediation {
-		md("- Mode: **remediation only**: no new release; the plan unblocks the cluster and the restored CVO resumes its desired update (%s).\n", orDash(p.Cluster.ClaimedVersion))
-		md("- %d steps: %d remediation, %d wait; the cluster-version operator (CVO) is disabled in step 1 and restored in step %d.\n",
-			len(p.Steps), remedySteps(p), n[plan.ActionWait], restoreStep(p))
+		md("- Mode: **remediation only**: no new release; the plan unblocks the cluster and the CVO resumes its desired update (%s).\n", orDash(p.Cluster.ClaimedVersion))
+		md("- %d steps: %d remediation, %d wait; %s.\n",
+			len(p.Steps), remedySteps(p), n[plan.ActionWait], cvoBracket(p, true))
 	} else {
 		md("- Target: **%s**, `%s`", p.Target.Version, p.Target.Image)
 		if p.Target.URL != "" {
@@ -44,8 +47,8 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 		if r := remedySteps(p); r > 0 {
 			more = fmt.Sprintf(", %d remediation", r)
 		}
-		md("- %d steps: %d apply, %d delete, %d wait%s; the cluster-version operator (CVO) is disabled in step 1 and restored in step %d.\n",
-			len(p.Steps), n[plan.ActionApply], n[plan.ActionDelete], n[plan.ActionWait], more, restoreStep(p))
+		md("- %d steps: %d apply, %d delete, %d wait%s; %s.\n",
+			len(p.Steps), n[plan.ActionApply], n[plan.ActionDelete], n[plan.ActionWait], more, cvoBracket(p, true))
 	}
 	if len(paused) > 0 {
 		md("- MachineConfigPools paused while the control plane catches up: %s.\n", strings.Join(paused, ", "))

@@ -100,7 +100,8 @@ func TestGoldenRemediationPlan(t *testing.T) {
 		"# Recovery plan: remediation of 4.4.3 + 4.4.4 (no new release)",
 		"- Mode: **remediation only**",
 		"## Remediations",
-		"relaxes PDB ci/build (restored by step 007)",
+		"relaxes PDB ci/build (restored by step 006)",
+		"keeps running: it is updating",
 		"before `{\"spec\":{\"maxUnavailable\":null,\"minAvailable\":2}}` -> patch `{\"spec\":{\"maxUnavailable\":null,\"minAvailable\":0}}`",
 		"By hand: `oc adm certificate approve csr-8k2lp`",
 		"## Refused remedies",
@@ -143,8 +144,10 @@ func TestGoldenUpdatePlanWithRemedies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.Make(ctx, plan.Options{Snapshot: wedged(t), Graph: g, Payload: plan.PayloadDir{Dir: example + "/releases/4.4.4"}, Now: goldenTime, Generator: "recover (golden)",
-		Accept: []string{"admin-ack:ack-4.4-kube-1.18-api-removals-in-4.5"}})
+	s := wedged(t)
+	accept := []string{"admin-ack:ack-4.4-kube-1.18-api-removals-in-4.5"}
+	p, err := plan.Make(ctx, plan.Options{Snapshot: s, Graph: g, Payload: plan.PayloadDir{Dir: example + "/releases/4.4.4"}, Now: goldenTime, Generator: "recover (golden)",
+		Accept: accept, TakeOver: pushAsked(s, accept)})
 	if err != nil {
 		t.Fatal(err)
 	}

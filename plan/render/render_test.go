@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/plan"
@@ -34,7 +35,18 @@ func examplePlan(t *testing.T, mustGather string, pol *policy.Policy) (*plan.Pla
 	return plan.Make(ctx, plan.Options{
 		Snapshot: s, Graph: g, Policy: pol, Payload: plan.PayloadDir{Dir: example + "/releases/4.4.4"},
 		Now: func() time.Time { return time.Date(2020, 5, 25, 9, 0, 0, 0, time.UTC) }, Generator: "recover (golden)",
+		TakeOver: pushAsked(s, nil),
 	})
+}
+
+// pushAsked is the admin's --take-over for a snapshot whose decision keeps
+// the CVO at the wheel (the second incident is an update in progress), so that
+// the goldens render the push plan; "" where the decision pushes on its own.
+func pushAsked(s *inspect.Snapshot, accept []string) string {
+	if plan.Decide(s, plan.DecideInput{Accept: accept}).Outcome.Kind.NeedsRelease() {
+		return ""
+	}
+	return "golden: the push plan's rendering"
 }
 
 func TestGoldenPlans(t *testing.T) {

@@ -17,16 +17,20 @@ func Table(w io.Writer, p *plan.Plan) error {
 	n := countActions(p)
 	remediation := p.EffectiveMode() == plan.ModeRemediation
 	if remediation {
-		ew.printf("Plan: remediation only (no new release) on %s, %d steps (%d remediation, %d wait); the CVO is disabled from step 1 to step %d.\n\n",
-			fromVersions(p.Cluster.Components), len(p.Steps), remedySteps(p), n[plan.ActionWait], restoreStep(p))
+		ew.printf("Plan: remediation only (no new release) on %s, %d steps (%d remediation, %d wait); %s.\n",
+			fromVersions(p.Cluster.Components), len(p.Steps), remedySteps(p), n[plan.ActionWait], cvoBracket(p, false))
 	} else {
 		more := ""
 		if r := remedySteps(p); r > 0 {
 			more = fmt.Sprintf(", %d remediation", r)
 		}
-		ew.printf("Plan: %s -> %s, %d steps (%d apply, %d delete, %d wait%s); the CVO is disabled from step 1 to step %d.\n\n",
-			fromVersions(p.Cluster.Components), p.Target.Version, len(p.Steps), n[plan.ActionApply], n[plan.ActionDelete], n[plan.ActionWait], more, restoreStep(p))
+		ew.printf("Plan: %s -> %s, %d steps (%d apply, %d delete, %d wait%s); %s.\n",
+			fromVersions(p.Cluster.Components), p.Target.Version, len(p.Steps), n[plan.ActionApply], n[plan.ActionDelete], n[plan.ActionWait], more, cvoBracket(p, false))
 	}
+	if line := OutcomeLine(p); line != "" {
+		ew.printf("%s\n", line)
+	}
+	ew.printf("\n")
 
 	ew.printf("CLUSTER %s (fingerprint %s)\n", orDash(p.Cluster.ClusterID), p.Cluster.Fingerprint)
 	ew.printf("  claims:    %s %s; a restarted CVO would run in %s mode\n", orDash(p.Cluster.ClaimedVersion), orDash(p.Cluster.ClaimedState), orDash(p.Cluster.CVOMode))

@@ -45,6 +45,7 @@ var (
 	FieldWedged        = Field{"wedged", `"true" when something holds the update back`, func(v *Verdict) string { return strconv.FormatBool(v.Wedged) }}
 	FieldCauses        = Field{"causes", "how many causes hold the update", func(v *Verdict) string { return strconv.Itoa(len(v.Causes)) }}
 	FieldAnswer        = Field{"answer", "what recover would do: none, plan, needs-accept, refused, new-release or advice", func(v *Verdict) string { return string(v.Remedy.Answer) }}
+	FieldOutcome       = Field{"outcome", "the decision (plan.Decide): nothing, advice, remediation, drive-cvo, replace-cvo or refused", func(v *Verdict) string { return string(v.Remedy.Outcome) }}
 	FieldRemedies      = Field{"remedies", "the remedies, comma-separated (relax-pdb, approve-csr, ...)", func(v *Verdict) string { return strings.Join(v.Remedy.Remedies, ",") }}
 	FieldAcceptNeeded  = Field{"acceptNeeded", `"true" when the remedies wait for --accept names`, func(v *Verdict) string { return strconv.FormatBool(v.Remedy.NeedsAccept()) }}
 	FieldAccept        = Field{"accept", "the --accept names the remedies wait for, comma-separated", func(v *Verdict) string { return strings.Join(v.Remedy.Accept, ",") }}
@@ -98,7 +99,7 @@ func Fields() []Field {
 	for i := 1; i <= FlatCauses; i++ {
 		out = append(out, CauseCode(i), CauseSubject(i))
 	}
-	return append(out, FieldAnswer, FieldRemedies, FieldAcceptNeeded, FieldAccept, FieldPlanDigest, FieldSignature,
+	return append(out, FieldAnswer, FieldOutcome, FieldRemedies, FieldAcceptNeeded, FieldAccept, FieldPlanDigest, FieldSignature,
 		FieldSettled, FieldApplyPhase, FieldApplyStep, FieldApplyResult, FieldCVODisabled, FieldCVOReplicas, FieldHandBack)
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
@@ -57,24 +56,25 @@ func Judge(ctx context.Context, s *inspect.Snapshot, o Options) (*Verdict, *plan
 	return v, p, nil
 }
 
-// answer fills v.Remedy from the planner.
+// answer fills v.Remedy from the one decision (plan.Decide) and, when it
+// makes a plan without a release, the planner's plan for it.
 func (v *Verdict) answer(ctx context.Context, s *inspect.Snapshot, o Options) (*plan.Plan, error) {
 	r := &v.Remedy
-	var hard, retarget []string
-	for _, n := range plan.TargetNeeded(s) {
-		if n.Retarget {
-			retarget = append(retarget, n.Reason)
-		} else {
-			hard = append(hard, n.Reason)
-		}
-	}
-	if len(hard) > 0 {
-		r.Answer, r.Reason = AnswerNewRelease, "a new release is needed: "+strings.Join(hard, "; ")+"; plan it with an update graph (recover plan --graph)"
+	d := plan.Decide(s, plan.DecideInput{Accept: o.Accept})
+	r.Outcome, r.Rule, r.Reason = d.Outcome.Kind, d.Outcome.Rule, d.Outcome.Why
+	switch d.Outcome.Kind {
+	case plan.OutcomeNothing:
+		r.Answer = AnswerNone
+		return nil, nil
+	case plan.OutcomeAdvice:
+		r.Answer = AnswerAdvice
+		return nil, nil
+	case plan.OutcomeDriveCVO, plan.OutcomeReplaceCVO:
+		r.Answer, r.Reason = AnswerNewRelease, d.Outcome.Why+" Plan it with an update graph (recover plan --graph)."
 		return nil, nil
 	}
-	p, err := plan.Make(ctx, plan.Options{Snapshot: s, Accept: o.Accept, Now: o.Now, Generator: o.Generator})
+	p, err := plan.Make(ctx, plan.Options{Snapshot: s, Accept: o.Accept, Now: o.Now, Generator: o.Generator, Decision: d})
 	var refused *plan.RemedyRefusedError
-	var input *plan.InputError
 	switch {
 	case err == nil:
 		r.Answer = AnswerPlan
@@ -89,12 +89,11 @@ func (v *Verdict) answer(ctx context.Context, s *inspect.Snapshot, o Options) (*
 			return nil, fmt.Errorf("encoding the plan: %w", err)
 		}
 		r.PlanDigest = plan.Digest(doc.Bytes())
-		r.Reason = fmt.Sprintf("a remediation plan of %d steps: %s", len(p.Steps), strings.Join(r.Remedies, ", "))
 		if !v.Wedged {
 			// The planner remedies what inspect ranks as context only (a
 			// pending CSR of a node that is not needed yet): worth doing,
 			// nothing to wait for.
-			r.Reason += " (nothing holds the update)"
+			r.Reason += " (Nothing holds the update.)"
 		}
 		return p, nil
 	case errors.As(err, &refused):
@@ -107,16 +106,6 @@ func (v *Verdict) answer(ctx context.Context, s *inspect.Snapshot, o Options) (*
 		}
 		r.Accept = refused.Accept()
 		r.Reason = refused.Error()
-		return nil, nil
-	case errors.As(err, &input):
-		switch {
-		case len(retarget) > 0:
-			r.Answer, r.Reason = AnswerNewRelease, "a retarget is the remedy: "+strings.Join(retarget, "; ")+"; plan it with an update graph (recover plan --graph)"
-		case v.Wedged:
-			r.Answer, r.Reason = AnswerAdvice, "recover has no remedy it changes in place for what holds the update; the findings say what the admin does"
-		default:
-			r.Answer, r.Reason = AnswerNone, "nothing holds the update"
-		}
 		return nil, nil
 	}
 	return nil, fmt.Errorf("planning the remedies: %w", err)

@@ -3,12 +3,14 @@ package verdict
 import (
 	"fmt"
 	"time"
+
+	"github.com/openshift-recover/recover/plan"
 )
 
 // FormatVersion is the verdict's version: a minor bump only adds fields (readers
 // ignore unknown ones), a major bump breaks, and readers refuse a major they do
 // not know.
-const FormatVersion = "1.0"
+const FormatVersion = "1.1"
 
 // Verdict is one cluster's answer for a hub.
 type Verdict struct {
@@ -77,6 +79,10 @@ const (
 // Remedy is the planner's remediation-only answer for the snapshot.
 type Remedy struct {
 	Answer Answer `json:"answer"`
+	// Outcome and Rule are the decision the answer comes from (plan.Decide),
+	// the same for recover plan, the TUI and this verdict.
+	Outcome plan.OutcomeKind `json:"outcome,omitempty"`
+	Rule    string           `json:"rule,omitempty"`
 	// Remedies are the remedies the plan takes (AnswerPlan) or the ones refused
 	// (AnswerNeedsAccept, AnswerRefused), in plan order, each once
 	// (plan.RemedyRelaxPDB, ...).

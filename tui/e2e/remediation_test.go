@@ -77,7 +77,7 @@ func TestProgramAppliesTheRemediationPlan(t *testing.T) {
 	var p *plan.Plan
 	poll(ctx, t, "the remediation plan for the held drain", func() (bool, string) {
 		snap := collect(ctx, t, fresh.Config)
-		d := plan.Decide(snap, nil, nil)
+		d := plan.Decide(snap, plan.DecideInput{})
 		if len(d.Needs) > 0 || !d.Remediation {
 			return false, "no remedial wedge yet"
 		}

@@ -133,7 +133,14 @@ func (c *cluster) plan(snap *inspect.Snapshot) *plan.Plan {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	p, err := plan.Make(c.ctx, plan.Options{Snapshot: snap, SnapshotSource: "live", Graph: g, Payload: plan.PayloadDir{Dir: filepath.Join(ex, "releases", "4.4.4")}, Generator: "e2e"})
+	// The push plan: where the decision would keep the CVO at the wheel (the
+	// second incident is an update in progress), these tests play the admin
+	// who asks for it (recover plan --take-over).
+	takeOver := ""
+	if !plan.Decide(snap, plan.DecideInput{}).Outcome.Kind.NeedsRelease() {
+		takeOver = "e2e: the push plan of an update in progress"
+	}
+	p, err := plan.Make(c.ctx, plan.Options{Snapshot: snap, SnapshotSource: "live", Graph: g, Payload: plan.PayloadDir{Dir: filepath.Join(ex, "releases", "4.4.4")}, Generator: "e2e", TakeOver: takeOver})
 	if err != nil {
 		c.t.Fatalf("recover plan: %v", err)
 	}
@@ -347,5 +354,20 @@ func TestFalseSuccessIncidentStopsAtTheStaticPodGate(t *testing.T) {
 	}
 	if !res.CVODisabled {
 		t.Errorf("a run stopped at a gate must leave the CVO disabled (resumable), result: %+v", res)
+	}
+}
+
+// cvoKeepsTheWheel: the scenario's CVO is updating, so the plan recover makes
+// for it never stops it (no disable-cvo, no restore-cvo) and says why: the
+// decision keeps the CVO at the wheel unless the admin asks (--take-over).
+func cvoKeepsTheWheel(t *testing.T, p *plan.Plan) {
+	t.Helper()
+	for _, st := range p.Steps {
+		if st.Action == plan.ActionDisableCVO || st.Action == plan.ActionRestoreCVO {
+			t.Fatalf("the plan for an updating CVO has %s (step %s)", st.Action, st.ID)
+		}
+	}
+	if p.Outcome == nil || p.Outcome.Kind != plan.OutcomeRemediation || !strings.Contains(p.Outcome.Why, "with the CVO left running") {
+		t.Fatalf("the plan's outcome %+v, want a remediation with the CVO left running", p.Outcome)
 	}
 }

@@ -71,11 +71,12 @@ func TestRemedyForceRedeployment(t *testing.T) {
 	}
 
 	p, path := c.planCLI("--accept", acceptKubeAPIServer)
-	want := []string{"disable-cvo:cvo-scaled-down", "force-redeployment:static-pods", "restore-cvo:cvo-running"}
+	want := []string{"force-redeployment:static-pods"}
 	if got := stepShape(p); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("the plan has steps %v, want %v", got, want)
 	}
-	force := p.Steps[1]
+	cvoKeepsTheWheel(t, p)
+	force := p.Steps[0]
 	if g := force.Gate.StaticPods; g == nil || g.MinRevision != 10 || g.Resource != "kubeapiservers" {
 		t.Errorf("the force-redeployment's gate: %+v, want kubeapiservers at revision 10 at least", force.Gate.StaticPods)
 	}
