@@ -75,6 +75,10 @@ type Snapshot struct {
 	Certificates []CertificateSecret `json:"certificates,omitempty"`
 	// CloudCredential is cloudcredentials.operator.openshift.io/cluster.
 	CloudCredential *CloudCredential `json:"cloudCredential,omitempty"`
+	// OLMOperators are the installed operators' CSVs that declare
+	// olm.maxOpenShiftVersion, sorted by namespace and name (issue 33; read by
+	// the staged planner).
+	OLMOperators []OLMOperator `json:"olmOperators,omitempty"`
 
 	// Logs are what the components' own logs say (formatVersion 1.2;
 	// logevidence.go): where they were read and the lines that matter.

@@ -88,10 +88,7 @@ func CheckKubeletSkew(kubelet, apiServer string, openShiftMinor uint64) (SkewVer
 	if kv.Major != av.Major {
 		v.Skew = 1000 * (int(kv.Major) - int(av.Major))
 	}
-	v.OpenShiftAllowed = 1
-	if openShiftMinor%2 == 0 {
-		v.OpenShiftAllowed = 2
-	}
+	v.OpenShiftAllowed = KubeletLagAllowed(4, openShiftMinor)
 	v.UpstreamAllowed = 3
 	if kv.Major == 1 && kv.Minor < 25 {
 		v.UpstreamAllowed = 2

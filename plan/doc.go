@@ -43,5 +43,12 @@
 // unblock. A blocking wedge left with refused remedies only is a
 // *RemedyRefusedError (exit 12 when unsafe, 3 when --accept would allow it).
 //
+// MakeStaged (stage.go, recover plan --to) plans several hops: one stage per
+// minor along graph.StagedPath (the newest release of each minor with an edge
+// onward), stage 1 by Make on its own graph, later stages checked by the same
+// rules on the cluster as it will be and outlined as CVO-driven desiredUpdates;
+// --eus pauses the worker pools across the intermediate minor and unpauses them
+// at the end. A refused stage is a *StageRefusedError (exit 6).
+//
 // This package imports neither apply nor tui.
 package plan

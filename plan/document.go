@@ -69,6 +69,16 @@ type Plan struct {
 	// (remediation, drive-cvo or replace-cvo), the rule that chose it, why in
 	// one sentence, and the findings it read (formatVersion 1.3).
 	Outcome *Outcome `json:"outcome,omitempty"`
+
+	// Goal is the release a staged plan (recover plan --to) ends at; Target
+	// is then its first stage's (formatVersion 1.4).
+	Goal string `json:"goal,omitempty"`
+	// GoalReasons say why the goal takes these stages and not fewer
+	// (formatVersion 1.4).
+	GoalReasons []string `json:"goalReasons,omitempty"`
+	// Stages are the hops to Goal, in order; Steps are stage 1's
+	// (formatVersion 1.4; stage.go).
+	Stages []Stage `json:"stages,omitempty"`
 }
 
 // The plan modes.

@@ -32,8 +32,11 @@ type planOptions struct {
 	accept      []string
 	forceReason string
 	takeOver    string
-	signatures  *signatureFlags
-	output      *outputFlag
+	// to and eus ask for a staged plan to a goal (plan.MakeStaged).
+	to         string
+	eus        bool
+	signatures *signatureFlags
+	output     *outputFlag
 	// args are the flags as given, to print the follow-up commands.
 	args []string
 }
@@ -130,6 +133,8 @@ first (-o json: a versioned report).`,
 	fs := cmd.Flags()
 	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names, and remedies that are the admin's promise ("+plan.AcceptUsage()+"), to accept (comma-separated), after reviewing them.")
 	fs.StringVar(&o.forceReason, "force-reason", "", "Force the desired update (desiredUpdate.force), recording why; needed when the target needs force.")
+	fs.StringVar(&o.to, "to", "", "Plan stages to this release: one hop per minor, each intermediate named with why (--accept N:NAME accepts for stage N only).")
+	fs.BoolVar(&o.eus, "eus", false, "With --to: the EUS control-plane-only path: the worker pools stay paused across the intermediate minor and are unpaused at the end.")
 	fs.StringVar(&o.takeOver, "take-over", "", "Take the wheel from the CVO whatever the decision rules say, recording why: disable it and push the target's manifests in its order (needs --graph and --payload). recover otherwise does so only where the CVO would reconcile a mixed cluster.")
 	o.policy = addPolicyFlag(cmd)
 	o.signatures = addSignatureFlags(cmd)
@@ -177,7 +182,14 @@ func (o *planOptions) Validate() error {
 			return usageError{msg: "--accept has an empty risk name"}
 		}
 	}
-	if err := plan.ValidateAccept(o.accept); err != nil {
+	if o.eus && o.to == "" {
+		return usageError{msg: "--eus needs --to: the goal of the control-plane-only path"}
+	}
+	validate := plan.ValidateAccept
+	if o.to != "" {
+		validate = plan.ValidateStagedAccept
+	}
+	if err := validate(o.accept); err != nil {
 		return usageError{msg: err.Error()}
 	}
 	return o.signatures.validate()
@@ -210,7 +222,7 @@ func (o *planOptions) Run(ctx context.Context) error {
 	case k.NeedsRelease() && !ps.graphGiven():
 		fmt.Fprintf(o.g.streams.ErrOut, "recover plan: a new release is needed (outcome %s, rule %s): asking the cluster's update service for one; pass --graph FILE|URL to use another graph\n", k, d.Outcome.Rule)
 	}
-	if d.Outcome.Kind.NeedsRelease() {
+	if d.Outcome.Kind.NeedsRelease() || o.to != "" { // a staged plan (--to) always follows the graph
 		if g, err = o.graph(ctx, snap); err != nil {
 			return err
 		}
@@ -261,7 +273,7 @@ func (o *planOptions) printNoPlan(w io.Writer, e *plan.NoPlanError) error {
 
 // session is the planning session of these flags (plansession.go).
 func (o *planOptions) session() *planSession {
-	return &planSession{inputs: &o.inputs, policy: o.policy, signatures: o.signatures, forceReason: o.forceReason, takeOver: o.takeOver}
+	return &planSession{inputs: &o.inputs, policy: o.policy, signatures: o.signatures, forceReason: o.forceReason, takeOver: o.takeOver, to: o.to, eus: o.eus}
 }
 
 // graph loads the update graph: --graph, or the cluster's own update service.

@@ -24,6 +24,9 @@ type planSession struct {
 	// takeOver is the admin's reason for taking the wheel from the CVO
 	// (--take-over), the decision's admin-takes-over rule.
 	takeOver string
+	// to and eus make a staged plan to a goal (plan.MakeStaged).
+	to  string
+	eus bool
 
 	// sigs are the verified release signatures of the snapshot sigsOf.
 	mu     sync.Mutex
@@ -81,6 +84,9 @@ func (ps *planSession) make(ctx context.Context, snap *inspect.Snapshot, g *grap
 		in.Graph, in.Payload = g, ps.inputs.payloadSource()
 	}
 	ps.policy.setOn(&in)
+	if ps.to != "" && g != nil {
+		return plan.MakeStaged(ctx, plan.StagedOptions{Options: in, To: ps.to, EUS: ps.eus})
+	}
 	return plan.Make(ctx, in)
 }
 

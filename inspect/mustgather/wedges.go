@@ -23,6 +23,7 @@ import (
 //	namespaces/openshift-config{,-managed}/core/configmaps[.yaml|/<name>.yaml]  admin-acks, admin-gates
 //	namespaces/<ns>/discovery.k8s.io/endpointslices                       the namespaces of webhook services
 //	namespaces/<signer ns>/core/secrets[.yaml|/]                          metadata only
+//	namespaces/<ns>/operators.coreos.com/clusterserviceversions[.yaml|/]  metadata only: olm.maxOpenShiftVersion
 //
 // oc adm inspect elides Secret data; the decoder reads only a Secret's metadata
 // either way.
@@ -38,6 +39,8 @@ func keepWedge(rest []string) bool {
 		return true
 	case group == "discovery.k8s.io" && isResource(res, "endpointslices"):
 		return true
+	case group == "operators.coreos.com" && isResource(res, "clusterserviceversions"):
+		return true // the installed operators' olm.maxOpenShiftVersion (issue 33)
 	case group == "machine.openshift.io" && ns == openshift.MachineAPINamespace && isResource(res, "machines"):
 		return true
 	case group == "core" && isResource(res, "secrets"):
@@ -138,7 +141,30 @@ func (r *reader) wedgesThen() error {
 	if err := r.drainPods(); err != nil {
 		return err
 	}
+	if err := r.clusterServiceVersions(); err != nil {
+		return err
+	}
 	return r.endpointSlices()
+}
+
+// clusterServiceVersions reads the installed operators' CSVs of every
+// namespace (metadata: olm.maxOpenShiftVersion). They are recorded only when
+// the must-gather holds some: the default must-gather does not collect them,
+// and a snapshot without the record says nothing either way.
+func (r *reader) clusterServiceVersions() error {
+	var files []string
+	for _, ns := range r.namespaces() {
+		files = append(files, r.resourceFiles(ns, inspect.ResClusterServiceVersions)...)
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	n, err := r.readFiles(files, inspect.ResClusterServiceVersions.Kind)
+	if err != nil {
+		return err
+	}
+	r.record(inspect.ResClusterServiceVersions, "", files, []string{"namespaces/*/operators.coreos.com/clusterserviceversions.yaml"}, n)
+	return nil
 }
 
 // adminGate reads the admin-gates or admin-acks ConfigMap of ns: its own file,

@@ -52,6 +52,7 @@ func Table(w io.Writer, p *plan.Plan) error {
 	for _, r := range p.Target.Reasons {
 		ew.printf("  - %s\n", r)
 	}
+	writeStages(ew, p)
 
 	if !remediation {
 		ew.printf("\nCANDIDATES (ranked; the rule says why each other release was not chosen)\n")

@@ -143,6 +143,16 @@ func addWedge(b *inspect.Builder, d Doc, kind string, fail func(error) (inspect.
 		}
 		b.AddSecretMetadata(&o.Metadata)
 		return inspect.ResSecrets, true, nil
+	case "ClusterServiceVersion":
+		// Only the metadata: the maximum OpenShift version is an annotation.
+		var o struct {
+			Metadata metav1.ObjectMeta `json:"metadata"`
+		}
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return fail(err)
+		}
+		b.AddClusterServiceVersion(&o.Metadata)
+		return inspect.ResClusterServiceVersions, true, nil
 	case "CloudCredential":
 		var o operatorv1.CloudCredential
 		if err := json.Unmarshal(d.JSON, &o); err != nil {

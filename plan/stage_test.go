@@ -1,0 +1,207 @@
+package plan
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan/graph"
+)
+
+// stagedGraph is an update-service graph of the given "from>to" edges, every
+// release with a by-digest image (the example releases keep theirs).
+func stagedGraph(t testing.TB, edges ...string) *graph.Result {
+	t.Helper()
+	known := map[string]string{"4.3.19": image4319, "4.4.3": image443, "4.4.4": image444, "4.4.5": image445}
+	var nodes, es []string
+	idx := map[string]int{}
+	node := func(v string) int {
+		if i, ok := idx[v]; ok {
+			return i
+		}
+		img := known[v]
+		if img == "" {
+			img = fmt.Sprintf("quay.io/openshift-release-dev/ocp-release@sha256:%064x", len(nodes)+4096)
+		}
+		idx[v] = len(nodes)
+		nodes = append(nodes, fmt.Sprintf(`{"version":%q,"payload":%q,"metadata":{}}`, v, img))
+		return idx[v]
+	}
+	for _, e := range edges {
+		f, to, _ := strings.Cut(e, ">")
+		es = append(es, fmt.Sprintf("[%d,%d]", node(f), node(to)))
+	}
+	data := []byte(`{"version":1,"nodes":[` + strings.Join(nodes, ",") + `],"edges":[` + strings.Join(es, ",") + `]}`)
+	g, err := graph.Parse("staged-graph.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &graph.Result{Graph: g, Digest: digestBytes(data)}
+}
+
+// makeStagedExample plans the second incident's cluster (4.4.3, updating to
+// 4.4.4) to a goal, with the example 4.4.4 payload for stage 1.
+func makeStagedExample(t testing.TB, s *inspect.Snapshot, g *graph.Result, to string, eus bool, accept ...string) (*Plan, error) {
+	t.Helper()
+	return MakeStaged(context.Background(), StagedOptions{To: to, EUS: eus, Options: Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: payload444}, Accept: accept,
+		Now: func() time.Time { return fixedTime }, Generator: "recover test"}})
+}
+
+var stagedEdges = []string{"4.4.3>4.4.4", "4.4.4>4.5.1", "4.4.4>4.5.3", "4.5.1>4.6.1", "4.5.2>4.6.1"}
+
+func TestStagedPlanNamesEachIntermediateAndWhy(t *testing.T) {
+	s := healthyUpdating(t)
+	p, err := makeStagedExample(t, s, stagedGraph(t, stagedEdges...), "4.6.1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chain []string
+	for _, st := range p.Stages {
+		chain = append(chain, st.To)
+	}
+	if got := strings.Join(chain, " "); got != "4.4.4 4.5.1 4.6.1" {
+		t.Fatalf("stages: %s", got)
+	}
+	if p.FormatVersion != FormatVersionStages || p.Goal != "4.6.1" || p.Target.Version != "4.4.4" {
+		t.Fatalf("format %s goal %s target %s", p.FormatVersion, p.Goal, p.Target.Version)
+	}
+	if why := strings.Join(p.Stages[1].Reasons, " "); !strings.Contains(why, "Not 4.5.3") || !strings.Contains(why, "no usable edge onward") {
+		t.Fatalf("stage 2 reasons do not say why not 4.5.3: %q", why)
+	}
+	if why := strings.Join(p.GoalReasons, " "); !strings.Contains(why, "no edge 4.4.3 -> 4.6.1") {
+		t.Fatalf("goal reasons: %q", why)
+	}
+	if st := p.Stages[2].Steps; len(st) != 2 || st[0].Action != ActionSetDesiredUpdate || st[0].DesiredUpdate.Version != "4.6.1" || st[1].Gate.ClusterOperator != "machine-config" {
+		t.Fatalf("stage 3 outline: %+v", st)
+	}
+	if p.Stages[1].Workers != WorkersFollow {
+		t.Fatalf("without --eus the workers follow: %s", p.Stages[1].Workers)
+	}
+	if err := Validate(p); err != nil {
+		t.Fatalf("the staged plan does not validate: %v", err)
+	}
+}
+
+func TestEUSPlanPausesTheWorkersAcrossTheOddMinorAndUnpausesAtTheEnd(t *testing.T) {
+	p, err := makeStagedExample(t, healthyUpdating(t), stagedGraph(t, stagedEdges...), "4.6.1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var workers []string
+	for _, st := range p.Stages {
+		workers = append(workers, st.Workers)
+	}
+	if got := strings.Join(workers, " "); got != "follow paused follow" {
+		t.Fatalf("workers per stage: %s", got)
+	}
+	// Updated first, then paused, then the desiredUpdate.
+	s2, s3 := p.Stages[1].Steps, p.Stages[2].Steps
+	if len(s2) != 4 || s2[0].Gate.Kind != GatePoolUpdated || s2[1].Action != ActionPausePool || s2[1].Pool != "worker" || s2[2].Action != ActionSetDesiredUpdate {
+		t.Fatalf("stage 2 must pause the workers before its desiredUpdate: %+v", s2)
+	}
+	if last := s3[len(s3)-1]; last.Action != ActionUnpausePool || last.Pool != "worker" || last.Gate.Kind != GatePoolUpdated {
+		t.Fatalf("the last stage must unpause the workers: %+v", last)
+	}
+	if len(p.Stages[1].Warnings) == 0 || !strings.Contains(p.Stages[1].Warnings[0], "MachineConfigControllerPausedPoolKubeletCA") {
+		t.Fatalf("no kubelet CA warning: %v", p.Stages[1].Warnings)
+	}
+}
+
+func TestEUSPausedPoolWarningNamesTheDeadline(t *testing.T) {
+	s := healthyUpdating(t)
+	s.Certificates = append(s.Certificates, inspect.CertificateSecret{Namespace: "openshift-kube-apiserver-operator", Name: "kube-apiserver-to-kubelet-signer", NotAfter: time.Date(2021, 3, 1, 0, 0, 0, 0, time.UTC)})
+	p, err := makeStagedExample(t, s, stagedGraph(t, stagedEdges...), "4.6.1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := p.Stages[1].Warnings[0]; !strings.Contains(w, "unpaused before 2021-02-15T00:00:00Z") {
+		t.Fatalf("warning: %s", w)
+	}
+}
+
+// The refusals: each names the stage and the rule.
+func TestStagedPlanRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edges  []string
+		to     string
+		eus    bool
+		mutate func(*inspect.Snapshot)
+		stage  int
+		rule   string
+		says   string
+	}{
+		{name: "an intermediate with no edge onward", edges: []string{"4.4.3>4.4.4", "4.4.4>4.5.3", "4.5.1>4.6.1"}, to: "4.6.1",
+			rule: StageRuleNoPath, says: "4.5.3 has no usable edge onward"},
+		{name: "a skew the paused workers cannot take", edges: []string{"4.4.3>4.4.4", "4.4.4>4.5.1", "4.5.1>4.6.1"}, to: "4.6.1", eus: true,
+			mutate: func(s *inspect.Snapshot) {
+				for i := range s.Nodes {
+					if !strings.HasPrefix(s.Nodes[i].Name, "master") {
+						s.Nodes[i].KubeletVersion = "v1.16.2"
+					}
+				}
+			}, stage: 3, rule: "kubelet-skew", says: "more than 2 minor(s) behind"},
+		{name: "an operator whose maxOpenShiftVersion is below the next minor", edges: stagedEdges, to: "4.6.1",
+			mutate: func(s *inspect.Snapshot) {
+				s.OLMOperators = []inspect.OLMOperator{{Namespace: "openshift-logging", Name: "elasticsearch-operator.4.5.0", MaxOpenShiftVersion: "4.5"}}
+			}, stage: 3, rule: StageRuleOLMMaxOCP, says: "olm.maxOpenShiftVersion 4.5"},
+		{name: "a pool already paused by the admin", edges: stagedEdges, to: "4.6.1", eus: true,
+			mutate: func(s *inspect.Snapshot) { pausePool(t, s, "worker", false) }, stage: 1, rule: StageRulePoolAdmin, says: "recover does not unpause what it did not pause"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := healthyUpdating(t)
+			if tc.mutate != nil {
+				tc.mutate(s)
+			}
+			_, err := makeStagedExample(t, s, stagedGraph(t, tc.edges...), tc.to, tc.eus)
+			var re *StageRefusedError
+			if !errors.As(err, &re) || re.Stage != tc.stage || re.Rule != tc.rule || !strings.Contains(re.Reason, tc.says) || re.Hint == "" {
+				t.Fatalf("want stage %d refused by %s saying %q, got %#v (%v)", tc.stage, tc.rule, tc.says, re, err)
+			}
+		})
+	}
+}
+
+// A staged plan is format 1.4; a 1.2 plan saved before stages still reads,
+// as an update plan with no stages.
+func TestStagedPlanRoundTripsAndOldPlansStillRead(t *testing.T) {
+	p, err := makeStagedExample(t, healthyUpdating(t), stagedGraph(t, stagedEdges...), "4.6.1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := Parse(buf.Bytes(), "staged.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.FormatVersion != "1.4" || len(back.Stages) != 3 || back.Stages[1].Workers != WorkersPaused || back.Goal != "4.6.1" {
+		t.Fatalf("round trip lost the stages: %s %d", back.FormatVersion, len(back.Stages))
+	}
+	old, _, err := Load("testdata/format-1.2.plan.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.FormatVersion != "1.2" || len(old.Stages) != 0 || old.Goal != "" || old.EffectiveMode() != ModeUpdate {
+		t.Fatalf("the 1.2 plan reads as %s with %d stages", old.FormatVersion, len(old.Stages))
+	}
+}
+
+func TestStagedAcceptNamesAStageThatExists(t *testing.T) {
+	_, err := makeStagedExample(t, healthyUpdating(t), stagedGraph(t, stagedEdges...), "4.6.1", false, "7:SomeRisk")
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(ie.Msg, "has 3 stage(s)") {
+		t.Fatalf("want an input error naming the stage count, got %v", err)
+	}
+	p, err := makeStagedExample(t, healthyUpdating(t), stagedGraph(t, stagedEdges...), "4.6.1", false, "2:SomeRisk")
+	if err != nil || len(p.Stages[1].Accept) != 1 || p.Stages[1].Accept[0] != "SomeRisk" || len(p.Stages[2].Accept) != 0 {
+		t.Fatalf("a stage-scoped accept holds for its stage only: %v", err)
+	}
+}
