@@ -54,7 +54,7 @@ func newPlanCommand(g *globalOptions) (*cobra.Command, *planOptions) {
 		Short: "Unblock a stuck update with reversible remedies, or pick the nearest safe next-hop release and order its manifests into gated steps",
 		Long: `plan reads the cluster (live by default, or a must-gather, an Insights archive, 'oc get'
 dumps or a saved snapshot), finds what each component really runs and what holds the
-update, and writes a plan that 'recover apply' executes with the CVO disabled.
+update, and writes the plan 'recover apply' executes, where the decision calls for one.
 
 Remedies. For the wedges inspect finds, the plan carries the mechanical, reversible
 fix, each step gated on its effect: a PodDisruptionBudget that holds a drain is
@@ -66,16 +66,20 @@ every control-plane node, one at a time), admin-ack:<gate key>, remove-overrides
 upgradeable-to:<major.minor>. A guard PDB is never relaxed and a CSR nobody vouches
 for is never approved: the plan says what to repair instead.
 
-Without --graph and --payload, when no new release is needed, the plan is
-remediation only: disable the CVO, the remedies in the experts' order, restore the
-CVO (which resumes the update it has). When the snapshot needs a new release (an
-update claimed complete over mixed versions, kubelet skew, a static pod contradicting
-a Completed claim, a risk on the in-flight target), plan says why on stderr and asks
-the cluster's update service, as with --graph.
+First plan decides, once, how far recover intervenes (plan.Decide; the table is in
+docs/architecture.md), and prints that decision whatever else it prints: nothing holds
+the update, or advice (recover changes nothing: no plan, exit 13, the CVO keeps the
+wheel), remediation (the remedies; the CVO is stopped only where it is not updating),
+drive-cvo (a retarget within the minor under way), replace-cvo (the CVO would
+reconcile a mixed cluster flat and shuffled, BZ1838497, or the admin asked with
+--take-over REASON: the target's manifests are pushed in the CVO's order with it
+disabled) or refused. When a release is needed and no --graph is given, plan says why
+on stderr and asks the cluster's update service.
 
 With a graph, plan evaluates every release of the update graph (and of ClusterVersion
-history) under the transition policy: no component down across a minor, down within a
-minor only to the previous history entry, at most one minor up, no minor hop while
+history) under the transition policy: no component down at all (an update only goes
+forward; a --policy may allow a rollback to the previous history entry), at most one
+minor up, no minor hop while
 Upgradeable=False (a retarget within the minor already under way is not one), an
 update edge from every release the cluster runs (never a blocked one; a conditional
 one only with --accept), and Kubernetes version skew at every step. It picks the
@@ -96,8 +100,9 @@ credentials).
 Exit codes: 3 when the only safe targets carry risks, or the remedies need admin
 promises, not named in --accept (the exact --accept line is printed); 12 when the only
 remedies for what holds the cluster are unsafe (a guard PDB, a CSR nobody vouches
-for); 6 when no target satisfies the policy; 4 for bad input. Each prints its report
-first (-o json: a versioned report).`,
+for); 13 when the decision is advice (no plan: the NoPlan report names the rule and the
+findings); 6 when no target satisfies the policy; 4 for bad input. Each prints its
+report first (-o json: a versioned report).`,
 		Example: `  # Remediation only: unblock what holds the update, hand the CVO back its update
   recover plan --must-gather ./must-gather -o markdown > plan.md
   recover plan --must-gather ./must-gather --accept force-redeployment:kube-apiserver -o json > plan.json
