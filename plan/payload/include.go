@@ -9,20 +9,20 @@ import (
 	"strings"
 
 	configv1 "github.com/openshift/api/config/v1"
-	"github.com/openshift/api/features"
 )
 
 // knownFeatureSets are the feature-set annotation values library-go accepts: every
-// feature set openshift/api defines ("" spelled Default) plus CustomNoUpgrade.
+// fixed feature set openshift/api defines (configv1.AllFixedFeatureSets, ""
+// spelled Default) plus CustomNoUpgrade. (features.AllFeatureSets, read here
+// before, gained a level in openshift/api 2026-04, keyed by version, and its
+// second level is the cluster profiles.)
 var knownFeatureSets = func() []string {
 	set := map[string]bool{string(configv1.CustomNoUpgrade): true}
-	for _, byProfile := range features.AllFeatureSets() {
-		for fs := range byProfile {
-			if fs == "" {
-				set["Default"] = true
-			} else {
-				set[string(fs)] = true
-			}
+	for _, fs := range configv1.AllFixedFeatureSets {
+		if fs == "" {
+			set["Default"] = true
+		} else {
+			set[string(fs)] = true
 		}
 	}
 	out := make([]string, 0, len(set))
