@@ -247,20 +247,7 @@ func (g *Graph) ShortestPath(from, to string, accepted ...string) (Path, error) 
 	if src == dst {
 		return Path{From: f, To: t}, nil
 	}
-	usable := func(e *Edge) bool {
-		switch e.State {
-		case EdgeSupported:
-			return true
-		case EdgeConditional:
-			for _, r := range e.Risks {
-				if !slices.Contains(accepted, r.Name) {
-					return false
-				}
-			}
-			return true
-		}
-		return false
-	}
+	usable := func(e *Edge) bool { return edgeUsable(*e, accepted) }
 	// BFS; via[n] is the edge index that reached n, -1 unvisited.
 	via := make([]int32, len(g.nodes))
 	for i := range via {

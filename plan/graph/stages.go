@@ -195,7 +195,8 @@ func (g *Graph) usableEdge(a, b int, accepted []string) bool {
 	return ok && edgeUsable(g.edges[ei], accepted)
 }
 
-// edgeUsable: supported, or conditional with every risk accepted (ShortestPath's rule).
+// edgeUsable: supported, or conditional with every risk accepted: the one rule
+// ShortestPath and StagedPath share.
 func edgeUsable(e Edge, accepted []string) bool {
 	switch e.State {
 	case EdgeSupported:
