@@ -92,6 +92,10 @@ type DecideInput struct {
 	// manifests with the CVO disabled whatever the rules say. "" lets the
 	// rules decide.
 	TakeOver string
+	// Goal is the release the admin named with recover plan --to: the CVO is
+	// driven toward it even where nothing holds the cluster (the staged-goal
+	// rule). "" when none was named.
+	Goal string
 }
 
 // Decide decides what a snapshot asks of the planner (see Decision and the
@@ -99,7 +103,7 @@ type DecideInput struct {
 func Decide(s *inspect.Snapshot, in DecideInput) *Decision {
 	d := &Decision{needs: TargetNeeded(s), snapshot: s, facts: newFacts(s), in: in}
 	d.stage = newRemedyStage(s, d.facts, in.Accept, in.Signatures, s.Source.CollectedAt)
-	d.Outcome = decide(&decideFacts{s: s, needs: d.needs, rs: d.stage, takeOver: in.TakeOver})
+	d.Outcome = decide(&decideFacts{s: s, needs: d.needs, rs: d.stage, takeOver: in.TakeOver, goal: in.Goal})
 	return d
 }
 

@@ -99,6 +99,7 @@ type decideFacts struct {
 	needs    []TargetNeed
 	rs       *remedyStage
 	takeOver string
+	goal     string
 }
 
 // Rules is the decision table, in order: the first rule that holds decides.
@@ -159,6 +160,14 @@ var Rules = []Rule{
 				ev = append(ev, Evidence{Finding: r.Finding, Subject: r.Subject})
 			}
 			return "Recover will not take the remedies for what holds the update: " + e.Error() + ".", ev, true
+		}},
+	{Name: RuleStagedGoal, Kind: OutcomeDriveCVO,
+		Doc: "the admin named a goal release (recover plan --to VERSION): the first stage is a hop the CVO drives, even where nothing holds the cluster",
+		when: func(c *decideFacts) (string, []Evidence, bool) {
+			if c.goal == "" {
+				return "", nil, false
+			}
+			return fmt.Sprintf("The admin asked for %s (recover plan --to): the CVO is driven there stage by stage.", c.goal), nil, true
 		}},
 	{Name: "remedies", Kind: OutcomeRemediation,
 		Doc: "remedies unblock the cluster in place (relax a PDB, approve a vouched CSR, unpause a pool, the admin's promises, ...); the CVO resumes its own update",

@@ -202,13 +202,7 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 	// drives (issue 31's drive-cvo), even where nothing holds the cluster.
 	first := in.Options
 	first.Accept = stages[0].Accept
-	d := Decide(in.Snapshot, DecideInput{Accept: first.Accept, Signatures: in.ReleaseSignatures, TakeOver: in.TakeOver})
-	if !d.Outcome.Kind.NeedsRelease() && d.Outcome.Kind != OutcomeRefused {
-		staged := *d
-		staged.Outcome = Outcome{Kind: OutcomeDriveCVO, Rule: RuleStagedGoal, Why: fmt.Sprintf("the admin asked for %s (recover plan --to): stage 1 hands the CVO %s", path.To, stages[0].To), Evidence: d.Outcome.Evidence}
-		d = &staged
-	}
-	first.Decision = d
+	first.Decision = Decide(in.Snapshot, DecideInput{Accept: first.Accept, Signatures: in.ReleaseSignatures, TakeOver: in.TakeOver, Goal: path.To})
 	first.Graph = &graph.Result{Graph: g.Restrict(append(slices.Clone(f.present), path.Stages[0].To)...), Digest: in.Graph.Digest, GraphDataDigest: in.Graph.GraphDataDigest}
 	p, err := Make(ctx, first)
 	if err != nil {
