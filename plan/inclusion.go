@@ -73,8 +73,10 @@ func Inclusion(s *inspect.Snapshot) payload.Inclusion {
 // Deployments; a hosted control plane's CVO runs outside the cluster),
 // FeatureGate/cluster (the feature set and the gates a
 // release.openshift.io/feature-gate manifest needs) and ClusterVersion (its
-// capabilities and overrides). Nil when everything was read.
-func InclusionAssumptions(s *inspect.Snapshot) []string {
+// capabilities and overrides). featureGated says whether the payload has
+// manifests a feature set or gate selects (FeatureGated); without them the
+// FeatureGate is not needed and not mentioned. Nil when everything was read.
+func InclusionAssumptions(s *inspect.Snapshot, featureGated bool) []string {
 	var out []string
 	if s.CVO == nil {
 		what := fmt.Sprintf("the CVO Deployment was not in the snapshot (%s), so its CLUSTER_PROFILE is assumed %s and its EXCLUDE_MANIFESTS empty",
@@ -84,10 +86,14 @@ func InclusionAssumptions(s *inspect.Snapshot) []string {
 		}
 		out = append(out, what)
 	}
-	if s.FeatureGate == nil {
+	// A payload without feature-set or feature-gate annotations is filtered the
+	// same whatever the FeatureGate says.
+	switch {
+	case !featureGated:
+	case s.FeatureGate == nil:
 		out = append(out, fmt.Sprintf("FeatureGate/cluster was not in the snapshot (%s), so the feature set is assumed Default with no gate enabled: every manifest annotated release.openshift.io/feature-gate is left out", collectionOf(s, inspect.ResFeatureGates)))
-	} else if cv := s.ClusterVersion; cv != nil && len(s.FeatureGate.FeatureGates) > 0 {
-		desired := cv.Status.Desired.Version
+	case s.ClusterVersion != nil && len(s.FeatureGate.FeatureGates) > 0:
+		desired := s.ClusterVersion.Status.Desired.Version
 		found := false
 		var versions []string
 		for _, d := range s.FeatureGate.FeatureGates {
@@ -119,4 +125,18 @@ func collectionOf(s *inspect.Snapshot, r inspect.Resource) string {
 		}
 	}
 	return "not recorded"
+}
+
+// FeatureGated reports whether any manifest of the payload carries a
+// release.openshift.io/feature-set or feature-gate annotation.
+func FeatureGated(pl *payload.Payload) bool {
+	for _, m := range pl.Manifests {
+		if _, ok := m.Annotations[openshift.AnnotationFeatureSet]; ok {
+			return true
+		}
+		if _, ok := m.Annotations[openshift.AnnotationFeatureGate]; ok {
+			return true
+		}
+	}
+	return false
 }

@@ -25,23 +25,26 @@ func TestInclusionAssumptions(t *testing.T) {
 		name string
 		edit func(*inspect.Snapshot)
 		want []string // one substring per assumption, in order
+		// plain: the payload has no feature-set or feature-gate manifest.
+		plain bool
 	}{
-		{"everything read", nil, nil},
+		{"everything read", nil, nil, false},
 		{"no CVO Deployment", func(s *inspect.Snapshot) { s.CVO = nil },
-			[]string{"(Absent: the archive holds no Deployments), so its CLUSTER_PROFILE is assumed self-managed-high-availability"}},
+			[]string{"(Absent: the archive holds no Deployments), so its CLUSTER_PROFILE is assumed self-managed-high-availability"}, false},
 		{"no CVO on a hosted control plane", func(s *inspect.Snapshot) { s.CVO, s.Infrastructure.ControlPlaneTopology = nil, "External" },
-			[]string{"the control plane is External"}},
-		{"no FeatureGate", func(s *inspect.Snapshot) { s.FeatureGate = nil }, []string{"FeatureGate/cluster was not in the snapshot (not recorded)"}},
+			[]string{"the control plane is External"}, false},
+		{"no FeatureGate", func(s *inspect.Snapshot) { s.FeatureGate = nil }, []string{"FeatureGate/cluster was not in the snapshot (not recorded)"}, false},
+		{"no FeatureGate, and a payload that needs none", func(s *inspect.Snapshot) { s.FeatureGate = nil }, nil, true},
 		{"gates for another version", func(s *inspect.Snapshot) { s.FeatureGate.FeatureGates[0].Version = "4.19.9" },
-			[]string{"no entry for 4.20.3 (only 4.19.9): the gates of 4.19.9 are used"}},
-		{"no ClusterVersion", func(s *inspect.Snapshot) { s.ClusterVersion = nil }, []string{"capabilities are not filtered"}},
+			[]string{"no entry for 4.20.3 (only 4.19.9): the gates of 4.19.9 are used"}, false},
+		{"no ClusterVersion", func(s *inspect.Snapshot) { s.ClusterVersion = nil }, []string{"capabilities are not filtered"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := full()
 			if tc.edit != nil {
 				tc.edit(s)
 			}
-			got := InclusionAssumptions(s)
+			got := InclusionAssumptions(s, !tc.plain)
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %d assumptions %q, want %d", len(got), got, len(tc.want))
 			}

@@ -256,7 +256,7 @@ func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created ti
 	for _, name := range sel.facts.unknown {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("clusteroperator/%s reports no version and none could be verified: it was left out of target selection", name))
 	}
-	for _, w := range InclusionAssumptions(in.Snapshot) {
+	for _, w := range InclusionAssumptions(in.Snapshot, FeatureGated(pl)) {
 		p.Warnings = append(p.Warnings, "payload inclusion: "+w)
 	}
 	for _, w := range pl.Warnings {

@@ -114,7 +114,7 @@ func TestUpdateAPIAndInclusionFromMustGather(t *testing.T) {
 		if in.Capabilities == nil || !slices.Contains(in.Capabilities.Known, "Console") || !slices.Contains(in.Capabilities.Enabled, "Insights") {
 			t.Fatalf("capabilities not from ClusterVersion status: %+v", in.Capabilities)
 		}
-		as := strings.Join(plan.InclusionAssumptions(s), "\n")
+		as := strings.Join(plan.InclusionAssumptions(s, true), "\n")
 		for _, want := range []string{"CLUSTER_PROFILE is assumed " + payload.DefaultClusterProfile, "FeatureGate/cluster was not in the snapshot"} {
 			if !strings.Contains(as, want) {
 				t.Errorf("assumptions lack %q:\n%s", want, as)
@@ -164,7 +164,7 @@ func TestUpdateAPIAndInclusionFromMustGather(t *testing.T) {
 		if in.Profile != "hypershift" || in.FeatureSet != "TechPreviewNoUpgrade" || !slices.Contains(in.EnabledFeatureGates, "ClusterUpdateAcceptRisks") {
 			t.Fatalf("inclusion not from the cluster: %+v", in)
 		}
-		if as := plan.InclusionAssumptions(s); len(as) != 0 {
+		if as := plan.InclusionAssumptions(s, true); len(as) != 0 {
 			t.Fatalf("nothing was assumed, yet: %v", as)
 		}
 	})
@@ -185,7 +185,7 @@ func TestInclusionFromInsightsArchive(t *testing.T) {
 	if in.FeatureSet != "" || in.Capabilities != nil || in.Profile != payload.DefaultClusterProfile {
 		t.Fatalf("inclusion %+v", in)
 	}
-	as := plan.InclusionAssumptions(s)
+	as := plan.InclusionAssumptions(s, true)
 	if len(as) != 1 || !strings.Contains(as[0], "CVO Deployment was not in the snapshot") {
 		t.Fatalf("assumptions %v", as)
 	}
