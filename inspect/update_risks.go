@@ -239,8 +239,8 @@ func (a *analysis) preflight() {
 	case len(exposed) > 0:
 		sev = SeverityWarning
 		details["result"] = "exposed"
-		msg = fmt.Sprintf("A preflight of %s found %d risk(s) that apply to this cluster and are not accepted: %s. Read each impact statement; accept them with 'oc adm upgrade accept %s' (or recover plan --accept %s), or choose another target.",
-			target, len(exposed), strings.Join(exposed, ", "), strings.Join(exposed, ","), strings.Join(exposed, ","))
+		msg = fmt.Sprintf("A preflight of %s found %d risk(s) that apply to this cluster and are not accepted: %s. Read each impact statement; accept them with '%s' (or '%s'), or choose another target.",
+			target, len(exposed), strings.Join(exposed, ", "), nextcmd.OCAcceptRisks(strings.Join(exposed, ",")), nextcmd.PlanAccepting(strings.Join(exposed, ",")))
 	case len(accepted) > 0:
 		details["result"] = "accepted"
 		msg = fmt.Sprintf("A preflight of %s found only risks already accepted in spec.desiredUpdate.acceptRisks: %s.", target, strings.Join(accepted, ", "))

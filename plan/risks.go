@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/policy"
 )
@@ -78,5 +79,5 @@ func clusterRisks(f *facts, accepted []string, c candidate) (*policy.Violation, 
 		return nil, exposed
 	}
 	return &policy.Violation{Rule: policy.RuleUnacceptedRisk, Class: policy.ClassAcceptable, Risks: missing,
-		Reason: fmt.Sprintf("the cluster reports %s exposed to %s (ClusterVersion status.conditionalUpdates): accept with --accept %s or oc adm upgrade accept %s", c.version, strings.Join(names, ", "), strings.Join(names, ","), strings.Join(names, ","))}, exposed
+		Reason: fmt.Sprintf("the cluster reports %s exposed to %s (ClusterVersion status.conditionalUpdates): accept with --accept %s or %s", c.version, strings.Join(names, ", "), strings.Join(names, ","), nextcmd.OCAcceptRisks(strings.Join(names, ",")))}, exposed
 }
