@@ -17,8 +17,11 @@ rc=0
 "$go" test -count=1 -v -timeout "${TEST_TIMEOUT:-30m}" ./hack/containertest >"$log" 2>&1 || rc=$?
 line="$(sed -n 's/.*\(container test: .*\)/\1/p' "$log" | tail -n 1)"
 if [ "$rc" -ne 0 ]; then
+	# The API server's klog lines are left out here; the whole log is kept.
 	grep -vE '^I[0-9]{4} ' "$log" | tail -n 80
-	echo "container test: FAIL (go test exit $rc; its output above)"
+	kept="${TMPDIR:-/tmp}/recover-container-test.log"
+	cp "$log" "$kept"
+	echo "container test: FAIL (go test exit $rc; its output above, all of it in $kept)"
 	exit "$rc"
 fi
 echo "${line:-container test: ok}"

@@ -9,7 +9,7 @@
 # the package's testdata/fuzz/<Target>/ and fails the run.
 #
 # Each package's instrumented test binary is built once (go test -c -fuzz: the same
-# coverage instrumentation go test -fuzz builds) and then run for each of its targets
+# coverage instrumentation go test -fuzz builds), kept in bin/fuzz, and run for each of its targets
 # as go test -fuzz would run it: in the package's directory, with the Go fuzz cache of
 # the package (-test.fuzzcachedir). go test -fuzz takes one target per invocation and
 # linked the package's instrumented binary again for each.
@@ -30,12 +30,16 @@ fuzzcache="$("$go" env GOCACHE)/fuzz"
 # 13 targets while it said 14.)
 mapfile -t pkgs < <(grep -lE '^func Fuzz[A-Za-z0-9_]*\([a-z]+ \*testing\.F\)' $(git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go' -not -path './hack/kube/*') |
 	xargs -n1 dirname | sed 's|^\./||; s|^|./|' | sort -u)
+# The binaries stay in bin/fuzz: go test -c -o does not link again a binary whose
+# build ID says it is up to date, so a second run links only what changed.
+bins=bin/fuzz
+mkdir -p "$bins"
 declare -A bin importpath dir
 build_secs=0
 for pkg in "${pkgs[@]}"; do
 	read -r importpath[$pkg] dir[$pkg] < <("$go" list -f '{{.ImportPath}} {{.Dir}}' "$pkg")
 	start=$SECONDS
-	out="$work/$(tr -c 'a-zA-Z0-9\n' _ <<<"$pkg").test"
+	out="$bins/$(tr -c 'a-zA-Z0-9\n' _ <<<"${pkg#./}").test"
 	# -vet=off: make test's vet has checked every package already.
 	if "$go" test -c -vet=off -fuzz . -o "$out" "$pkg" >"$log" 2>&1; then
 		bin[$pkg]="$out"

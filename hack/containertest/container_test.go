@@ -300,6 +300,7 @@ func startPod(t *testing.T, pm *podman, pod container, image string, args []stri
 	}
 	run.code = exitCodeOf(cmd.Wait())
 	run.stderr = stderr.String()
+	pm.remove(pod.name)
 	return run
 }
 

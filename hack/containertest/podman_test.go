@@ -37,13 +37,22 @@ type podman struct {
 }
 
 // runtimeMissing says why no container runtime can be had here, or "".
+// podman is looked for on PATH; runc also where podman looks for it (its
+// containers.conf's runtime paths: Debian puts runc in /usr/sbin, which a
+// non-login PATH may lack).
 func runtimeMissing() string {
-	for _, bin := range []string{"podman", "runc"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			return bin + " not found on PATH (.ci/run installs podman and runc: apt-get install podman runc)"
+	if _, err := exec.LookPath("podman"); err != nil {
+		return "podman not found on PATH (.ci/run installs podman and runc: apt-get install podman runc)"
+	}
+	if _, err := exec.LookPath("runc"); err == nil {
+		return ""
+	}
+	for _, dir := range []string{"/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/usr/sbin", "/bin", "/sbin"} {
+		if fi, err := os.Stat(filepath.Join(dir, "runc")); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return ""
 		}
 	}
-	return ""
+	return "runc not found (.ci/run installs podman and runc: apt-get install podman runc)"
 }
 
 // newPodman finds podman and runc, or skips t where either cannot be had
@@ -179,7 +188,9 @@ type container struct {
 
 // runArgs are podman run's arguments for c, running image with args.
 func (p *podman) runArgs(c container, image string, args ...string) []string {
-	out := []string{"run", "--rm", "--name", c.name, "--hostname", c.name,
+	// No --rm: podman run then reads the exit code of a killed container
+	// from its own records, not racing the container's removal; remove does.
+	out := []string{"run", "--name", c.name, "--hostname", c.name,
 		"--network", "host", "--user", imageUser,
 		// No tmpfs either: the Job's pod has no emptyDir, /tmp is read-only too.
 		"--read-only", "--read-only-tmpfs=false",
@@ -201,6 +212,7 @@ func (p *podman) run(t *testing.T, c container, image string, args ...string) (i
 	cmd := p.cmd(p.runArgs(c, image, args...)...)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
+	p.remove(c.name)
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
@@ -209,6 +221,11 @@ func (p *podman) run(t *testing.T, c container, image string, args ...string) (i
 		t.Fatal(err)
 	}
 	return 0, out.String(), errOut.String()
+}
+
+// remove removes the stopped container name.
+func (p *podman) remove(name string) {
+	_, _ = p.cmd("rm", "--force", "--time", "0", name).CombinedOutput()
 }
 
 // writeFiles writes files (name to content) into a new directory under the
