@@ -32,7 +32,7 @@ mapfile -t pkgs < <(grep -lE '^func Fuzz[A-Za-z0-9_]*\([a-z]+ \*testing\.F\)' $(
 	xargs -n1 dirname | sed 's|^\./||; s|^|./|' | sort -u)
 # The binaries stay in bin/fuzz: go test -c -o does not link again a binary whose
 # build ID says it is up to date, so a second run links only what changed.
-bins=bin/fuzz
+bins="$PWD/bin/fuzz"
 mkdir -p "$bins"
 declare -A bin importpath dir
 build_secs=0
@@ -53,10 +53,20 @@ done
 targets=()
 for pkg in "${pkgs[@]}"; do
 	[ -n "${bin[$pkg]:-}" ] || continue
+	if ! (cd "${dir[$pkg]}" && "${bin[$pkg]}" -test.short -test.list '^Fuzz') >"$log" 2>&1; then
+		echo "fuzz: listing the fuzz targets of $pkg failed:"
+		cat "$log"
+		failed=1
+		continue
+	fi
 	while read -r name; do
 		targets+=("$pkg:$name")
-	done < <(cd "${dir[$pkg]}" && "${bin[$pkg]}" -test.short -test.list '^Fuzz' | grep -E '^Fuzz')
+	done < <(grep -E '^Fuzz' "$log")
 done
+if [ "${#targets[@]}" -eq 0 ]; then
+	echo "fuzz: no fuzz target found"
+	exit 1
+fi
 
 fuzz_secs=0
 printf '%-28s %-18s %8s %12s %10s %6s %s\n' package target budget execs "new-corpus" secs result
