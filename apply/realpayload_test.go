@@ -44,6 +44,9 @@ type realHop struct {
 	graph string
 	// accept is what the admin accepts (recover plan --accept).
 	accept []string
+	// takeOver is the admin's reason for taking the wheel from the CVO
+	// (recover plan --take-over; "": the decision table's own outcome).
+	takeOver string
 }
 
 // hop44 is the first incident: 4.3.19, reconciled out of order to the DNS
@@ -82,6 +85,9 @@ var hop420 = func() realHop {
 		// The real 4.19 payload's admin gate (openshift-config-managed
 		// admin-gates): the admin acknowledges the v1beta1 API removals.
 		accept: []string{"admin-ack:ack-4.19-admissionregistration-v1beta1-api-removals-in-4.20"},
+		// An update under way keeps the CVO at the wheel (plan.Rules): the
+		// push of the target's manifests is the admin's request.
+		takeOver: "the real-payload acceptance test: recover pushes 4.20.4's manifests in the CVO's order",
 		wedge: func(ctx context.Context, c *realpayload.Cluster) error {
 			// The update to 4.20.4 was started and stopped before any
 			// operator moved: the CVO wants 4.20.4, the history is Partial.
@@ -197,7 +203,7 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p, err := plan.Make(ctx, plan.Options{Snapshot: snap, SnapshotSource: "live", Graph: g, Accept: h.accept, Payload: plan.PayloadDir{Dir: served, Version: h.hop.TargetVersion}, Generator: "realpayload-test"})
+	p, err := plan.Make(ctx, plan.Options{Snapshot: snap, SnapshotSource: "live", Graph: g, Accept: h.accept, TakeOver: h.takeOver, Payload: plan.PayloadDir{Dir: served, Version: h.hop.TargetVersion}, Generator: "realpayload-test"})
 	if err != nil {
 		tb.Fatalf("recover plan: %v", err)
 	}
@@ -211,6 +217,17 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// A player that failed leaves its gate open to its timeout: the run
+	// stops at once instead (the players' errors are reported below).
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	go func() {
+		select {
+		case <-players.Failed():
+			stopRun()
+		case <-runCtx.Done():
+		}
+	}()
 	r := &realRun{hop: h, cluster: cluster, plan: p, restated: restated, cases: cases, written: map[realpayload.Key]string{}, steps: map[string]realpayload.Key{}}
 	for _, st := range p.Steps {
 		if st.Manifest != nil {
@@ -218,7 +235,7 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 		}
 	}
 	start := time.Now()
-	res, _ := eng.Execute(ctx, p, apply.Options{
+	res, _ := eng.Execute(runCtx, p, apply.Options{
 		JournalPath: filepath.Join(dir, "run.journal"), IHaveABackup: true, AllowStale: true,
 		PlanPath: "plan.json", PlanDigest: "sha256:realpayload", Decider: apply.AutoDecider{}, Heartbeat: -1,
 		// The players answer in milliseconds and workloads roll out in
