@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	configv1 "github.com/openshift/api/config/v1"
 
@@ -113,6 +114,8 @@ type realRun struct {
 	// written is what the engine wrote, by object: created or updated.
 	written map[realpayload.Key]string
 	steps   map[string]realpayload.Key
+	// diag is where the pods stand when the run stopped short.
+	diag string
 }
 
 // runRealPayload loads the real 4.3 payload's objects, as a cluster holds them
@@ -265,7 +268,42 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 		tb.Fatal("no result")
 	}
 	r.result = res
+	if res.Outcome != apply.OutcomeCompleted {
+		r.diag = r.podsAt(ctx, res)
+	}
 	return r
+}
+
+// podsAt says, for a run that stopped, where the pods of the namespace of the
+// step it stopped at stand: the workloads' side of a rollout that did not finish.
+func (r *realRun) podsAt(ctx context.Context, res *apply.Result) string {
+	var ns string
+	for i := len(r.events) - 1; i >= 0 && ns == ""; i-- {
+		if e := r.events[i]; e.Step != nil {
+			ns = r.steps[e.Step.ID].Namespace
+		}
+	}
+	if ns == "" {
+		return ""
+	}
+	kube, err := kubernetes.NewForConfig(r.cluster.Config)
+	if err != nil {
+		return err.Error()
+	}
+	pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "pods in %s:\n", ns)
+	for _, p := range pods.Items {
+		fmt.Fprintf(&b, "  %s node=%q phase=%s deleting=%v finalizers=%v", p.Name, p.Spec.NodeName, p.Status.Phase, p.DeletionTimestamp != nil, p.Finalizers)
+		for _, c := range p.Status.Conditions {
+			fmt.Fprintf(&b, " %s=%s(%s %s)", c.Type, c.Status, c.Reason, c.Message)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 func groupOf(apiVersion string) string {
@@ -299,7 +337,7 @@ func TestRealPayload420AppliesAsTheCVO(t *testing.T) {
 
 func checkRealRun(t *testing.T, r *realRun) {
 	if r.result.Outcome != apply.OutcomeCompleted || r.result.StepsDone != len(r.plan.Steps) {
-		t.Fatalf("the run did not complete every step: %s (%d of %d done): %s\n%s", r.result.Outcome, r.result.StepsDone, len(r.plan.Steps), r.result.Message, lastEvents(r.events, 30))
+		t.Fatalf("the run did not complete every step: %s (%d of %d done): %s\n%s%s", r.result.Outcome, r.result.StepsDone, len(r.plan.Steps), r.result.Message, lastEvents(r.events, 30), r.diag)
 	}
 	for _, e := range r.events {
 		if e.Type == apply.EventError || e.Type == apply.EventGateFailed {
@@ -419,7 +457,7 @@ func (r *realRun) cvoStores(ctx context.Context, k realpayload.Key, cvo *unstruc
 		return err.Error()
 	}
 	want := cvo.DeepCopy()
-	r.cluster.MapOwner(want)
+	r.cluster.MapLoaded(want)
 	want.SetResourceVersion(liveObj.GetResourceVersion())
 	want.SetUID(liveObj.GetUID())
 	if k.Kind == "Service" && k.Group == "" {
@@ -512,8 +550,13 @@ func (r *realRun) injectedKept(ctx context.Context) (int, []string) {
 					paths = append(paths, []string{"metadata", "annotations", a})
 				}
 			}
+		case "CustomResourceDefinition":
+			// service-ca's injection into a conversion webhook.
+			if _, ok, _ := unstructured.NestedString(loaded.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle"); ok {
+				paths = append(paths, []string{"spec", "conversion", "webhook", "clientConfig", "caBundle"})
+			}
 		}
-		if len(paths) == 0 {
+		if len(paths) == 0 && len(webhookCABundles(loaded)) == 0 {
 			continue
 		}
 		client, err := r.client(k, loaded.GetAPIVersion())
@@ -538,8 +581,41 @@ func (r *realRun) injectedKept(ctx context.Context) (int, []string) {
 			}
 			kept++
 		}
+		// service-ca's injection into admission webhooks, one per webhook.
+		was, is := webhookCABundles(loaded), webhookCABundles(now)
+		for i, b := range was {
+			if b == "" {
+				continue
+			}
+			if i >= len(is) || is[i] != b {
+				lost = append(lost, fmt.Sprintf("%s webhooks[%d].clientConfig.caBundle: lost, was %q", k, i, b))
+				continue
+			}
+			kept++
+		}
 	}
 	return kept, lost
+}
+
+// webhookCABundles are the caBundles of an admission webhook configuration's
+// webhooks that carry one, in order ("" where one has none).
+func webhookCABundles(u *unstructured.Unstructured) []string {
+	if !strings.HasSuffix(u.GetKind(), "WebhookConfiguration") {
+		return nil
+	}
+	hooks, _, _ := unstructured.NestedSlice(u.Object, "webhooks")
+	var out []string
+	injected := false
+	for _, h := range hooks {
+		m, _ := h.(map[string]any)
+		b, _, _ := unstructured.NestedString(m, "clientConfig", "caBundle")
+		injected = injected || b != ""
+		out = append(out, b)
+	}
+	if !injected {
+		return nil
+	}
+	return out
 }
 
 func lastEvents(events []apply.Event, n int) string {

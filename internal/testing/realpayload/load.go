@@ -2,7 +2,15 @@ package realpayload
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 	"time"
@@ -70,8 +78,15 @@ type Cluster struct {
 	OwnerUID, RefereeUID types.UID
 	// Loaded are the live objects as the API server stored them, by key.
 	Loaded map[Key]*unstructured.Unstructured
-	hop    Hop
+	// ServiceCA is the CA bundle (PEM) the service-ca controller injected
+	// here, in place of the referee's stand-in (InjectedCAStandIn).
+	ServiceCA []byte
+	hop       Hop
 }
+
+// InjectedCAStandIn is the caBundle the referee's live objects carry where the
+// service-ca controller injects one ("ca-bundle", not a certificate).
+const InjectedCAStandIn = "ca-bundle"
 
 // Load fills an empty API server (the OpenShift CRDs of kubetest installed)
 // with a 4.3.19 cluster: ClusterVersion, every live object of the referee's
@@ -97,6 +112,9 @@ func LoadHop(ctx context.Context, cfg *rest.Config, hop Hop, rctx referee.Contex
 		return nil, err
 	}
 	c := &Cluster{Config: cfg, Dynamic: dyn, Mapper: resource.NewMapper(dc), RefereeUID: types.UID(rctx.CVUID), Loaded: map[Key]*unstructured.Unstructured{}, hop: hop}
+	if c.ServiceCA, err = selfSignedCA("openshift-service-serving-signer"); err != nil {
+		return nil, err
+	}
 	if err := c.clusterVersion(ctx); err != nil {
 		return nil, fmt.Errorf("ClusterVersion: %w", err)
 	}
@@ -222,7 +240,7 @@ func (c *Cluster) forCreate(live *unstructured.Unstructured) *unstructured.Unstr
 	for _, f := range []string{"resourceVersion", "uid", "creationTimestamp", "generation", "managedFields", "selfLink"} {
 		unstructured.RemoveNestedField(u.Object, "metadata", f)
 	}
-	c.mapOwner(u)
+	c.MapLoaded(u)
 	if u.GetKind() == "Service" && u.GetAPIVersion() == "v1" {
 		for _, f := range []string{"clusterIP", "clusterIPs"} {
 			unstructured.RemoveNestedField(u.Object, "spec", f)
@@ -318,8 +336,13 @@ func substituteVersion(u *unstructured.Unstructured) {
 // until oc adm release new substitutes the release's.
 const placeholderVersion = "0.0.1-snapshot"
 
-// mapOwner points the referee's ClusterVersion owner references at the real one.
-func (c *Cluster) mapOwner(u *unstructured.Unstructured) {
+// MapLoaded makes the referee's cluster-specific values in u this cluster's:
+// owner references to the referee's ClusterVersion point at the real one, and a
+// CRD's injected conversion caBundle, the referee's stand-in, is the service CA
+// (a bare API server never establishes a CRD whose conversion webhook's CA
+// bundle is not PEM; on a real cluster service-ca injects a certificate). The
+// loaded objects and the test's comparison objects alike.
+func (c *Cluster) MapLoaded(u *unstructured.Unstructured) {
 	refs := u.GetOwnerReferences()
 	for i := range refs {
 		if refs[i].UID == c.RefereeUID {
@@ -329,10 +352,32 @@ func (c *Cluster) mapOwner(u *unstructured.Unstructured) {
 	if refs != nil {
 		u.SetOwnerReferences(refs)
 	}
+	if u.GetKind() == "CustomResourceDefinition" {
+		path := []string{"spec", "conversion", "webhook", "clientConfig", "caBundle"}
+		if b, ok, _ := unstructured.NestedString(u.Object, path...); ok && b == base64.StdEncoding.EncodeToString([]byte(InjectedCAStandIn)) {
+			_ = unstructured.SetNestedField(u.Object, base64.StdEncoding.EncodeToString(c.ServiceCA), path...)
+		}
+	}
 }
 
-// MapOwner is mapOwner for a test's comparison objects.
-func (c *Cluster) MapOwner(u *unstructured.Unstructured) { c.mapOwner(u) }
+// selfSignedCA is a self-signed CA certificate (PEM) named name.
+func selfSignedCA(name string) ([]byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true, IsCA: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, fmt.Errorf("the service CA: %w", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
+}
 
 // create creates u and writes its status where the kind has a status
 // subresource and u carries one (ClusterOperators, operator CRs).
