@@ -45,6 +45,9 @@ type realHop struct {
 	graph string
 	// accept is what the admin accepts (recover plan --accept).
 	accept []string
+	// controlPlaneRole: the masters carry node-role.kubernetes.io/control-plane
+	// beside .../master, as a modern cluster's do (4.20's operators select it).
+	controlPlaneRole bool
 	// takeOver is the admin's reason for taking the wheel from the CVO
 	// (recover plan --take-over; "": the decision table's own outcome).
 	takeOver string
@@ -82,7 +85,7 @@ var hop420 = func() realHop {
 	h.EnabledCapabilities = h.KnownCapabilities
 	return realHop{
 		hop: h, casesFile: referee.MergeCases420File, oldDir: "payload-release-4.19", newDir: "payload-release-4.20",
-		render: true, targetComponents: map[string]string{"kubernetes": "1.33.5"},
+		render: true, targetComponents: map[string]string{"kubernetes": "1.33.5"}, controlPlaneRole: true,
 		// The real 4.19 payload's admin gate (openshift-config-managed
 		// admin-gates): the admin acknowledges the v1beta1 API removals.
 		accept: []string{"admin-ack:ack-4.19-admissionregistration-v1beta1-api-removals-in-4.20"},
@@ -154,11 +157,19 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 	}
 	tb.Cleanup(fresh.Stop)
 	// The operators' node selectors name the role and the OS.
-	linux := func(role string) map[string]string {
-		return map[string]string{"node-role.kubernetes.io/" + role: "", "kubernetes.io/os": "linux", "beta.kubernetes.io/os": "linux"}
+	linux := func(roles ...string) map[string]string {
+		l := map[string]string{"kubernetes.io/os": "linux", "beta.kubernetes.io/os": "linux"}
+		for _, r := range roles {
+			l["node-role.kubernetes.io/"+r] = ""
+		}
+		return l
+	}
+	masterRoles := []string{"master"}
+	if h.controlPlaneRole {
+		masterRoles = append(masterRoles, "control-plane")
 	}
 	for _, n := range []string{"master-0", "master-1", "master-2"} {
-		if _, err := fresh.NewFakeNode(ctx, n, linux("master")); err != nil {
+		if _, err := fresh.NewFakeNode(ctx, n, linux(masterRoles...)); err != nil {
 			tb.Fatal(err)
 		}
 	}
