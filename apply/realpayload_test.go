@@ -76,7 +76,9 @@ var hop44 = realHop{
 var hop420 = func() realHop {
 	h := realpayload.Hop{
 		CurrentVersion: "4.19.17", CurrentImage: "quay.io/openshift-release-dev/ocp-release@sha256:4190000000000000000000000000000000000000000000000000000000000017",
-		TargetVersion: "4.20.4", TargetImage: "quay.io/openshift-release-dev/ocp-release@sha256:4200000000000000000000000000000000000000000000000000000000000004",
+		// The release image the referee rendered the CVO's own manifests
+		// with (merge-cases-4.20.jsonl, as merge-cases.jsonl).
+		TargetVersion: "4.20.4", TargetImage: realpayload.TargetImage,
 		Channel: "stable-4.20", Render: true, CurrentComponents: map[string]string{"kubernetes": "1.32.9"},
 	}
 	for _, c := range configv1.KnownClusterVersionCapabilities {
@@ -520,19 +522,40 @@ func stored(u *unstructured.Unstructured) map[string]any {
 
 func resourceDiff(a, b map[string]any) string {
 	var sb strings.Builder
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
+	diffAt(&sb, "", a, b)
+	return sb.String()
+}
+
+// diffAt writes where a and b differ, down to the first field or list item
+// that differs (lists of one length item by item).
+func diffAt(sb *strings.Builder, path string, a, b any) {
+	if reflect.DeepEqual(a, b) {
+		return
 	}
-	for k := range b {
-		keys[k] = true
-	}
-	for k := range keys {
-		if !reflect.DeepEqual(a[k], b[k]) {
-			fmt.Fprintf(&sb, "  %s:\n    engine: %v\n    cvo:    %v\n", k, a[k], b[k])
+	switch am := a.(type) {
+	case map[string]any:
+		if bm, ok := b.(map[string]any); ok {
+			keys := map[string]bool{}
+			for k := range am {
+				keys[k] = true
+			}
+			for k := range bm {
+				keys[k] = true
+			}
+			for k := range keys {
+				diffAt(sb, path+"."+k, am[k], bm[k])
+			}
+			return
+		}
+	case []any:
+		if bl, ok := b.([]any); ok && len(bl) == len(am) {
+			for i := range am {
+				diffAt(sb, fmt.Sprintf("%s[%d]", path, i), am[i], bl[i])
+			}
+			return
 		}
 	}
-	return sb.String()
+	fmt.Fprintf(sb, "  %s:\n    engine: %v\n    cvo:    %v\n", path, a, b)
 }
 
 // injectedKept checks, on every object the cluster held with data a controller

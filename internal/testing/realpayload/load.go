@@ -43,7 +43,7 @@ const (
 	// image the referee rendered the CVO's own manifests with.
 	TargetVersion = "4.4.4"
 	TargetImage   = "quay.io/openshift-release-dev/ocp-release@sha256:4444444444444444444444444444444444444444444444444444444444444444"
-	// InternalAPI is the Infrastructure status.apiServerInternalURL the
+	// InternalAPI is the Infrastructure status.apiServerInternalURI the
 	// referee's CVO pointed its own Deployment at.
 	InternalAPI = "https://api-int.example.com:6443"
 )
@@ -465,7 +465,7 @@ func (c *Cluster) clusterFacts(ctx context.Context, rctx referee.Context) error 
 		status   map[string]any
 	}{
 		{"proxies", map[string]any{"httpProxy": rctx.Proxy.HTTPProxy, "httpsProxy": rctx.Proxy.HTTPSProxy, "noProxy": rctx.Proxy.NoProxy}},
-		{"infrastructures", map[string]any{"apiServerInternalURL": InternalAPI, "apiServerURL": "https://api.example.com:6443", "platform": "None", "infrastructureName": "example", "etcdDiscoveryDomain": "example.com"}},
+		{"infrastructures", map[string]any{"apiServerInternalURI": InternalAPI, "apiServerURL": "https://api.example.com:6443", "platform": "None", "infrastructureName": "example", "etcdDiscoveryDomain": "example.com"}},
 	} {
 		client := c.Dynamic.Resource(schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: f.resource})
 		// Both come from the 4.3 payload (the referee's live objects).
