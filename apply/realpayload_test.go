@@ -114,6 +114,9 @@ type realRun struct {
 	result   *apply.Result
 	events   []apply.Event
 	elapsed  time.Duration
+	// phases are the run's times before the apply: the API server, the
+	// load, the snapshot and the plan.
+	phases string
 	restated realpayload.Restated
 	cases    []referee.MergeCase
 	// written is what the engine wrote, by object: created or updated.
@@ -134,6 +137,7 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 	tb.Helper()
 	kubetest.Require(tb, env)
 	realdata := referee.RealData(tb)
+	tc := time.Now()
 	rctx, cases := referee.LoadMergeCases(tb, h.casesFile)
 	if h.render {
 		// The referee ran the CVO on the payloads as laid out: its objects
@@ -153,6 +157,7 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	tb.Cleanup(cancel)
+	t0 := time.Now()
 	fresh, err := env.Fresh()
 	if err != nil {
 		tb.Fatal(err)
@@ -192,6 +197,7 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	t1 := time.Now()
 	cluster, err := realpayload.LoadHop(ctx, fresh.Config, h.hop, rctx, cases, crds)
 	if err != nil {
 		tb.Fatalf("loading the %s cluster: %v", h.hop.CurrentVersion, err)
@@ -203,6 +209,7 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 	}
 
 	// recover plan, from the live cluster.
+	t2 := time.Now()
 	src, err := live.New(fresh.Config, live.Options{})
 	if err != nil {
 		tb.Fatal(err)
@@ -219,6 +226,7 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	t3 := time.Now()
 	p, err := plan.Make(ctx, plan.Options{Snapshot: snap, SnapshotSource: "live", Graph: g, Accept: h.accept, TakeOver: h.takeOver, Payload: plan.PayloadDir{Dir: served, Version: h.hop.TargetVersion}, Generator: "realpayload-test"})
 	if err != nil {
 		tb.Fatalf("recover plan: %v", err)
@@ -245,6 +253,8 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 		}
 	}()
 	r := &realRun{hop: h, cluster: cluster, plan: p, restated: restated, cases: cases, written: map[realpayload.Key]string{}, steps: map[string]realpayload.Key{}}
+	round := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+	r.phases = fmt.Sprintf("referee cases %s, API server, nodes and payload %s, load %s, snapshot %s, plan %s", round(t0.Sub(tc)), round(t1.Sub(t0)), round(t2.Sub(t1)), round(t3.Sub(t2)), round(time.Since(t3)))
 	for _, st := range p.Steps {
 		if st.Manifest != nil {
 			r.steps[st.ID] = realpayload.Key{Group: groupOf(st.Manifest.APIVersion), Kind: st.Manifest.Kind, Namespace: st.Manifest.Namespace, Name: st.Manifest.Name}
@@ -344,7 +354,6 @@ func TestRealPayloadAppliesAsTheCVO(t *testing.T) {
 // step runs; every object is what CVO main stores for it
 // (merge-cases-4.20.jsonl) and every injected or admin field is kept.
 func TestRealPayload420AppliesAsTheCVO(t *testing.T) {
-	skipUnfinished420(t)
 	checkRealRun(t, runRealPayload(t, hop420))
 }
 
@@ -362,6 +371,7 @@ func checkRealRun(t *testing.T, r *realRun) {
 	for _, c := range r.cases {
 		byID[c.ID] = c
 	}
+	tcheck := time.Now()
 	counts := referee.Counts{}
 	// An object two manifests declare (a namespace two operators ship) is
 	// judged by the referee against the 4.3 object alone for each; applied in
@@ -420,11 +430,12 @@ func checkRealRun(t *testing.T, r *realRun) {
 		counts["agrees: the stored object is the CVO's"]++
 	}
 	kept, lost := r.injectedKept(ctx)
+	r.phases += fmt.Sprintf("; after it, the comparison %s", time.Since(tcheck).Round(100*time.Millisecond))
 	for _, l := range lost {
 		t.Errorf("lost: %s", l)
 	}
-	t.Logf("real %s -> %s: %d steps in %s (%.1f steps/s); the engine wrote %d objects in all, %d of the compared where the CVO writes %d; %d injected or admin fields kept\n%s",
-		r.hop.hop.CurrentVersion, r.plan.Target.Version, len(r.plan.Steps), r.elapsed.Round(time.Second), float64(len(r.plan.Steps))/r.elapsed.Seconds(), len(r.written), writes, cvoWrites, kept, counts)
+	t.Logf("real %s -> %s: %d steps in %s (%.1f steps/s; before it: %s); the engine wrote %d objects in all, %d of the compared where the CVO writes %d; %d injected or admin fields kept\n%s",
+		r.hop.hop.CurrentVersion, r.plan.Target.Version, len(r.plan.Steps), r.elapsed.Round(time.Second), float64(len(r.plan.Steps))/r.elapsed.Seconds(), r.phases, len(r.written), writes, cvoWrites, kept, counts)
 	if counts["agrees: the stored object is the CVO's"] == 0 {
 		t.Errorf("nothing was compared")
 	}
@@ -666,18 +677,7 @@ func lastEvents(events []apply.Event, n int) string {
 // second and the objects it writes.
 func BenchmarkRealPayloadApply(b *testing.B) {
 	b.Run("4.3-to-4.4", func(b *testing.B) { benchmarkRealPayloadApply(b, hop44) })
-	b.Run("4.19-to-4.20", func(b *testing.B) { skipUnfinished420(b); benchmarkRealPayloadApply(b, hop420) })
-}
-
-// skipUnfinished420 skips the 4.19 -> 4.20 run unless RECOVER_REALPAYLOAD_420
-// is set: it loads, plans (914 steps) and runs 73 steps, then the static-pod
-// player's etcd revision roll is refused by 4.19's Etcd CRD ("currentRevision
-// can not be set on creation of a nodeStatus": the player must add the
-// nodeStatus first, then its revision) — issue 32, not finished.
-func skipUnfinished420(tb testing.TB) {
-	if os.Getenv("RECOVER_REALPAYLOAD_420") == "" {
-		tb.Skip("the 4.19 -> 4.20 real-payload apply stops at the etcd static-pod player (issue 32); set RECOVER_REALPAYLOAD_420=1 to run it")
-	}
+	b.Run("4.19-to-4.20", func(b *testing.B) { benchmarkRealPayloadApply(b, hop420) })
 }
 
 func benchmarkRealPayloadApply(b *testing.B, h realHop) {

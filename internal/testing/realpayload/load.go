@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -419,41 +420,82 @@ func (c *Cluster) create(ctx context.Context, u *unstructured.Unstructured) (*un
 	return created, nil
 }
 
+// waitEstablished waits until every CRD is Established, watching them: the
+// 4.19 CRDs are some 5 MB of schema, and a list of them all every poll slowed
+// the API server that was establishing them.
 func (c *Cluster) waitEstablished(ctx context.Context) error {
-	var pending []string
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		list, err := c.Dynamic.Resource(crdsResource).List(ctx, metav1.ListOptions{})
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	client := c.Dynamic.Resource(crdsResource)
+	pending := map[string]string{}
+	for {
+		list, err := client.List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return false, nil
+			return fmt.Errorf("listing CRDs: %w", err)
 		}
-		pending = pending[:0]
-		for _, crd := range list.Items {
-			established := false
-			why := ""
-			conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
-			for _, cond := range conds {
-				m, _ := cond.(map[string]any)
-				if m["type"] == "Established" && m["status"] == "True" {
-					established = true
-				}
-				if m["status"] != "True" || m["type"] == "NamesAccepted" {
-					why += fmt.Sprintf(" %v=%v %v", m["type"], m["status"], m["message"])
-				}
-			}
-			// A conversion webhook's CA bundle is service-ca's to inject
-			// (the referee's live objects carry a stand-in): a bare API
-			// server never establishes such a CRD, and no manifest of the
-			// payloads writes an object of its kinds.
-			if !established && !strings.Contains(why, "conversion webhook CABundle is invalid") {
-				pending = append(pending, crd.GetName()+why)
+		clear(pending)
+		for i := range list.Items {
+			if why, ok := notEstablished(&list.Items[i]); ok {
+				pending[list.Items[i].GetName()] = why
 			}
 		}
-		return len(pending) == 0, nil
-	})
-	if err != nil {
-		return fmt.Errorf("CRDs not established: %v: %w", pending, err)
+		if len(pending) == 0 {
+			return nil
+		}
+		w, err := client.Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
+		if err != nil {
+			return fmt.Errorf("watching CRDs: %w", err)
+		}
+		for open := true; open && len(pending) > 0; {
+			select {
+			case <-ctx.Done():
+				w.Stop()
+				var names []string
+				for n, why := range pending {
+					names = append(names, n+why)
+				}
+				sort.Strings(names)
+				return fmt.Errorf("CRDs not established: %v: %w", names, ctx.Err())
+			case ev, ok := <-w.ResultChan():
+				u, isObj := ev.Object.(*unstructured.Unstructured)
+				switch {
+				case !ok:
+					open = false // the server ended the watch: list again
+				case !isObj:
+				case ev.Type == watch.Deleted:
+					delete(pending, u.GetName())
+				default:
+					if why, ok := notEstablished(u); ok {
+						pending[u.GetName()] = why
+					} else {
+						delete(pending, u.GetName())
+					}
+				}
+			}
+		}
+		w.Stop()
+		if len(pending) == 0 {
+			return nil
+		}
 	}
-	return nil
+}
+
+// notEstablished says why a CRD is not Established yet (false: it is). Every
+// CRD here is established: a conversion webhook's CA bundle, the referee's
+// stand-in, is a certificate (MapLoaded).
+func notEstablished(crd *unstructured.Unstructured) (string, bool) {
+	why := ""
+	conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+	for _, cond := range conds {
+		m, _ := cond.(map[string]any)
+		if m["type"] == "Established" && m["status"] == "True" {
+			return "", false
+		}
+		if m["status"] != "True" || m["type"] == "NamesAccepted" {
+			why += fmt.Sprintf(" %v=%v %v", m["type"], m["status"], m["message"])
+		}
+	}
+	return why, true
 }
 
 // clusterFacts writes what the CVO reads besides the objects: the cluster
