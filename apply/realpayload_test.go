@@ -108,15 +108,15 @@ var hop420 = func() realHop {
 
 // realRun is one run of a real payload over a cluster of the release before.
 type realRun struct {
-	hop      realHop
-	cluster  *realpayload.Cluster
-	plan     *plan.Plan
-	result   *apply.Result
-	events   []apply.Event
-	elapsed  time.Duration
+	hop     realHop
+	cluster *realpayload.Cluster
+	plan    *plan.Plan
+	result  *apply.Result
+	events  []apply.Event
+	elapsed time.Duration
 	// phases are the run's times before the apply: the API server, the
 	// load, the snapshot and the plan.
-	phases string
+	phases   string
 	restated realpayload.Restated
 	cases    []referee.MergeCase
 	// written is what the engine wrote, by object: created or updated.
