@@ -105,7 +105,7 @@ type Facts struct {
 	Owner *metav1.OwnerReference
 	// Proxy is the cluster proxy injected into annotated workloads.
 	Proxy ProxyEnv
-	// APIServerInternalURL is Infrastructure/cluster status.apiServerInternalURL,
+	// APIServerInternalURL is Infrastructure/cluster status.apiServerInternalURI,
 	// which the CVO points its own Deployment at ("" when there is none).
 	APIServerInternalURL string
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/referee"
 )
 
-// refereeInternalAPI is the Infrastructure status.apiServerInternalURL the
+// refereeInternalAPI is the Infrastructure status.apiServerInternalURI the
 // referee's cluster had: its cvoMain objects point the CVO's Deployment at
 // api-int.example.com:6443.
 const refereeInternalAPI = "https://api-int.example.com:6443"

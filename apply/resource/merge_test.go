@@ -208,7 +208,7 @@ func TestMergeFollowsTheCVOPerKind(t *testing.T) {
 		check: func(t *testing.T, res *MergeResult) {
 			env := nested(t, res.Object, "spec", "template", "spec", "containers").([]any)[0].(map[string]any)["env"].([]any)
 			if len(env) != 2 || env[0].(map[string]any)["value"] != "api-int.example.com" || env[1].(map[string]any)["value"] != "6443" {
-				t.Errorf("KUBERNETES_SERVICE_HOST and _PORT from Infrastructure status.apiServerInternalURL, got %v", env)
+				t.Errorf("KUBERNETES_SERVICE_HOST and _PORT from Infrastructure status.apiServerInternalURI, got %v", env)
 			}
 		},
 	}} {

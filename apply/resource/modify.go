@@ -58,12 +58,12 @@ func injectInternalAPI(u *unstructured.Unstructured, internalURL string) error {
 	}
 	lb, err := url.Parse(internalURL)
 	if err != nil {
-		return fmt.Errorf("Infrastructure cluster status.apiServerInternalURL %q: %w", internalURL, err)
+		return fmt.Errorf("Infrastructure cluster status.apiServerInternalURI %q: %w", internalURL, err)
 	}
 	host, port, err := net.SplitHostPort(lb.Host)
 	if err != nil {
 		if !strings.Contains(err.Error(), "missing port in address") {
-			return fmt.Errorf("Infrastructure cluster status.apiServerInternalURL %q: %w", internalURL, err)
+			return fmt.Errorf("Infrastructure cluster status.apiServerInternalURI %q: %w", internalURL, err)
 		}
 		host, port = lb.Host, ""
 	}
@@ -102,9 +102,12 @@ func injectInternalAPI(u *unstructured.Unstructured, internalURL string) error {
 	})
 }
 
-// ReadInternalAPI reads Infrastructure/cluster status.apiServerInternalURL; a
-// cluster without it (or without the Infrastructure kind) has none, and the CVO
-// then leaves its Deployment's endpoint alone.
+// ReadInternalAPI reads Infrastructure/cluster's internal API URL, stored as
+// status.apiServerInternalURI (openshift/api config/v1 types_infrastructure.go:
+// the Go field APIServerInternalURL has the JSON name apiServerInternalURI, as
+// real clusters' Infrastructure objects show); a cluster without it (or without
+// the Infrastructure kind) has none, and the CVO then leaves its Deployment's
+// endpoint alone.
 func ReadInternalAPI(ctx context.Context, dyn dynamic.Interface) (string, error) {
 	u, err := dyn.Resource(infrastructures).Get(ctx, openshift.SingletonName, metav1.GetOptions{})
 	switch {
@@ -113,6 +116,6 @@ func ReadInternalAPI(ctx context.Context, dyn dynamic.Interface) (string, error)
 	case err != nil:
 		return "", fmt.Errorf("reading infrastructures.config.openshift.io/cluster: %w", err)
 	}
-	v, _, _ := unstructured.NestedString(u.Object, "status", "apiServerInternalURL")
+	v, _, _ := unstructured.NestedString(u.Object, "status", "apiServerInternalURI")
 	return v, nil
 }

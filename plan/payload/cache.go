@@ -32,7 +32,7 @@ import (
 
 const (
 	cacheMagic  = "recover decoded payload\n"
-	cacheFormat = 4
+	cacheFormat = 5 // 5: documents end as apimachinery's YAMLReader ends them
 	// maxCacheEntryBytes bounds an entry read back; the real 4.4 payload's is
 	// about 4 MiB.
 	maxCacheEntryBytes = 512 << 20

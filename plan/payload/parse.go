@@ -76,6 +76,23 @@ func splitYAML(data []byte) []document {
 	if start < len(data) {
 		docs = append(docs, document{data: data[start:], line: startLine})
 	}
+	// The bytes of each document are the ones apimachinery's YAMLReader hands
+	// the YAML parser, which the CVO reads payloads with (library-go
+	// pkg/manifest ParseManifests: yaml.NewYAMLOrJSONDecoder): its LineReader
+	// ends every line with one '\n', a "\r\n" too and the last line of a file
+	// that has none. The difference shows in a block scalar that keeps its
+	// final line break (|+) at the end of such a file (the 4.20 insights
+	// operator's kube-rbac-proxy ConfigMap).
+	for i := range docs {
+		d := docs[i].data
+		if bytes.Contains(d, []byte("\r\n")) {
+			d = bytes.ReplaceAll(d, []byte("\r\n"), []byte("\n"))
+		}
+		if len(d) > 0 && d[len(d)-1] != '\n' {
+			d = append(d[:len(d):len(d)], '\n')
+		}
+		docs[i].data = d
+	}
 	return docs
 }
 

@@ -2,7 +2,15 @@ package realpayload
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -35,7 +44,7 @@ const (
 	// image the referee rendered the CVO's own manifests with.
 	TargetVersion = "4.4.4"
 	TargetImage   = "quay.io/openshift-release-dev/ocp-release@sha256:4444444444444444444444444444444444444444444444444444444444444444"
-	// InternalAPI is the Infrastructure status.apiServerInternalURL the
+	// InternalAPI is the Infrastructure status.apiServerInternalURI the
 	// referee's CVO pointed its own Deployment at.
 	InternalAPI = "https://api-int.example.com:6443"
 )
@@ -70,8 +79,15 @@ type Cluster struct {
 	OwnerUID, RefereeUID types.UID
 	// Loaded are the live objects as the API server stored them, by key.
 	Loaded map[Key]*unstructured.Unstructured
-	hop    Hop
+	// ServiceCA is the CA bundle (PEM) the service-ca controller injected
+	// here, in place of the referee's stand-in (InjectedCAStandIn).
+	ServiceCA []byte
+	hop       Hop
 }
+
+// InjectedCAStandIn is the caBundle the referee's live objects carry where the
+// service-ca controller injects one ("ca-bundle", not a certificate).
+const InjectedCAStandIn = "ca-bundle"
 
 // Load fills an empty API server (the OpenShift CRDs of kubetest installed)
 // with a 4.3.19 cluster: ClusterVersion, every live object of the referee's
@@ -97,6 +113,9 @@ func LoadHop(ctx context.Context, cfg *rest.Config, hop Hop, rctx referee.Contex
 		return nil, err
 	}
 	c := &Cluster{Config: cfg, Dynamic: dyn, Mapper: resource.NewMapper(dc), RefereeUID: types.UID(rctx.CVUID), Loaded: map[Key]*unstructured.Unstructured{}, hop: hop}
+	if c.ServiceCA, err = selfSignedCA("openshift-service-serving-signer"); err != nil {
+		return nil, err
+	}
 	if err := c.clusterVersion(ctx); err != nil {
 		return nil, fmt.Errorf("ClusterVersion: %w", err)
 	}
@@ -222,7 +241,7 @@ func (c *Cluster) forCreate(live *unstructured.Unstructured) *unstructured.Unstr
 	for _, f := range []string{"resourceVersion", "uid", "creationTimestamp", "generation", "managedFields", "selfLink"} {
 		unstructured.RemoveNestedField(u.Object, "metadata", f)
 	}
-	c.mapOwner(u)
+	c.MapLoaded(u)
 	if u.GetKind() == "Service" && u.GetAPIVersion() == "v1" {
 		for _, f := range []string{"clusterIP", "clusterIPs"} {
 			unstructured.RemoveNestedField(u.Object, "spec", f)
@@ -318,8 +337,13 @@ func substituteVersion(u *unstructured.Unstructured) {
 // until oc adm release new substitutes the release's.
 const placeholderVersion = "0.0.1-snapshot"
 
-// mapOwner points the referee's ClusterVersion owner references at the real one.
-func (c *Cluster) mapOwner(u *unstructured.Unstructured) {
+// MapLoaded makes the referee's cluster-specific values in u this cluster's:
+// owner references to the referee's ClusterVersion point at the real one, and a
+// CRD's injected conversion caBundle, the referee's stand-in, is the service CA
+// (a bare API server never establishes a CRD whose conversion webhook's CA
+// bundle is not PEM; on a real cluster service-ca injects a certificate). The
+// loaded objects and the test's comparison objects alike.
+func (c *Cluster) MapLoaded(u *unstructured.Unstructured) {
 	refs := u.GetOwnerReferences()
 	for i := range refs {
 		if refs[i].UID == c.RefereeUID {
@@ -329,10 +353,32 @@ func (c *Cluster) mapOwner(u *unstructured.Unstructured) {
 	if refs != nil {
 		u.SetOwnerReferences(refs)
 	}
+	if u.GetKind() == "CustomResourceDefinition" {
+		path := []string{"spec", "conversion", "webhook", "clientConfig", "caBundle"}
+		if b, ok, _ := unstructured.NestedString(u.Object, path...); ok && b == base64.StdEncoding.EncodeToString([]byte(InjectedCAStandIn)) {
+			_ = unstructured.SetNestedField(u.Object, base64.StdEncoding.EncodeToString(c.ServiceCA), path...)
+		}
+	}
 }
 
-// MapOwner is mapOwner for a test's comparison objects.
-func (c *Cluster) MapOwner(u *unstructured.Unstructured) { c.mapOwner(u) }
+// selfSignedCA is a self-signed CA certificate (PEM) named name.
+func selfSignedCA(name string) ([]byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true, IsCA: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, fmt.Errorf("the service CA: %w", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
+}
 
 // create creates u and writes its status where the kind has a status
 // subresource and u carries one (ClusterOperators, operator CRs).
@@ -374,41 +420,82 @@ func (c *Cluster) create(ctx context.Context, u *unstructured.Unstructured) (*un
 	return created, nil
 }
 
+// waitEstablished waits until every CRD is Established, watching them: the
+// 4.19 CRDs are some 5 MB of schema, and a list of them all every poll slowed
+// the API server that was establishing them.
 func (c *Cluster) waitEstablished(ctx context.Context) error {
-	var pending []string
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		list, err := c.Dynamic.Resource(crdsResource).List(ctx, metav1.ListOptions{})
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	client := c.Dynamic.Resource(crdsResource)
+	pending := map[string]string{}
+	for {
+		list, err := client.List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return false, nil
+			return fmt.Errorf("listing CRDs: %w", err)
 		}
-		pending = pending[:0]
-		for _, crd := range list.Items {
-			established := false
-			why := ""
-			conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
-			for _, cond := range conds {
-				m, _ := cond.(map[string]any)
-				if m["type"] == "Established" && m["status"] == "True" {
-					established = true
-				}
-				if m["status"] != "True" || m["type"] == "NamesAccepted" {
-					why += fmt.Sprintf(" %v=%v %v", m["type"], m["status"], m["message"])
-				}
-			}
-			// A conversion webhook's CA bundle is service-ca's to inject
-			// (the referee's live objects carry a stand-in): a bare API
-			// server never establishes such a CRD, and no manifest of the
-			// payloads writes an object of its kinds.
-			if !established && !strings.Contains(why, "conversion webhook CABundle is invalid") {
-				pending = append(pending, crd.GetName()+why)
+		clear(pending)
+		for i := range list.Items {
+			if why, ok := notEstablished(&list.Items[i]); ok {
+				pending[list.Items[i].GetName()] = why
 			}
 		}
-		return len(pending) == 0, nil
-	})
-	if err != nil {
-		return fmt.Errorf("CRDs not established: %v: %w", pending, err)
+		if len(pending) == 0 {
+			return nil
+		}
+		w, err := client.Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
+		if err != nil {
+			return fmt.Errorf("watching CRDs: %w", err)
+		}
+		for open := true; open && len(pending) > 0; {
+			select {
+			case <-ctx.Done():
+				w.Stop()
+				var names []string
+				for n, why := range pending {
+					names = append(names, n+why)
+				}
+				sort.Strings(names)
+				return fmt.Errorf("CRDs not established: %v: %w", names, ctx.Err())
+			case ev, ok := <-w.ResultChan():
+				u, isObj := ev.Object.(*unstructured.Unstructured)
+				switch {
+				case !ok:
+					open = false // the server ended the watch: list again
+				case !isObj:
+				case ev.Type == watch.Deleted:
+					delete(pending, u.GetName())
+				default:
+					if why, ok := notEstablished(u); ok {
+						pending[u.GetName()] = why
+					} else {
+						delete(pending, u.GetName())
+					}
+				}
+			}
+		}
+		w.Stop()
+		if len(pending) == 0 {
+			return nil
+		}
 	}
-	return nil
+}
+
+// notEstablished says why a CRD is not Established yet (false: it is). Every
+// CRD here is established: a conversion webhook's CA bundle, the referee's
+// stand-in, is a certificate (MapLoaded).
+func notEstablished(crd *unstructured.Unstructured) (string, bool) {
+	why := ""
+	conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+	for _, cond := range conds {
+		m, _ := cond.(map[string]any)
+		if m["type"] == "Established" && m["status"] == "True" {
+			return "", false
+		}
+		if m["status"] != "True" || m["type"] == "NamesAccepted" {
+			why += fmt.Sprintf(" %v=%v %v", m["type"], m["status"], m["message"])
+		}
+	}
+	return why, true
 }
 
 // clusterFacts writes what the CVO reads besides the objects: the cluster
@@ -420,7 +507,7 @@ func (c *Cluster) clusterFacts(ctx context.Context, rctx referee.Context) error 
 		status   map[string]any
 	}{
 		{"proxies", map[string]any{"httpProxy": rctx.Proxy.HTTPProxy, "httpsProxy": rctx.Proxy.HTTPSProxy, "noProxy": rctx.Proxy.NoProxy}},
-		{"infrastructures", map[string]any{"apiServerInternalURL": InternalAPI, "apiServerURL": "https://api.example.com:6443", "platform": "None", "infrastructureName": "example", "etcdDiscoveryDomain": "example.com"}},
+		{"infrastructures", map[string]any{"apiServerInternalURI": InternalAPI, "apiServerURL": "https://api.example.com:6443", "platform": "None", "infrastructureName": "example", "etcdDiscoveryDomain": "example.com"}},
 	} {
 		client := c.Dynamic.Resource(schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: f.resource})
 		// Both come from the 4.3 payload (the referee's live objects).

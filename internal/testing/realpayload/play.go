@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 
@@ -38,9 +39,10 @@ type Players struct {
 	ch    chan *apply.Event
 	wg    sync.WaitGroup
 	// Errs are the players' failures, for the test to report.
-	mu   sync.Mutex
-	errs []error
-	done map[string]bool
+	mu     sync.Mutex
+	errs   []error
+	failed chan struct{}
+	done   map[string]bool
 }
 
 // Play starts players for plan p; feed them the engine's events with Observe
@@ -50,7 +52,7 @@ func (c *Cluster) Play(ctx context.Context, p *plan.Plan) (*Players, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl := &Players{c: c, kube: kube, steps: map[string]*plan.Step{}, ch: make(chan *apply.Event, 1024), done: map[string]bool{}}
+	pl := &Players{c: c, kube: kube, steps: map[string]*plan.Step{}, ch: make(chan *apply.Event, 1024), failed: make(chan struct{}), done: map[string]bool{}}
 	for i := range p.Steps {
 		pl.steps[p.Steps[i].ID] = &p.Steps[i]
 	}
@@ -60,6 +62,9 @@ func (c *Cluster) Play(ctx context.Context, p *plan.Plan) (*Players, error) {
 		for e := range pl.ch {
 			if err := pl.play(ctx, e); err != nil {
 				pl.mu.Lock()
+				if len(pl.errs) == 0 {
+					close(pl.failed)
+				}
 				pl.errs = append(pl.errs, err)
 				pl.mu.Unlock()
 			}
@@ -75,6 +80,10 @@ func (pl *Players) Observe(e apply.Event) {
 		pl.ch <- &e
 	}
 }
+
+// Failed is closed when a player first fails: the operator it stands in for
+// will never report, and the gate waiting on it would only time out.
+func (pl *Players) Failed() <-chan struct{} { return pl.failed }
 
 // Stop ends the players and returns their errors.
 func (pl *Players) Stop() []error {
@@ -145,19 +154,20 @@ func (pl *Players) operatorReports(ctx context.Context, g *plan.Gate) error {
 }
 
 // staticPodsRoll is a static-pod operator rolling its latest revision (at least
-// 1, at least the gate's minimum) to every control-plane node: the mirror pods
-// carry it, Running and Ready, and nodeStatuses say so.
+// 1, at least the gate's minimum) to every control-plane node, in the steps
+// library-go's controllers take (operator/staticpod/controller/node and
+// installer): a nodeStatus is added for a node with its nodeName alone, then
+// one node at a time gets targetRevision, its mirror pod the revision (Running
+// and Ready), then currentRevision with targetRevision cleared. Since 4.16 the
+// operators' CRDs hold them to it: a nodeStatus may not be created with a
+// revision, at most one node has a targetRevision, currentRevision only grows
+// (openshift/api operator/v1 types.go NodeStatus, its x-kubernetes-validations).
 func (pl *Players) staticPodsRoll(ctx context.Context, sp *plan.StaticPodsGate) error {
 	gvr := schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: sp.Resource}
 	client := pl.c.Dynamic.Resource(gvr)
-	cr, err := client.Get(ctx, "cluster", metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("%s/cluster: %w", sp.Resource, err)
-	}
-	rev, _, _ := unstructured.NestedInt64(cr.Object, "status", "latestAvailableRevision")
-	rev = max(rev, 1, int64(sp.MinRevision))
 	sel := labels.SelectorFromSet(labels.Set{"node-role.kubernetes.io/master": ""})
 	if sp.NodeSelector != "" {
+		var err error
 		if sel, err = labels.Parse(sp.NodeSelector); err != nil {
 			return err
 		}
@@ -170,21 +180,84 @@ func (pl *Players) staticPodsRoll(ctx context.Context, sp *plan.StaticPodsGate) 
 	if c := inspect.StaticPodComponentFor(sp.Resource); c != nil && c.Container != "" {
 		container = c.Container
 	}
-	var statuses []any
+	// The node controller lists every node; the revision controller makes
+	// the latest revision.
+	var rev int64
+	if err := pl.updateStatus(ctx, client, sp.Resource, func(st map[string]any) {
+		latest, _, _ := unstructured.NestedInt64(st, "latestAvailableRevision")
+		rev = max(latest, 1, int64(sp.MinRevision))
+		st["latestAvailableRevision"] = rev
+		statuses, _ := st["nodeStatuses"].([]any)
+		for _, n := range nodes.Items {
+			if nodeStatus(statuses, n.Name) == nil {
+				statuses = append(statuses, map[string]any{"nodeName": n.Name})
+			}
+		}
+		st["nodeStatuses"] = statuses
+	}); err != nil {
+		return err
+	}
+	// The installer controller, one node at a time.
 	for _, n := range nodes.Items {
+		if err := pl.updateStatus(ctx, client, sp.Resource, func(st map[string]any) {
+			statuses, _ := st["nodeStatuses"].([]any)
+			if ns := nodeStatus(statuses, n.Name); ns != nil && !atRevision(ns, rev) {
+				ns["targetRevision"] = rev
+			}
+		}); err != nil {
+			return err
+		}
 		if err := pl.mirrorPod(ctx, sp, n.Name, container, rev); err != nil {
 			return err
 		}
-		statuses = append(statuses, map[string]any{"nodeName": n.Name, "currentRevision": rev})
+		if err := pl.updateStatus(ctx, client, sp.Resource, func(st map[string]any) {
+			statuses, _ := st["nodeStatuses"].([]any)
+			if ns := nodeStatus(statuses, n.Name); ns != nil {
+				if !atRevision(ns, rev) {
+					ns["currentRevision"] = rev
+				}
+				delete(ns, "targetRevision")
+			}
+		}); err != nil {
+			return err
+		}
 	}
-	st, _ := cr.Object["status"].(map[string]any)
-	if st == nil {
-		st = map[string]any{}
+	return nil
+}
+
+// updateStatus writes the status of the operator's cluster object as change
+// leaves it, read afresh and again on a conflict.
+func (pl *Players) updateStatus(ctx context.Context, client dynamic.ResourceInterface, resource string, change func(status map[string]any)) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cr, err := client.Get(ctx, "cluster", metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("%s/cluster: %w", resource, err)
+		}
+		st, _ := cr.Object["status"].(map[string]any)
+		if st == nil {
+			st = map[string]any{}
+		}
+		change(st)
+		cr.Object["status"] = st
+		_, err = client.UpdateStatus(ctx, cr, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// nodeStatus is node's entry of nodeStatuses (nil: none).
+func nodeStatus(statuses []any, node string) map[string]any {
+	for _, s := range statuses {
+		if m, ok := s.(map[string]any); ok && m["nodeName"] == node {
+			return m
+		}
 	}
-	st["latestAvailableRevision"], st["nodeStatuses"] = rev, statuses
-	cr.Object["status"] = st
-	_, err = client.UpdateStatus(ctx, cr, metav1.UpdateOptions{})
-	return err
+	return nil
+}
+
+// atRevision reports whether a nodeStatus has currentRevision rev or later.
+func atRevision(ns map[string]any, rev int64) bool {
+	cur, _, _ := unstructured.NestedInt64(ns, "currentRevision")
+	return cur >= rev
 }
 
 func (pl *Players) mirrorPod(ctx context.Context, sp *plan.StaticPodsGate, node, container string, rev int64) error {
