@@ -90,7 +90,8 @@ func pdbSpec(t testing.TB, ctx context.Context, c *applytest.Cluster, name strin
 
 func relaxed(t testing.TB, ctx context.Context, c *applytest.Cluster, name string) bool {
 	s := pdbSpec(t, ctx, c, name)
-	return s.MinAvailable == nil && s.MaxUnavailable != nil && s.MaxUnavailable.String() == "100%"
+	// The planner's relaxation (plan.RelaxPDBChange): minAvailable 0, maxUnavailable dropped.
+	return s.MinAvailable != nil && s.MinAvailable.String() == "0" && s.MaxUnavailable == nil
 }
 
 var pdbPatch = func(name string) func(faultproxy.Entry) bool {
