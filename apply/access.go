@@ -232,7 +232,7 @@ func crdsInPlan(p *plan.Plan) map[schema.GroupKind]planCRD {
 	out := map[schema.GroupKind]planCRD{}
 	for i := range p.Steps {
 		s := &p.Steps[i]
-		if s.Action != plan.ActionApply || s.Manifest == nil || s.Manifest.Kind != "CustomResourceDefinition" {
+		if s.Manifest == nil || s.Spec().Deletes || s.Manifest.Kind != "CustomResourceDefinition" {
 			continue
 		}
 		obj, err := resource.Decode(s.Manifest)

@@ -53,9 +53,7 @@ type changedObject struct {
 	live   *unstructured.Unstructured
 }
 
-func changeRef(o plan.ObjectRef) journal.ObjectRef {
-	return journal.ObjectRef{APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
-}
+func changeRef(o plan.ObjectRef) journal.ObjectRef { return o }
 
 // objectClient maps a Change's object to its resource.
 func (r *run) objectClient(o plan.ObjectRef) (dynamic.ResourceInterface, schema.GroupVersionResource, error) {
@@ -89,10 +87,10 @@ func (r *run) readChanged(ctx context.Context, s *plan.Step, o plan.ObjectRef) (
 		return err
 	})
 	if apierrors.IsNotFound(err) {
-		return nil, refuse(s, "%s does not exist (deleted since the plan was made): make a new plan with 'recover plan'", ref.Describe())
+		return nil, refuse(s, "%s does not exist (deleted since the plan was made): make a new plan with 'recover plan'", ref.String())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", ref.Describe(), err)
+		return nil, fmt.Errorf("reading %s: %w", ref.String(), err)
 	}
 	return &changedObject{ref: ref, client: client, live: live}, nil
 }
@@ -199,7 +197,7 @@ func (r *run) prepareChange(ctx context.Context, s *plan.Step) (*mutation, error
 	}
 	live := obj.live
 	if ch.UID != "" && string(live.GetUID()) != ch.UID {
-		return nil, refuse(s, "%s has UID %s, not the plan's %s: it was deleted and recreated since the plan was made; make a new plan with 'recover plan'", obj.ref.Describe(), live.GetUID(), ch.UID)
+		return nil, refuse(s, "%s has UID %s, not the plan's %s: it was deleted and recreated since the plan was made; make a new plan with 'recover plan'", obj.ref.String(), live.GetUID(), ch.UID)
 	}
 	patch, err := resource.DecodePatch(ch.Patch)
 	if err != nil {
@@ -214,16 +212,16 @@ func (r *run) prepareChange(ctx context.Context, s *plan.Step) (*mutation, error
 		// was before anything was changed; the live one may already be.
 		pre = js.PreImage
 		if js.ObjectUID != "" && string(live.GetUID()) != js.ObjectUID {
-			return nil, refuse(s, "%s has UID %s, not %s as when its pre-image was journaled: it was recreated since; check it and make a new plan", obj.ref.Describe(), live.GetUID(), js.ObjectUID)
+			return nil, refuse(s, "%s has UID %s, not %s as when its pre-image was journaled: it was recreated since; check it and make a new plan", obj.ref.String(), live.GetUID(), js.ObjectUID)
 		}
 	}
 	after := resource.FieldValues(resource.ApplyMergePatch(withFields(live.Object, ch.Fields, pre), patch), ch.Fields)
 	if bad := mismatched(ch.Fields, liveVals, pre, after); len(bad) > 0 {
 		return nil, fmt.Errorf("%s changed since step %s journaled its pre-image: %s, neither its pre-image nor what the step sets; someone else edited it: check it, then resume, or make a new plan",
-			obj.ref.Describe(), s.ID, strings.Join(bad, ", "))
+			obj.ref.String(), s.ID, strings.Join(bad, ", "))
 	}
 	changes := fieldChanges(ch.Fields, liveVals, after)
-	m := &mutation{op: "patch", object: obj.ref.Describe(), noop: len(changes) == 0, diff: diffLines(changes),
+	m := &mutation{op: "patch", object: obj.ref.String(), noop: len(changes) == 0, diff: diffLines(changes),
 		fields: changes, preImage: pre, remedy: s.Remedy, revertedBy: s.RevertedBy}
 	m.intent = journal.Intent{Operation: "patch", Object: obj.ref, LiveUID: string(live.GetUID()), LiveResourceVersion: live.GetResourceVersion(),
 		PreImage: pre, After: rawJSON(after), Temporary: s.RevertedBy != "", Diff: m.diff}
@@ -238,7 +236,7 @@ func (r *run) prepareChange(ctx context.Context, s *plan.Step) (*mutation, error
 	m.commit = func(ctx context.Context) (*journal.Outcome, error) {
 		out, err := obj.client.Patch(ctx, live.GetName(), types.MergePatchType, body, metav1.PatchOptions{FieldManager: "recover"})
 		if err != nil {
-			return nil, fmt.Errorf("patching %s: %w", obj.ref.Describe(), err)
+			return nil, fmt.Errorf("patching %s: %w", obj.ref.String(), err)
 		}
 		return &journal.Outcome{Result: "patched", UID: string(out.GetUID()), ResourceVersion: out.GetResourceVersion()}, nil
 	}
@@ -283,7 +281,7 @@ func (r *run) prepareRevert(ctx context.Context, s *plan.Step) (*mutation, error
 		if r.opts.DryRun {
 			what = "dry run: step " + target.ID + " journals its pre-image when it runs; this step writes it back"
 		}
-		return &mutation{op: string(resource.OpUnchanged), object: changeRef(target.Change.Object).Describe(), noop: true, diff: "", note: what, reverts: target.ID, remedy: s.Remedy, critical: true}, nil
+		return &mutation{op: string(resource.OpUnchanged), object: changeRef(target.Change.Object).String(), noop: true, diff: "", note: what, reverts: target.ID, remedy: s.Remedy, critical: true}, nil
 	}
 	return r.prepareRestore(ctx, s, target, js, false)
 }
@@ -299,7 +297,7 @@ func (r *run) prepareRestore(ctx context.Context, s, target *plan.Step, js *jour
 	live := obj.live
 	if js.ObjectUID != "" && string(live.GetUID()) != js.ObjectUID {
 		return nil, refuse(s, "%s has UID %s, not %s as when step %s journaled its pre-image: it was recreated, so its pre-image is not this object's; restore it by hand if needed: %s",
-			obj.ref.Describe(), live.GetUID(), js.ObjectUID, target.ID, journal.RestoreCommand(obj.ref, js.PreImage))
+			obj.ref.String(), live.GetUID(), js.ObjectUID, target.ID, journal.RestoreCommand(obj.ref, js.PreImage))
 	}
 	liveVals := resource.FieldValues(live.Object, ch.Fields)
 	after := js.After
@@ -318,13 +316,13 @@ func (r *run) prepareRestore(ctx context.Context, s, target *plan.Step, js *jour
 		return nil, fmt.Errorf("step %s: %w", s.ID, err)
 	}
 	changes := fieldChanges(ch.Fields, liveVals, js.PreImage)
-	m := &mutation{op: "revert", object: obj.ref.Describe(), noop: restore == nil, diff: diffLines(changes), fields: changes,
+	m := &mutation{op: "revert", object: obj.ref.String(), noop: restore == nil, diff: diffLines(changes), fields: changes,
 		preImage: js.PreImage, remedy: target.Remedy, reverts: target.ID, critical: true}
 	m.intent = journal.Intent{Operation: journal.OperationRevert, Object: obj.ref, LiveUID: string(live.GetUID()), LiveResourceVersion: live.GetResourceVersion(),
 		Before: rawJSON(liveVals), After: rawJSON(js.PreImage), RevertOf: target.ID, Diff: m.diff}
 	if m.noop {
 		m.op, m.diff = string(resource.OpUnchanged), ""
-		m.note = obj.ref.Describe() + " carries its pre-image already"
+		m.note = obj.ref.String() + " carries its pre-image already"
 		// Say so in the journal, so that it knows the change is not in effect.
 		m.recordNoop = js.ChangeOutstanding && !onStop
 		return m, nil
@@ -337,11 +335,11 @@ func (r *run) prepareRestore(ctx context.Context, s, target *plan.Step, js *jour
 	m.commit = func(ctx context.Context) (*journal.Outcome, error) {
 		out, err := obj.client.Patch(ctx, live.GetName(), types.MergePatchType, body, metav1.PatchOptions{FieldManager: "recover"})
 		if err != nil {
-			return nil, fmt.Errorf("restoring %s: %w", obj.ref.Describe(), err)
+			return nil, fmt.Errorf("restoring %s: %w", obj.ref.String(), err)
 		}
 		if got := resource.FieldValues(out.Object, ch.Fields); len(resource.DifferingFields(got, js.PreImage)) > 0 {
 			return nil, fmt.Errorf("restoring %s: the server stored %s, not the pre-image %s (an admission webhook or a default changed it); restore it by hand: %s",
-				obj.ref.Describe(), rawJSON(got), rawJSON(js.PreImage), journal.RestoreCommand(obj.ref, js.PreImage))
+				obj.ref.String(), rawJSON(got), rawJSON(js.PreImage), journal.RestoreCommand(obj.ref, js.PreImage))
 		}
 		return &journal.Outcome{Result: journal.ResultReverted, UID: string(out.GetUID()), ResourceVersion: out.GetResourceVersion()}, nil
 	}
@@ -360,7 +358,7 @@ type EditedError struct {
 
 func (e *EditedError) Error() string {
 	return fmt.Sprintf("%s was edited since the change: %s, neither its pre-image %s nor what the change set; not overwriting someone else's edit: check it, restore it by hand if needed (%s), then resume",
-		e.Object.Describe(), strings.Join(e.Fields, ", "), preImageText(e.PreImage), journal.RestoreCommand(e.Object, e.PreImage))
+		e.Object.String(), strings.Join(e.Fields, ", "), preImageText(e.PreImage), journal.RestoreCommand(e.Object, e.PreImage))
 }
 
 func preImageText(pre map[string]json.RawMessage) string {

@@ -61,18 +61,18 @@ func (r *run) prepareApproveCSR(ctx context.Context, s *plan.Step) (*mutation, e
 		return err
 	})
 	if apierrors.IsNotFound(err) {
-		return nil, refuse(s, "%s does not exist (deleted since the plan was made; the kubelet makes a new request): make a new plan with 'recover plan'", ref.Describe())
+		return nil, refuse(s, "%s does not exist (deleted since the plan was made; the kubelet makes a new request): make a new plan with 'recover plan'", ref.String())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", ref.Describe(), err)
+		return nil, fmt.Errorf("reading %s: %w", ref.String(), err)
 	}
 	c := inspect.CertificateSigningRequestFromAPI(live)
-	m := &mutation{op: "approve", object: ref.Describe(), remedy: s.Remedy}
+	m := &mutation{op: "approve", object: ref.String(), remedy: s.Remedy}
 	switch c.State {
 	case inspect.CSRStateApproved, inspect.CSRStateIssued:
 		// Approved already: by this step before a crash, or by the machine
 		// approver meanwhile. Nothing to do; the gate waits for the certificate.
-		m.op, m.noop, m.note = string(resource.OpUnchanged), true, ref.Describe()+" is "+c.State+" already"
+		m.op, m.noop, m.note = string(resource.OpUnchanged), true, ref.String()+" is "+c.State+" already"
 		for _, cond := range live.Status.Conditions {
 			if cond.Type == certificatesv1.CertificateApproved {
 				m.note += " (reason " + cond.Reason + ")"
@@ -80,17 +80,17 @@ func (r *run) prepareApproveCSR(ctx context.Context, s *plan.Step) (*mutation, e
 		}
 		return m, nil
 	case inspect.CSRStateDenied, inspect.CSRStateFailed:
-		return nil, refuse(s, approvalRefusedNeverFormat, ref.Describe(), c.State)
+		return nil, refuse(s, approvalRefusedNeverFormat, ref.String(), c.State)
 	}
 	switch {
 	case want.UID != "" && c.UID != want.UID:
-		return nil, refuse(s, "%s has UID %s, not the plan's %s: it is another request under the same name; make a new plan", ref.Describe(), c.UID, want.UID)
+		return nil, refuse(s, "%s has UID %s, not the plan's %s: it is another request under the same name; make a new plan", ref.String(), c.UID, want.UID)
 	case c.SignerName != want.SignerName:
-		return nil, refuse(s, "%s now asks signer %s, not %s as when the plan was made", ref.Describe(), c.SignerName, want.SignerName)
+		return nil, refuse(s, "%s now asks signer %s, not %s as when the plan was made", ref.String(), c.SignerName, want.SignerName)
 	case c.Username != want.Username:
-		return nil, refuse(s, "%s was requested by %q, not %q as the plan says: another requestor", ref.Describe(), c.Username, want.Username)
+		return nil, refuse(s, "%s was requested by %q, not %q as the plan says: another requestor", ref.String(), c.Username, want.Username)
 	case c.CommonName != want.CommonName:
-		return nil, refuse(s, "%s asks for CN %q, not %q as the plan says", ref.Describe(), c.CommonName, want.CommonName)
+		return nil, refuse(s, "%s asks for CN %q, not %q as the plan says", ref.String(), c.CommonName, want.CommonName)
 	}
 	nodes, machines, err := r.vouchers(ctx)
 	if err != nil {
@@ -98,7 +98,7 @@ func (r *run) prepareApproveCSR(ctx context.Context, s *plan.Step) (*mutation, e
 	}
 	v := inspect.CSRVouch(c, nodes, machines)
 	if !v.OK {
-		return nil, refuse(s, "nobody vouches for %s any more (the machine approver's rule): %s", ref.Describe(), v.Reason)
+		return nil, refuse(s, "nobody vouches for %s any more (the machine approver's rule): %s", ref.String(), v.Reason)
 	}
 	reason := approvalReason(c)
 	m.vouchedBy = v.By
@@ -122,7 +122,7 @@ func (r *run) prepareApproveCSR(ctx context.Context, s *plan.Step) (*mutation, e
 		// request changed since is a conflict, prepared (and vouched) again.
 		out, err := client.UpdateApproval(ctx, want.Name, approval(), metav1.UpdateOptions{FieldManager: "recover"})
 		if err != nil {
-			return nil, fmt.Errorf("approving %s: %w", ref.Describe(), err)
+			return nil, fmt.Errorf("approving %s: %w", ref.String(), err)
 		}
 		return &journal.Outcome{Result: "approved", UID: string(out.UID), ResourceVersion: out.ResourceVersion}, nil
 	}

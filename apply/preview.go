@@ -30,7 +30,7 @@ func (e *Engine) Preview(ctx context.Context, p *plan.Plan, stepID string) (*Cha
 		return nil, err
 	}
 	r.applier = resource.NewApplier(e.dyn, e.mapper, resource.Owner(cv.UID))
-	if s.Action == plan.ActionWait {
+	if s.Spec().WaitOnly {
 		return &ChangeInfo{Operation: "wait", Object: gate.Describe(s.Gate), DryRun: true}, nil
 	}
 	// The CVO deployment keeps its replicas while the CVO is disabled: assume so.

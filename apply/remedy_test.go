@@ -90,7 +90,8 @@ func pdbSpec(t testing.TB, ctx context.Context, c *applytest.Cluster, name strin
 
 func relaxed(t testing.TB, ctx context.Context, c *applytest.Cluster, name string) bool {
 	s := pdbSpec(t, ctx, c, name)
-	return s.MinAvailable == nil && s.MaxUnavailable != nil && s.MaxUnavailable.String() == "100%"
+	// The planner's relaxation (plan.RelaxPDBChange): minAvailable 0, maxUnavailable dropped.
+	return s.MinAvailable != nil && s.MinAvailable.String() == "0" && s.MaxUnavailable == nil
 }
 
 var pdbPatch = func(name string) func(faultproxy.Entry) bool {
@@ -195,7 +196,7 @@ func TestRelaxPDBJournalsThePreImageFirstAndRestoresTheBudgetExactly(t *testing.
 	if !reflect.DeepEqual(after.Spec, before) || after.Labels["team"] != "web" || after.Annotations["owner"] != "someone" || len(after.Annotations) != 1 {
 		t.Errorf("the budget is not restored exactly:\n got %+v %v %v\nwant %+v", after.Spec, after.Labels, after.Annotations, before)
 	}
-	if diff == nil || diff.Remedy != plan.RemedyRelaxPDB || diff.RevertedBy != revert || len(diff.Fields) != 2 || string(diff.PreImage["spec.minAvailable"]) != "2" {
+	if diff == nil || diff.Remedy != plan.RemedyRelaxPDB || diff.RevertedBy != revert || len(diff.Fields) != 1 || string(diff.PreImage["spec.minAvailable"]) != "2" {
 		t.Errorf("the relax step's diff event should carry the remedy, the pre-image, the new values and its revert: %+v", diff)
 	}
 	st := mustLoad(t, opts.JournalPath).State()
@@ -251,7 +252,7 @@ func TestDryRunOfARemediationPlanChangesNothing(t *testing.T) {
 			got[ev.Step.ID] = ev.Change
 		}
 	}
-	if c := got[relax]; c == nil || c.Result != "dry-run: would patch" || len(c.Fields) != 2 || !c.DryRun {
+	if c := got[relax]; c == nil || c.Result != "dry-run: would patch" || len(c.Fields) != 1 || !c.DryRun {
 		t.Errorf("relax in a dry run: %+v", c)
 	}
 	if c := got[revert]; c == nil || !strings.Contains(c.Note, "journals its pre-image when it runs") {
@@ -274,7 +275,7 @@ func TestPreviewOfARemediationStepCarriesItsFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ci.Remedy != plan.RemedyRelaxPDB || len(ci.Fields) != 2 || len(ci.PreImage) == 0 || ci.RevertedBy == "" || !ci.DryRun {
+	if ci.Remedy != plan.RemedyRelaxPDB || len(ci.Fields) != 1 || len(ci.PreImage) == 0 || ci.RevertedBy == "" || !ci.DryRun {
 		t.Errorf("preview of %s: %+v", relax, ci)
 	}
 	after, err := c.Kube.PolicyV1().PodDisruptionBudgets(remedyNS).Get(ctx, "preview", metav1.GetOptions{})

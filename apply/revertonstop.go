@@ -113,7 +113,7 @@ func (r *run) revertedStep(id string) bool {
 func (r *run) revertInfo(st *journal.StepState, why string) RevertInfo {
 	ri := RevertInfo{Step: st.ID, PreImage: st.PreImage, Error: why}
 	if st.Object != nil {
-		ri.Object = st.Object.Describe()
+		ri.Object = st.Object.String()
 		ri.Command = journal.RestoreCommand(*st.Object, st.PreImage)
 	}
 	if s := r.planStep(st.ID); s != nil {

@@ -137,7 +137,7 @@ func TestDeciderAbortRevertsTheRelaxedPDB(t *testing.T) {
 	}
 	assertRevertedOnStop(t, ctx, c, res, events, before, relax)
 	for _, req := range asked {
-		if req.Kind == apply.RequestStep && req.Step.ID == relax && (req.Change == nil || req.Change.RevertedBy != revert || len(req.Change.Fields) != 2) {
+		if req.Kind == apply.RequestStep && req.Step.ID == relax && (req.Change == nil || req.Change.RevertedBy != revert || len(req.Change.Fields) != 1) {
 			t.Errorf("the confirmation of the relax should show its fields and its revert: %+v", req.Change)
 		}
 	}
@@ -294,7 +294,8 @@ func TestLostLockLeavesTheChangeToTheResume(t *testing.T) {
 }
 
 // TestRevertNeverOverwritesSomeoneElsesEdit: the budget is edited while it is
-// relaxed; the revert step (and the revert on stop after it) refuse to
+// relaxed (its minAvailable set to 1 over the relaxation's 0); the revert step
+// (and the revert on stop after it) refuse to
 // overwrite the edit and name the command that restores the pre-image.
 func TestRevertNeverOverwritesSomeoneElsesEdit(t *testing.T) {
 	c, ctx := setup(t)
@@ -302,13 +303,13 @@ func TestRevertNeverOverwritesSomeoneElsesEdit(t *testing.T) {
 	drainingMaster(t, ctx, c)
 	p, relax, revert := relaxPlan(pdb)
 	pdbs := c.Kube.PolicyV1().PodDisruptionBudgets(remedyNS)
-	half := intstr.FromString("50%")
+	one := intstr.FromInt32(1)
 	res, events := runWith(t, ctx, mustEngine(t), p, defaults(t), func(ev apply.Event) {
 		if ev.Type == apply.EventWaiting && ev.Step != nil && ev.Step.ID == relax {
 			// The disruption controller writes the budget's status meanwhile (a
 			// new resourceVersion): re-read and retry on a conflict.
 			if _, err := applytest.Update(ctx, pdbs.Get, pdbs.Update, "web", func(cur *policyv1.PodDisruptionBudget) {
-				cur.Spec.MaxUnavailable = &half
+				cur.Spec.MinAvailable = &one
 			}); err != nil {
 				t.Error(err)
 			}
@@ -318,12 +319,12 @@ func TestRevertNeverOverwritesSomeoneElsesEdit(t *testing.T) {
 	if res.Outcome != apply.OutcomeStepFailed || res.StoppedAt != revert {
 		t.Fatalf("%s at %s: %s\n%s", res.Outcome, res.StoppedAt, res.Message, dump(events))
 	}
-	if got := pdbSpec(t, ctx, c, "web"); got.MaxUnavailable == nil || got.MaxUnavailable.String() != "50%" {
+	if got := pdbSpec(t, ctx, c, "web"); got.MinAvailable == nil || got.MinAvailable.String() != "1" {
 		t.Errorf("the edit must survive: %+v", got)
 	}
 	want := `oc patch poddisruptionbudget/web -n ` + remedyNS + ` --type=merge -p '{"spec":{"maxUnavailable":null,"minAvailable":2}}'`
 	msg := res.Err.Error()
-	if !strings.Contains(msg, "spec.maxUnavailable is \"50%\"") || !strings.Contains(msg, "spec.minAvailable=2") || !strings.Contains(msg, want) || strings.Contains(msg, "\n") {
+	if !strings.Contains(msg, "spec.minAvailable is 1") || !strings.Contains(msg, "spec.minAvailable=2") || !strings.Contains(msg, want) || strings.Contains(msg, "\n") {
 		t.Errorf("one line naming the object, the pre-image and the restore command:\n%s", msg)
 	}
 	if len(res.NotReverted) != 1 || res.NotReverted[0].Command != want {

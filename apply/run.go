@@ -299,7 +299,7 @@ func (r *run) stepInfo(i int) StepInfo {
 	s := &r.p.Steps[i]
 	info := StepInfo{ID: s.ID, Index: i + 1, Total: len(r.p.Steps), Action: s.Action, Component: s.Component, Reason: s.Reason, Object: s.Object(),
 		Remedy: s.Remedy, RevertedBy: s.RevertedBy, Reverts: s.Reverts}
-	if s.Action == plan.ActionRevert {
+	if s.Spec().Undoes {
 		if t, err := r.revertTarget(s); err == nil {
 			info.Object = t.Object()
 		}
@@ -443,7 +443,7 @@ func (r *run) step(ctx context.Context, s *plan.Step, info StepInfo) error {
 // failureOptions are the decisions offered after a failure: CVO steps cannot be
 // skipped (skipping them would leave the CVO fighting the plan, or off).
 func (r *run) failureOptions(s *plan.Step) []Decision {
-	if s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO || s.Action == plan.ActionRevert {
+	if s.Spec().NoSkip {
 		// Skipping a revert would leave its temporary change in place.
 		return []Decision{Abort, Retry}
 	}
@@ -474,8 +474,7 @@ func (r *run) stepGates(s *plan.Step) []*plan.Gate { return stepGates(r.p, s) }
 // object the reverted step changed.
 func stepGates(p *plan.Plan, s *plan.Step) []*plan.Gate {
 	var gates []*plan.Gate
-	implicit := map[plan.Action]plan.GateKind{plan.ActionDisableCVO: plan.GateCVOScaledDown, plan.ActionRestoreCVO: plan.GateCVORunning}
-	if kind, ok := implicit[s.Action]; ok && (s.Gate == nil || s.Gate.Kind != kind) {
+	if kind := s.Spec().ImpliedGate; kind != "" && (s.Gate == nil || s.Gate.Kind != kind) {
 		gates = append(gates, &plan.Gate{Kind: kind})
 	}
 	if s.Gate != nil {
@@ -501,7 +500,7 @@ func (r *run) gateOptions(s *plan.Step, g *plan.Gate) gate.WaitOptions {
 		return o
 	}
 	target := s
-	if s.Action == plan.ActionRevert {
+	if s.Spec().Undoes {
 		t, err := r.revertTarget(s)
 		if err != nil {
 			return o
@@ -564,7 +563,7 @@ func (r *run) waitGate(ctx context.Context, s *plan.Step, info StepInfo, g *plan
 				return err
 			}
 			r.emit(Event{Type: EventGatePassed, Step: &info, Gate: gi(p, elapsed), Message: p.Message})
-			if s.Action == plan.ActionRestoreCVO && g.Kind == plan.GateCVORunning {
+			if s.Spec().RestartsCVO && g.Kind == plan.GateCVORunning {
 				r.emit(Event{Type: EventCVO, Step: &info, Message: "the cluster-version operator is running again", CVO: &CVOInfo{State: CVORunning, Replicas: ptrValue(r.cvoOriginal, 1), OriginalReplicas: r.cvoOriginal}})
 			}
 			return nil

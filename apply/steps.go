@@ -61,7 +61,7 @@ func (m *mutation) changeInfo(dryRun bool) *ChangeInfo {
 
 // act prepares and makes a step's change.
 func (r *run) act(ctx context.Context, s *plan.Step, info StepInfo) error {
-	if s.Action == plan.ActionWait {
+	if s.Spec().WaitOnly {
 		return nil
 	}
 	m, err := r.prepare(ctx, s)
@@ -159,7 +159,7 @@ func isCVODeployment(m *plan.Manifest) bool {
 // prepareManifest prepares an apply or delete with the CVO's semantics.
 func (r *run) prepareManifest(ctx context.Context, s *plan.Step) (*mutation, error) {
 	mf := s.Manifest
-	opts := resource.PrepareOptions{Delete: s.Action == plan.ActionDelete, PreserveReplicas: r.cvoDisabled && isCVODeployment(mf)}
+	opts := resource.PrepareOptions{Delete: s.Spec().Deletes, PreserveReplicas: r.cvoDisabled && isCVODeployment(mf)}
 	c, err := r.applier.Prepare(ctx, mf, opts)
 	if err != nil {
 		var unknown *resource.UnknownKindError
@@ -173,7 +173,7 @@ func (r *run) prepareManifest(ctx context.Context, s *plan.Step) (*mutation, err
 	if opts.PreserveReplicas && c.Operation == resource.OpUpdate {
 		r.warn("step %s: keeping the CVO deployment at its current replicas while the CVO is disabled; restore-cvo sets them", s.ID)
 	}
-	m := &mutation{op: string(c.Operation), object: c.Describe(), diff: c.Diff, noop: !c.Operation.Mutates()}
+	m := &mutation{op: string(c.Operation), object: c.Ref().String(), diff: c.Diff, noop: !c.Operation.Mutates()}
 	m.intent = journal.Intent{Operation: string(c.Operation), Object: objectRef(mf.APIVersion, mf.Kind, mf.Namespace, mf.Name), ManifestDigest: mf.Digest, Diff: c.Diff}
 	if c.Live != nil {
 		m.intent.LiveUID, m.intent.LiveResourceVersion = string(c.Live.GetUID()), c.Live.GetResourceVersion()
@@ -232,7 +232,7 @@ func (r *run) prepareDisableCVO(ctx context.Context) (*mutation, error) {
 		}
 		original = &v
 	}
-	m := &mutation{op: "scale", object: (&plan.Step{Action: plan.ActionDisableCVO}).Object(), critical: true,
+	m := &mutation{op: "scale", object: plan.CVODeploymentRef.String(), critical: true,
 		diff:   fmt.Sprintf("spec.replicas: %d -> 0 (the CVO ran %d replica(s); journaled before the change)", live, *original),
 		intent: journal.Intent{Operation: "scale-down", Object: cvoRef, CVOReplicas: original},
 	}
@@ -267,7 +267,7 @@ func (r *run) prepareRestoreCVO(ctx context.Context) (*mutation, error) {
 	if r.cvoOriginal == nil {
 		r.warn("no original CVO replicas in the journal (disable-cvo did not run in it); restoring to %d", replicas)
 	}
-	m := &mutation{op: "scale", object: (&plan.Step{Action: plan.ActionRestoreCVO}).Object(), critical: true,
+	m := &mutation{op: "scale", object: plan.CVODeploymentRef.String(), critical: true,
 		diff:   fmt.Sprintf("spec.replicas: %d -> %d", live, replicas),
 		intent: journal.Intent{Operation: "scale-up", Object: cvoRef, CVOReplicas: &replicas},
 	}

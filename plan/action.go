@@ -51,6 +51,41 @@ type ActionSpec struct {
 	Accept, AcceptForm string
 	// Gates are the gate kinds a step of it may carry; empty: any.
 	Gates []GateKind
+	// ImpliedGate is the gate every step of it waits for even when the plan
+	// names none (disable-cvo: cvo-scaled-down); "" for none.
+	ImpliedGate GateKind
+
+	// Fields are the patch fields a step's Change may set, each a path whose
+	// "*" segment matches any one key (acknowledge-admin-gate: data.*); a
+	// Change may set no other (Validate). Empty: the action takes no Change,
+	// but a revert (Undoes), whose fields are those of the step it reverts.
+	Fields [][]string
+	// Object is the one object every step of it acts on (disable-cvo: the
+	// CVO's Deployment), nil when the step names its object.
+	Object *ObjectRef
+
+	// The parts a step plays in the plan, which the planner, the checker, the
+	// engine, the renderers and the TUI ask instead of comparing actions:
+	//
+	// WaitOnly: it changes nothing; it waits for its gate (nothing to diff,
+	// to prepare or to count as a change).
+	WaitOnly bool
+	// Undoes: it writes back what a temporary change of the plan set
+	// (Step.Reverts names that step; its change is the reverted one's).
+	Undoes bool
+	// Deletes: it deletes its payload manifest's object, which must carry
+	// release.openshift.io/delete=true (DeleteAnnotationProblem); a step of a
+	// manifest action without it applies its manifest, which must not.
+	Deletes bool
+	// StopsCVO and RestartsCVO: it opens (disable-cvo) or closes
+	// (restore-cvo) the CVO bracket.
+	StopsCVO, RestartsCVO bool
+	// PausesPool: it pauses its pool for the rest of the plan.
+	PausesPool bool
+	// NoSkip: a failed step of it may be retried, never skipped (skipping it
+	// would leave the CVO off or fighting the plan, or a temporary change in
+	// force).
+	NoSkip bool
 
 	// acceptName is the --accept name a step needs, derived from what it
 	// changes ("" for none).
@@ -71,6 +106,10 @@ type ActionSpec struct {
 	// changed is the past participle of what a temporary change does to its
 	// object ("relaxed"); "" is "changed".
 	changed string
+	// idWords are the words after the action's name in a step's ID, for a
+	// step whose object is a Change (relax-pdb: the namespace and the name,
+	// "pdb" being in the action's name); nil: the object's (stepIDWords).
+	idWords func(st *Step) []string
 }
 
 // problemFunc records one problem of a plan document.
@@ -98,6 +137,36 @@ func Actions() []*ActionSpec {
 
 // SpecOf returns the action's spec, nil for an unknown action.
 func SpecOf(a Action) *ActionSpec { return registry[a] }
+
+// unknownAction is the spec of an action the registry does not hold: it plays
+// no part (Validate refuses such a step).
+var unknownAction = &ActionSpec{}
+
+// Spec returns the spec of the step's action; for an unknown action, a spec
+// that plays no part (never nil), so that callers ask it without a guard.
+func (s *Step) Spec() *ActionSpec {
+	if sp := registry[s.Action]; sp != nil {
+		return sp
+	}
+	return unknownAction
+}
+
+// AllowsField reports whether a Change of the action may set the field path
+// (Fields; "*" matches any one segment).
+func (s *ActionSpec) AllowsField(path []string) bool {
+	return slices.ContainsFunc(s.Fields, func(allowed []string) bool {
+		return len(allowed) == len(path) && matchFields(allowed, path)
+	})
+}
+
+func matchFields(allowed, path []string) bool {
+	for i, seg := range allowed {
+		if seg != "*" && seg != path[i] {
+			return false
+		}
+	}
+	return true
+}
 
 // AcceptName is the --accept name the step needs ("" when none).
 func (s *ActionSpec) AcceptName(st *Step) string {
@@ -184,13 +253,11 @@ func (p *Plan) StepByID(id string) *Step {
 	return nil
 }
 
-// ObjectText names an object in a sentence: "PDB ci/build", "KubeAPIServer cluster".
-func ObjectText(o ObjectRef) string {
-	kind := o.Kind
-	if kind == "PodDisruptionBudget" {
-		kind = "PDB"
-	}
-	return kind + " " + qualified(o.Namespace, o.Name)
+// String names an object for people, the one way recover does everywhere (the
+// runbook, the table, the TUI, the engine's events, the journal):
+// "PodDisruptionBudget ci/build", "KubeAPIServer cluster".
+func (o ObjectRef) String() string {
+	return o.Kind + " " + qualified(o.Namespace, o.Name)
 }
 
 // changeVerbNote is the note of a remedy that changes one object: "<verb> <object>".
@@ -199,7 +266,7 @@ func changeVerbNote(verb string) func(*Plan, *Step) string {
 		if st.Change == nil {
 			return ""
 		}
-		return verb + " " + ObjectText(st.Change.Object)
+		return verb + " " + st.Change.Object.String()
 	}
 }
 

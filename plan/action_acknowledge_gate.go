@@ -20,6 +20,13 @@ func init() {
 		RevertHint: "an acknowledgement is lasting; remove the key from openshift-config/admin-acks by hand to withdraw it",
 		Accept:     AcceptAdminAck,
 		AcceptForm: AcceptAdminAck + "<gate key>",
+		Fields:     [][]string{{"data", "*"}},
+		idWords: func(st *Step) []string {
+			if len(st.Change.Fields) == 1 && len(st.Change.Fields[0]) == 2 {
+				return []string{st.Change.Fields[0][1]}
+			}
+			return nil
+		},
 		acceptName: func(st *Step) string {
 			if st.Change != nil && len(st.Change.Fields) == 1 && len(st.Change.Fields[0]) == 2 {
 				return AcceptAdminAck + st.Change.Fields[0][1]

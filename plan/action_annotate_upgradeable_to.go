@@ -21,6 +21,7 @@ func init() {
 		RevertHint: "lasting; remove the annotation by hand to withdraw the promise",
 		Accept:     AcceptUpgradeableTo,
 		AcceptForm: AcceptUpgradeableTo + "<major.minor>",
+		Fields:     [][]string{{"metadata", "annotations", openshift.AnnotationUpgradeableTo}},
 		acceptName: func(st *Step) string {
 			if st.Change != nil {
 				if v, ok := patchString(st.Change.Patch, "metadata", "annotations", openshift.AnnotationUpgradeableTo); ok {

@@ -11,6 +11,10 @@ func init() {
 		Changes:      "Deployment openshift-cluster-version/cluster-version-operator spec.replicas to 0 (the replicas journaled first)",
 		RevertedWith: ActionRestoreCVO,
 		Gates:        []GateKind{GateCVOScaledDown},
+		ImpliedGate:  GateCVOScaledDown,
+		Object:       &CVODeploymentRef,
+		StopsCVO:     true,
+		NoSkip:       true,
 		check: func(m *model, i int, st *Step) error {
 			if m.disabledOnce {
 				return m.fail(i, InvariantCVOBracketing, "a second disable-cvo step")

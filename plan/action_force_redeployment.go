@@ -24,6 +24,13 @@ func init() {
 		Accept:     AcceptForceRedeployment,
 		AcceptForm: AcceptForceRedeployment + "<kube-apiserver|etcd|kube-controller-manager|kube-scheduler>",
 		Gates:      []GateKind{GateStaticPods},
+		Fields:     [][]string{{"spec", openshift.FieldForceRedeploymentReason}},
+		idWords: func(st *Step) []string {
+			if sp := staticPodFor(st.Change.Object.Kind); sp != nil {
+				return []string{sp.Component}
+			}
+			return nil
+		},
 		acceptName: func(st *Step) string {
 			if st.Change != nil {
 				if sp := staticPodFor(st.Change.Object.Kind); sp != nil {

@@ -10,6 +10,7 @@ func init() {
 		Changes:      "MachineConfigPool spec.paused to true",
 		Mutates:      true,
 		RevertedWith: ActionUnpausePool,
+		PausesPool:   true,
 		validate: func(p *Plan, i int, at problemFunc) {
 			if p.Steps[i].Pool == "" {
 				at("pause-pool needs pool")

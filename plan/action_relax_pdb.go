@@ -19,6 +19,9 @@ func init() {
 		RevertedWith: ActionRevert,
 		SettledBy:    GateNodesSettled,
 		changed:      "relaxed",
+		Fields:       [][]string{relaxMinAvailable, relaxMaxUnavailable},
+		// "relax-pdb-<namespace>-<name>": the action's name says pdb already.
+		idWords: func(st *Step) []string { return []string{st.Change.Object.Namespace, st.Change.Object.Name} },
 		validate: func(p *Plan, i int, at problemFunc) {
 			s := &p.Steps[i]
 			validateChange(s, at)
@@ -59,7 +62,7 @@ func init() {
 			if st.Change == nil {
 				return ""
 			}
-			n := "relaxes " + ObjectText(st.Change.Object)
+			n := "relaxes " + st.Change.Object.String()
 			if st.RevertedBy != "" {
 				n += " (restored by step " + StepNumber(st.RevertedBy) + ")"
 			}
@@ -67,4 +70,25 @@ func init() {
 		},
 		hand: changeHand,
 	})
+}
+
+// The fields a relaxation sets.
+var (
+	relaxMinAvailable   = []string{"spec", "minAvailable"}
+	relaxMaxUnavailable = []string{"spec", "maxUnavailable"}
+)
+
+// RelaxPDBChange is the change of a relax-pdb step, the one way to build it
+// (the planner, the test builders): the budget ns/name (uid) set to
+// minAvailable 0 with maxUnavailable dropped, from the bounds the snapshot
+// shows ("2", "50%", "" for unset) as its before.
+func RelaxPDBChange(ns, name, uid, minAvailable, maxUnavailable string) *Change {
+	return newChange(pdbRef(ns, name), uid,
+		field{path: relaxMinAvailable, after: 0, before: intOrString(minAvailable)},
+		field{path: relaxMaxUnavailable, after: nil, before: intOrString(maxUnavailable)})
+}
+
+// pdbRef names a PodDisruptionBudget.
+func pdbRef(ns, name string) ObjectRef {
+	return ObjectRef{APIVersion: "policy/v1", Kind: "PodDisruptionBudget", Namespace: ns, Name: name}
 }

@@ -13,6 +13,7 @@ func init() {
 		RevertHint: "lasting; the journal's pre-image holds the overrides, to set again by hand (recover journal prints the command)",
 		Accept:     AcceptRemoveOverrides,
 		AcceptForm: AcceptRemoveOverrides,
+		Fields:     [][]string{{"spec", "overrides"}},
 		acceptName: func(*Step) string { return AcceptRemoveOverrides },
 		validate:   func(p *Plan, i int, at problemFunc) { validateChange(&p.Steps[i], at) },
 		note:       changeVerbNote("removes spec.overrides of"),

@@ -6,9 +6,13 @@ import "github.com/openshift-recover/recover/internal/nextcmd"
 // disable-cvo journaled, handing the cluster back to it.
 func init() {
 	register(&ActionSpec{
-		Action:  ActionRestoreCVO,
-		Changes: "Deployment openshift-cluster-version/cluster-version-operator spec.replicas back to the journaled replicas",
-		Gates:   []GateKind{GateCVORunning},
+		Action:      ActionRestoreCVO,
+		Changes:     "Deployment openshift-cluster-version/cluster-version-operator spec.replicas back to the journaled replicas",
+		Gates:       []GateKind{GateCVORunning},
+		ImpliedGate: GateCVORunning,
+		Object:      &CVODeploymentRef,
+		RestartsCVO: true,
+		NoSkip:      true,
 		check: func(m *model, i int, st *Step) error {
 			if !m.cvoDisabled {
 				return m.fail(i, InvariantCVOBracketing, "restore-cvo without a disable-cvo before it")

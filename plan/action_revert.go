@@ -11,6 +11,8 @@ func init() {
 		Mutates: true,
 		Remedy:  true,
 		Gates:   []GateKind{GateRestored},
+		Undoes:  true,
+		NoSkip:  true,
 		validate: func(p *Plan, i int, at problemFunc) {
 			s := &p.Steps[i]
 			if s.Reverts == "" {
@@ -39,7 +41,7 @@ func init() {
 			if st.Change == nil {
 				return ""
 			}
-			return "restores " + ObjectText(st.Change.Object) + " as step " + StepNumber(st.Reverts) + " found it"
+			return "restores " + st.Change.Object.String() + " as step " + StepNumber(st.Reverts) + " found it"
 		},
 		hand: changeHand,
 	})

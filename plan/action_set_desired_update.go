@@ -9,6 +9,7 @@ func init() {
 		Action:     ActionSetDesiredUpdate,
 		Changes:    "ClusterVersion version spec.desiredUpdate to the target release, by digest",
 		Mutates:    true,
+		Object:     &ClusterVersionRef,
 		RevertHint: "the update is the plan's purpose; oc adm upgrade --clear withdraws it before the CVO starts it",
 		validate: func(p *Plan, i int, at problemFunc) {
 			du := p.Steps[i].DesiredUpdate

@@ -12,6 +12,7 @@ func init() {
 		Mutates:    true,
 		RevertHint: "the remedy is lasting: pause the pool again by hand (oc patch machineconfigpool <pool> --type merge -p '{\"spec\":{\"paused\":true}}') if wanted",
 		Gates:      []GateKind{GatePoolUpdated},
+		Fields:     [][]string{{"spec", "paused"}},
 		validate: func(p *Plan, i int, at problemFunc) {
 			s := &p.Steps[i]
 			if s.Pool == "" && s.Change == nil {

@@ -4,8 +4,9 @@ package plan
 // settled after a drain, a condition the restored CVO clears).
 func init() {
 	register(&ActionSpec{
-		Action:  ActionWait,
-		Changes: "nothing: it waits for its gate",
+		Action:   ActionWait,
+		Changes:  "nothing: it waits for its gate",
+		WaitOnly: true,
 		validate: func(p *Plan, i int, at problemFunc) {
 			if p.Steps[i].Gate == nil {
 				at("a wait step needs a gate")

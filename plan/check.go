@@ -134,7 +134,7 @@ func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy, f *facts) *model
 		baseline: map[string]int{}, compOperand: map[string]string{}, compCO: map[string]string{}, pendingStatic: map[string]string{},
 		lastFile: map[string]string{}, lags: map[[2]int]lag{}}
 	for i := range p.Steps {
-		m.bracketed = m.bracketed || p.Steps[i].Action == ActionDisableCVO
+		m.bracketed = m.bracketed || p.Steps[i].Spec().StopsCVO
 	}
 	for _, c := range controlPlaneOperands {
 		sp := &span{lo: -1, hi: -1}
@@ -180,8 +180,9 @@ func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy, f *facts) *model
 type manifestFacts struct {
 	// digestOK: the object matches the step's digest.
 	digestOK bool
-	// deleteAnnotated: the object carries release.openshift.io/delete=true.
-	deleteAnnotated bool
+	// deleteProblem: the step and its object's delete annotation disagree
+	// (DeleteAnnotationProblem).
+	deleteProblem error
 }
 
 // verifyManifests reads every manifest step's embedded object on GOMAXPROCS
@@ -194,16 +195,16 @@ func verifyManifests(steps []Step) []manifestFacts {
 	facts := make([]manifestFacts, len(steps))
 	eachManifest(steps, func(i int, mf *Manifest) {
 		d, err := ManifestDigest(mf.Object)
-		facts[i] = manifestFacts{digestOK: err == nil && d == mf.Digest, deleteAnnotated: deleteAnnotated(mf.Object)}
+		facts[i] = manifestFacts{digestOK: err == nil && d == mf.Digest, deleteProblem: DeleteAnnotationProblem(steps[i].Spec().Deletes, deleteAnnotations(mf.Object))}
 	})
 	return facts
 }
 
-// deleteAnnotated reports whether an object carries
-// release.openshift.io/delete=true.
-func deleteAnnotated(object json.RawMessage) bool {
-	if !bytes.Contains(object, []byte(`"`+openshift.AnnotationDelete+`"`)) { // decode only when it may be there
-		return false
+// deleteAnnotations returns an object's annotations when it may carry
+// release.openshift.io/delete (nil otherwise: decoded only when it may be there).
+func deleteAnnotations(object json.RawMessage) map[string]string {
+	if !bytes.Contains(object, []byte(`"`+openshift.AnnotationDelete+`"`)) {
+		return nil
 	}
 	var obj struct {
 		Metadata struct {
@@ -211,7 +212,7 @@ func deleteAnnotated(object json.RawMessage) bool {
 		} `json:"metadata"`
 	}
 	_ = json.Unmarshal(object, &obj)
-	return openshift.DeleteAnnotated(obj.Metadata.Annotations)
+	return obj.Metadata.Annotations
 }
 
 // fail builds the CheckError for step i.
@@ -278,9 +279,8 @@ func (m *model) manifestStep(i int, st *Step) error {
 	if !m.manifests[i].digestOK {
 		return m.fail(i, InvariantManifestDigest, "manifest %s %s does not match its digest", mf.Kind, mf.Name)
 	}
-	del := m.manifests[i].deleteAnnotated
-	if del != (st.Action == ActionDelete) {
-		return m.fail(i, InvariantManifestDigest, "%s step for %s %s, annotated %s=%t", st.Action, mf.Kind, mf.Name, openshift.AnnotationDelete, del)
+	if err := m.manifests[i].deleteProblem; err != nil {
+		return m.fail(i, InvariantManifestDigest, "%s step for %s %s: %v", st.Action, mf.Kind, mf.Name, err)
 	}
 	if st.Group < m.lastStage {
 		return m.fail(i, InvariantRunLevelOrder, "%s %s is in stage %d after a step of stage %d", mf.Kind, mf.Name, st.Group, m.lastStage)
@@ -292,12 +292,13 @@ func (m *model) manifestStep(i int, st *Step) error {
 		return m.fail(i, InvariantRunLevelOrder, "%s comes after %s in component %s", mf.File, strings.Split(last, "#")[0], orDash(st.Component))
 	}
 	m.lastFile[key] = file
-	if st.Action == ActionApply {
+	applies := !st.Spec().Deletes
+	if applies {
 		if err := m.requiredGate(i, st); err != nil {
 			return err
 		}
 	}
-	if op := m.compOperand[st.Component]; op != "" && st.Action == ActionApply {
+	if op := m.compOperand[st.Component]; op != "" && applies {
 		if sp := m.operands[op]; sp != nil {
 			sp.hi = max(sp.hi, m.targetKube)
 			m.dirty = true
@@ -306,7 +307,7 @@ func (m *model) manifestStep(i int, st *Step) error {
 			m.pendingStatic[op] = st.Component
 		}
 	}
-	if m.compCO[st.Component] == openshift.MachineConfigOperator && st.Action == ActionApply && openshift.IsDeployment(mf.APIVersion, mf.Kind) {
+	if m.compCO[st.Component] == openshift.MachineConfigOperator && applies && openshift.IsDeployment(mf.APIVersion, mf.Kind) {
 		for _, pm := range m.pools {
 			pm.roll = max(pm.roll, m.targetKube)
 			if !pm.paused {
@@ -353,7 +354,7 @@ func (m *model) requiredGate(i int, st *Step) error {
 func (m *model) pendingClosed(i int, st *Step) error {
 	for _, op := range slices.Sorted(maps.Keys(m.pendingStatic)) {
 		comp := m.pendingStatic[op]
-		if st.Action == ActionWait && st.Gate != nil && st.Gate.StaticPods != nil {
+		if st.Spec().WaitOnly && st.Gate != nil && st.Gate.StaticPods != nil {
 			if sp := inspect.StaticPodComponentFor(st.Gate.StaticPods.Resource); sp != nil && sp.Component == op {
 				continue
 			}
@@ -369,6 +370,7 @@ func (m *model) pendingClosed(i int, st *Step) error {
 // gatePassed applies what a passed gate proves.
 func (m *model) gatePassed(i int, st *Step) error {
 	g := st.Gate
+	m.tmp.settle(g.Kind)
 	switch g.Kind {
 	case GateClusterOperator:
 		for _, v := range g.Versions {

@@ -25,13 +25,17 @@ type temporaries struct {
 	ids map[string]int
 	// open maps an object key to the step whose temporary change is in force.
 	open map[string]int
-	// settled is set for an open relax-pdb once a nodes-settled gate passed.
+	// settled is set for an open temporary change once the gate its action
+	// is settled by (ActionSpec.SettledBy) passed.
 	settled map[int]bool
+	// specs are the steps' action specs.
+	specs []*ActionSpec
 }
 
 func newTemporaries(p *Plan) *temporaries {
-	t := &temporaries{ids: map[string]int{}, open: map[string]int{}, settled: map[int]bool{}}
+	t := &temporaries{ids: map[string]int{}, open: map[string]int{}, settled: map[int]bool{}, specs: make([]*ActionSpec, len(p.Steps))}
 	for i, st := range p.Steps {
+		t.specs[i] = st.Spec()
 		if st.ID != "" {
 			t.ids[st.ID] = i
 		}
@@ -39,17 +43,16 @@ func newTemporaries(p *Plan) *temporaries {
 	return t
 }
 
-// changedObject is the object a step changes, when the checker can name it.
+// changedObject is the object a step changes (Step.ObjectRef of a step whose
+// action mutates), when the checker can name it.
 func changedObject(st *Step) (ObjectRef, bool) {
-	switch {
-	case st.Change != nil:
+	if st.Change != nil {
 		return st.Change.Object, true
-	case st.Manifest != nil && (st.Action == ActionApply || st.Action == ActionDelete):
-		return ObjectRef{APIVersion: st.Manifest.APIVersion, Kind: st.Manifest.Kind, Namespace: st.Manifest.Namespace, Name: st.Manifest.Name}, true
-	case st.Pool != "" && (st.Action == ActionPausePool || st.Action == ActionUnpausePool):
-		return poolRef(st.Pool), true
 	}
-	return ObjectRef{}, false
+	if !st.Spec().Mutates {
+		return ObjectRef{}, false
+	}
+	return st.ObjectRef()
 }
 
 // temporary applies the temporary-changes rule to step i: every temporary change
@@ -60,8 +63,9 @@ func (m *model) temporary(i int, st *Step) error {
 	steps := m.p.Steps
 	obj, changes := changedObject(st)
 	key := objectKey(obj)
+	spec := t.specs[i]
 	switch {
-	case st.Action == ActionRevert:
+	case spec.Undoes:
 		if st.Change == nil {
 			return m.fail(i, InvariantTemporary, "a revert step without the change it restores (object and fields)")
 		}
@@ -76,18 +80,18 @@ func (m *model) temporary(i int, st *Step) error {
 		case steps[k].RevertedBy != st.ID:
 			return m.fail(i, InvariantTemporary, "reverts step %s, which names %q as its revert", st.Reverts, steps[k].RevertedBy)
 		case steps[k].Change == nil || !sameObject(steps[k].Change.Object, obj):
-			return m.fail(i, InvariantTemporary, "reverts step %s but names another object (%s)", st.Reverts, obj.Kind+" "+qualified(obj.Namespace, obj.Name))
+			return m.fail(i, InvariantTemporary, "reverts step %s but names another object (%s)", st.Reverts, obj)
 		}
 		if o, ok := t.open[key]; !ok || o != k {
-			return m.fail(i, InvariantTemporary, "reverts step %s, whose change of %s is not in force here", st.Reverts, obj.Kind+" "+qualified(obj.Namespace, obj.Name))
+			return m.fail(i, InvariantTemporary, "reverts step %s, whose change of %s is not in force here", st.Reverts, obj)
 		}
-		if sp := SpecOf(steps[k].Action); sp != nil && sp.SettledBy == GateNodesSettled && !t.settled[k] {
-			return m.fail(i, InvariantRemedies, "restores PodDisruptionBudget %s without a nodes-settled wait since step %s relaxed it: the relaxation unblocked nothing", qualified(obj.Namespace, obj.Name), steps[k].ID)
+		if sp := t.specs[k]; sp.SettledBy != "" && !t.settled[k] {
+			return m.fail(i, InvariantRemedies, "restores %s without a %s wait since step %s %s it: the change unblocked nothing", obj, sp.SettledBy, steps[k].ID, sp.Changed())
 		}
 		delete(t.open, key)
 		delete(t.settled, k)
 		return nil
-	case st.RevertedBy != "" || (SpecOf(st.Action) != nil && SpecOf(st.Action).Temporary):
+	case st.RevertedBy != "" || spec.Temporary:
 		if st.Change == nil {
 			return m.fail(i, InvariantTemporary, "a temporary change without a change (object and fields)")
 		}
@@ -99,7 +103,7 @@ func (m *model) temporary(i int, st *Step) error {
 			return m.fail(i, InvariantTemporary, "revertedBy names step %s, which the plan does not have", st.RevertedBy)
 		case j <= i:
 			return m.fail(i, InvariantTemporary, "its revert step %s comes before it", st.RevertedBy)
-		case steps[j].Action != ActionRevert || steps[j].Reverts != st.ID:
+		case !t.specs[j].Undoes || steps[j].Reverts != st.ID:
 			return m.fail(i, InvariantTemporary, "revertedBy names step %s, which is not a revert of this step", st.RevertedBy)
 		}
 		n := 0
@@ -112,22 +116,26 @@ func (m *model) temporary(i int, st *Step) error {
 			return m.fail(i, InvariantTemporary, "%d revert steps revert it; exactly one must", n)
 		}
 		if o, ok := t.open[key]; ok {
-			return m.fail(i, InvariantTemporary, "changes %s while the temporary change of step %s is in force", obj.Kind+" "+qualified(obj.Namespace, obj.Name), steps[o].ID)
+			return m.fail(i, InvariantTemporary, "changes %s while the temporary change of step %s is in force", obj, steps[o].ID)
 		}
 		t.open[key] = i
 		return nil
 	case changes:
 		if o, ok := t.open[key]; ok {
-			return m.fail(i, InvariantTemporary, "changes %s while the temporary change of step %s is in force (it must be reverted first)", obj.Kind+" "+qualified(obj.Namespace, obj.Name), steps[o].ID)
+			return m.fail(i, InvariantTemporary, "changes %s while the temporary change of step %s is in force (it must be reverted first)", obj, steps[o].ID)
 		}
 	}
 	return nil
 }
 
-// settle records that a nodes-settled gate passed while relaxations are in force.
-func (t *temporaries) settle() {
+// settle records that a gate of kind passed while temporary changes are in
+// force: each whose action is settled by that kind (ActionSpec.SettledBy) has
+// now done its work and may be reverted.
+func (t *temporaries) settle(kind GateKind) {
 	for _, i := range t.open {
-		t.settled[i] = true
+		if t.specs[i].SettledBy == kind {
+			t.settled[i] = true
+		}
 	}
 }
 
@@ -136,7 +144,7 @@ func (m *model) endTemporaries() error {
 	for _, key := range slices.Sorted(maps.Keys(m.tmp.open)) {
 		i := m.tmp.open[key]
 		st := &m.p.Steps[i]
-		return m.fail(-1, InvariantTemporary, "the temporary change of step %s (%s %s) is never reverted", st.ID, st.Change.Object.Kind, qualified(st.Change.Object.Namespace, st.Change.Object.Name))
+		return m.fail(-1, InvariantTemporary, "the temporary change of step %s (%s) is never reverted", st.ID, st.Change.Object)
 	}
 	return nil
 }
@@ -152,7 +160,7 @@ func (m *model) remedyStep(i int, st *Step) error {
 	if st.Change == nil && st.CSR == nil && st.Manifest == nil {
 		return m.fail(i, InvariantRemedies, "%s without a change (object, patch and fields)", st.Action)
 	}
-	if st.Change != nil && st.Action != ActionRevert {
+	if st.Change != nil && !st.Spec().Undoes {
 		if err := m.changeFields(i, st); err != nil {
 			return err
 		}
@@ -200,5 +208,4 @@ func (m *model) settleNodes(nodes []string) {
 			m.dirty = true
 		}
 	}
-	m.tmp.settle()
 }

@@ -20,9 +20,6 @@ import (
 // together (one cannot drain while the other still holds it).
 
 // pdbRef is the object reference of a PodDisruptionBudget.
-func pdbRef(ns, name string) ObjectRef {
-	return ObjectRef{APIVersion: "policy/v1", Kind: "PodDisruptionBudget", Namespace: ns, Name: name}
-}
 
 // pdb returns the snapshot's PodDisruptionBudget.
 func (rs *remedyStage) pdb(ns, name string) *inspect.PodDisruptionBudget {
@@ -176,9 +173,7 @@ func pronoun(n int) string {
 
 // relaxStep sets minAvailable 0 and drops maxUnavailable.
 func (rs *remedyStage) relaxStep(fd inspect.Finding, p *inspect.PodDisruptionBudget, together string) Step {
-	ch := newChange(pdbRef(p.Namespace, p.Name), p.UID,
-		field{path: []string{"spec", "minAvailable"}, after: 0, before: intOrString(p.MinAvailable)},
-		field{path: []string{"spec", "maxUnavailable"}, after: nil, before: intOrString(p.MaxUnavailable)})
+	ch := RelaxPDBChange(p.Namespace, p.Name, p.UID, p.MinAvailable, p.MaxUnavailable)
 	pods := capList(detailList(fd, "pods"), 4)
 	nodes := capList(detailList(fd, "nodes"), 4)
 	bound := "minAvailable " + orNone(p.MinAvailable)

@@ -188,7 +188,7 @@ func (s *Selection) retargetRemediation(steps []Step) *Remediation {
 	}
 	r := &Remediation{Remedy: RemedyRetarget, Finding: fd.Code, Subject: fd.Subject, Summary: summary}
 	for _, st := range steps {
-		if st.Action == ActionSetDesiredUpdate {
+		if st.DesiredUpdate != nil {
 			r.Steps = append(r.Steps, st.ID)
 		}
 	}

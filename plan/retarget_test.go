@@ -40,7 +40,7 @@ func TestRetargetAwayFromARiskyInFlightTarget(t *testing.T) {
 	if !strings.Contains(strings.Join(sel.Target.Reasons, " "), "Retarget within the minor under way: the cluster updates to 4.4.4, which inspect found exposed to EtcdSlow; 4.4.5 is a z-stream of the same minor that is not") {
 		t.Fatalf("reasons %v", sel.Target.Reasons)
 	}
-	r := sel.retargetRemediation([]Step{{ID: "009-set-desired-update", Action: ActionSetDesiredUpdate}})
+	r := sel.retargetRemediation([]Step{{ID: "009-set-desired-update", Action: ActionSetDesiredUpdate, DesiredUpdate: &DesiredUpdate{Version: "4.4.5"}}})
 	if r == nil || r.Remedy != RemedyRetarget || r.Finding != inspect.CodeConditionalRiskOnTarget || r.Steps[0] != "009-set-desired-update" {
 		t.Fatalf("remediation %+v", r)
 	}

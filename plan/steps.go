@@ -106,7 +106,7 @@ func (b *builder) dropped(g *remedyGroup) bool { return g.component != "" && b.r
 func (b *builder) dropRemediesTheTargetMakes(ms []Step) {
 	b.rolled = map[string]bool{}
 	for i := range ms {
-		if st := &ms[i]; st.Action == ActionWait && st.Gate != nil && st.Gate.StaticPods != nil {
+		if st := &ms[i]; st.Spec().WaitOnly && st.Gate != nil && st.Gate.StaticPods != nil {
 			if sp := inspect.StaticPodComponentFor(st.Gate.StaticPods.Resource); sp != nil {
 				b.rolled[sp.Component] = true
 			}
@@ -457,7 +457,7 @@ func (b *builder) withUnpauses(out, ms []Step) []Step {
 	}
 	lastCP, mcoCO := -1, -1
 	for i, st := range ms {
-		if st.Action == ActionWait && st.Gate != nil && st.Gate.StaticPods != nil {
+		if st.Spec().WaitOnly && st.Gate != nil && st.Gate.StaticPods != nil {
 			if sp := inspect.StaticPodComponentFor(st.Gate.StaticPods.Resource); sp != nil && slices.Contains(controlPlaneOperands, sp.Component) {
 				lastCP = i
 			}
@@ -560,17 +560,8 @@ func slug(s *Step) string {
 		parts = append(parts, s.Pool)
 	case s.CSR != nil:
 		parts = append(parts, s.CSR.Name)
-	case s.Action == ActionAcknowledgeGate && s.Change != nil && len(s.Change.Fields) == 1 && len(s.Change.Fields[0]) == 2:
-		parts = append(parts, s.Change.Fields[0][1])
-	case s.Action == ActionForceRedeployment && s.Change != nil && staticPodFor(s.Change.Object.Kind) != nil:
-		parts = append(parts, staticPodFor(s.Change.Object.Kind).Component)
-	case s.Change != nil && s.Change.Object.Kind == "PodDisruptionBudget":
-		if s.Action != ActionRelaxPDB {
-			parts = append(parts, "pdb")
-		}
-		parts = append(parts, s.Change.Object.Namespace, s.Change.Object.Name)
 	case s.Change != nil:
-		parts = append(parts, s.Change.Object.Kind, s.Change.Object.Namespace, s.Change.Object.Name)
+		parts = append(parts, changeIDWords(s)...)
 	case s.Gate != nil && (s.Gate.Kind == GateNodesSettled || s.Gate.Kind == GateNodesReady) && len(s.Gate.Nodes) > 0:
 		parts = append(parts, string(s.Gate.Kind), s.Gate.Nodes[0])
 	case s.Gate != nil && s.Gate.Kind == GateConditionCleared:
@@ -588,6 +579,26 @@ func slug(s *Step) string {
 	}
 	return out
 }
+
+// changeIDWords are the words of a change step's ID after its action's name:
+// its action's (ActionSpec.idWords), or its object's kind, namespace and name,
+// the kind by its short name where kubectl has one ("pdb").
+func changeIDWords(s *Step) []string {
+	if f := s.Spec().idWords; f != nil {
+		if w := f(s); w != nil {
+			return w
+		}
+	}
+	o := s.Change.Object
+	kind := o.Kind
+	if short, ok := kindShortNames[kind]; ok {
+		kind = short
+	}
+	return []string{kind, o.Namespace, o.Name}
+}
+
+// kindShortNames are the kubectl short names step IDs use.
+var kindShortNames = map[string]string{"PodDisruptionBudget": "pdb"}
 
 func versionList(vs []OperandVersion) string {
 	var out []string

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/openshift-recover/recover/internal/openshift"
 )
 
 // Validate is the one structural validation of a plan document, which the
@@ -56,21 +54,22 @@ func Validate(p *Plan) error {
 			}
 			lastMut = i
 		}
-		switch s.Action {
-		case ActionDisableCVO:
+		switch {
+		case spec.StopsCVO:
 			if disable >= 0 {
-				at("a second disable-cvo step")
+				at("a second %s step", s.Action)
 			}
 			disable = i
-		case ActionRestoreCVO:
+		case spec.RestartsCVO:
 			if restore >= 0 {
-				at("a second restore-cvo step")
+				at("a second %s step", s.Action)
 			}
 			restore = i
 		}
 		if spec.validate != nil {
 			spec.validate(p, i, at)
 		}
+		validateChangeFields(p, i, at)
 		if spec.Temporary && s.RevertedBy == "" {
 			at("%s is temporary: it needs revertedBy, the step that restores what it changes", s.Action)
 		}
@@ -81,7 +80,7 @@ func Validate(p *Plan) error {
 			if err := ValidateGate(s.Gate); err != nil {
 				at("%v", err)
 			}
-			if s.Gate.Kind == GateRestored && s.Action != ActionRevert {
+			if s.Gate.Kind == GateRestored && !spec.Undoes {
 				at("a restored gate belongs on a revert step (it compares the object with the pre-image of the step reverted)")
 			} else if len(spec.Gates) > 0 && !slices.Contains(spec.Gates, s.Gate.Kind) && slices.Contains(GateKinds(), s.Gate.Kind) {
 				at("a %s gate does not belong on a %s step (it takes %s)", s.Gate.Kind, s.Action, gateList(spec.Gates))
@@ -143,7 +142,7 @@ func validateRevertedBy(p *Plan, i int, at problemFunc) {
 		at("a temporary change without its revert: revertedBy %q is not a step of the plan", s.RevertedBy)
 	case j < i:
 		at("revertedBy %s comes before the change", s.RevertedBy)
-	case p.Steps[j].Action != ActionRevert || p.Steps[j].Reverts != s.ID:
+	case !p.Steps[j].Spec().Undoes || p.Steps[j].Reverts != s.ID:
 		at("revertedBy %s is not a revert step of this step", s.RevertedBy)
 	}
 }
@@ -202,6 +201,42 @@ func validateChange(s *Step, at problemFunc) {
 			at("the patch sets %s, which is not among the change's fields (its pre-image would not be journaled)", strings.Join(p, "."))
 		}
 	}
+}
+
+// validateChangeFields checks that a step's Change sets only the fields its
+// action allows (ActionSpec.Fields); a revert's are those of the step it
+// reverts, whose action's rule holds them.
+func validateChangeFields(p *Plan, i int, at problemFunc) {
+	s := &p.Steps[i]
+	if s.Change == nil {
+		return
+	}
+	spec := s.Spec()
+	if spec.Undoes {
+		j := p.stepIndex(s.Reverts)
+		if j < 0 {
+			return // the revert's own validation says so
+		}
+		spec = p.Steps[j].Spec()
+	}
+	if len(spec.Fields) == 0 {
+		at("%s takes no change (object, patch and fields)", spec.Action)
+		return
+	}
+	for _, f := range s.Change.Fields {
+		if !spec.AllowsField(f) {
+			at("change field %s is not one %s sets (%s)", strings.Join(f, "."), spec.Action, fieldPatterns(spec.Fields))
+		}
+	}
+}
+
+// fieldPatterns spells allowed fields for a message: "spec.minAvailable or spec.maxUnavailable".
+func fieldPatterns(fs [][]string) string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = strings.Join(f, ".")
+	}
+	return strings.Join(out, " or ")
 }
 
 // covers reports whether field is path or a prefix of it.
@@ -272,12 +307,8 @@ func validateManifest(s *Step, at problemFunc) {
 			obj.APIVersion, obj.Kind, obj.Metadata.Namespace, obj.Metadata.Name, m.APIVersion, m.Kind, m.Namespace, m.Name)
 		return
 	}
-	del := openshift.DeleteAnnotated(obj.Metadata.Annotations)
-	if s.Action == ActionApply && del {
-		at("manifest %s is annotated %s=true; it must be a delete step", m.File, openshift.AnnotationDelete)
-	}
-	if s.Action == ActionDelete && !del {
-		at("delete step for %s %s, which is not annotated %s=true; the CVO only deletes annotated manifests", m.Kind, m.Name, openshift.AnnotationDelete)
+	if err := DeleteAnnotationProblem(s.Spec().Deletes, obj.Metadata.Annotations); err != nil {
+		at("manifest %s (%s %s): %v", m.File, m.Kind, m.Name, err)
 	}
 }
 

@@ -269,8 +269,8 @@ func TestRemediationRunRevertsOnStop(t *testing.T) {
 	}
 	d.press("y")
 	d.until("the drain wait", func() bool { return m.state.Status(wait.ID) == state.StepWaiting })
-	const temp = "PDB ci/deck relaxed by step 002 — restored by step 004"
-	if !slices.Equal(m.header.Temporary, []string{temp}) || !strings.Contains(m.View(), "TEMPORARY  "+temp) {
+	const temp = "PodDisruptionBudget ci/deck relaxed by step 002 — restored by step 004"
+	if !slices.Equal(m.header.Temporary, []string{temp}) || !strings.Contains(m.View(), "TEMPORARY  PodDisruptionBudget ci/deck relaxed by step 002") {
 		t.Fatalf("the relaxed PDB is not shown while it lasts: %v\n%s", m.header.Temporary, m.View())
 	}
 	goldenAt(t, m, "relaxed")
@@ -356,10 +356,10 @@ func TestResumeShowsTheTemporaryChangeInPlace(t *testing.T) {
 	}}
 	s.Resume, s.Journal = true, j.State()
 	m := newTestModel(t, s, 80, 24)
-	if !slices.Equal(m.header.Temporary, []string{"PDB ci/deck relaxed by step 002 — restored by step 004"}) {
+	if !slices.Equal(m.header.Temporary, []string{"PodDisruptionBudget ci/deck relaxed by step 002 — restored by step 004"}) {
 		t.Fatalf("header %v", m.header.Temporary)
 	}
-	if !strings.Contains(m.View(), "TEMPORARY  PDB ci/deck relaxed by step 002") {
+	if !strings.Contains(m.View(), "TEMPORARY  PodDisruptionBudget ci/deck relaxed by step 002") {
 		t.Fatalf("the Apply screen does not show the relaxed PDB:\n%s", m.View())
 	}
 }

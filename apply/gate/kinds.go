@@ -162,7 +162,7 @@ func specOf(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 		if err != nil {
 			return nil, err
 		}
-		what := g.Object.Kind + " " + qualified(g.Object.Namespace, g.Object.Name)
+		what := g.Object.String()
 		if g.Kind == plan.GateDeleted {
 			return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
 				return evalDeleted(what, first(o[0]))
@@ -243,13 +243,6 @@ func first(objs []*unstructured.Unstructured) *unstructured.Unstructured {
 		return nil
 	}
 	return objs[0]
-}
-
-func qualified(ns, name string) string {
-	if ns == "" {
-		return name
-	}
-	return ns + "/" + name
 }
 
 // evalClusterOperator asks inspect.OperatorWaitFor, the one rule for "may the

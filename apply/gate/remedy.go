@@ -120,7 +120,7 @@ func conditionSpec(g *plan.Gate) (*spec, error) {
 	default:
 		return nil, fmt.Errorf("condition-cleared gate: object kind %q is neither ClusterVersion nor ClusterOperator", g.Object.Kind)
 	}
-	what := g.Object.Kind + " " + g.Object.Name
+	what := g.Object.String()
 	return &spec{
 		sources: []source{{gvr: gvr, name: g.Object.Name}},
 		eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
@@ -168,7 +168,7 @@ func restoredSpec(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	what := g.Object.Kind + " " + qualified(g.Object.Namespace, g.Object.Name)
+	what := g.Object.String()
 	return &spec{
 		sources: []source{src},
 		eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {

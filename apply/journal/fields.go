@@ -106,11 +106,3 @@ func RestoreCommand(o ObjectRef, preImage map[string]json.RawMessage) string {
 	}
 	return nextcmd.MergePatch(ResourceArg(o), o.Namespace, string(patch))
 }
-
-// Describe names an object for people: "PodDisruptionBudget ns/name".
-func (o ObjectRef) Describe() string {
-	if o.Namespace != "" {
-		return o.Kind + " " + o.Namespace + "/" + o.Name
-	}
-	return o.Kind + " " + o.Name
-}

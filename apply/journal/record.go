@@ -3,6 +3,8 @@ package journal
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/openshift-recover/recover/plan"
 )
 
 // FormatVersion is the journal format. Readers refuse a major version they do not
@@ -116,13 +118,10 @@ type Resume struct {
 	InFlight string `json:"inFlight,omitempty"`
 }
 
-// ObjectRef names a Kubernetes object.
-type ObjectRef struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Namespace  string `json:"namespace,omitempty"`
-	Name       string `json:"name"`
-}
+// ObjectRef names a Kubernetes object: the plan's (the same fields, the same
+// JSON), so that a journaled object is named as the plan names it
+// (plan.ObjectRef.String).
+type ObjectRef = plan.ObjectRef
 
 // Intent is what a step is about to change.
 type Intent struct {

@@ -264,7 +264,7 @@ func (s *Summary) WriteTable(w io.Writer) error {
 			}
 			obj := "-"
 			if c.Object != nil {
-				obj = c.Object.Describe()
+				obj = c.Object.String()
 			}
 			before, after := fieldsText(c.PreImage), fieldsText(c.After)
 			if c.Created {
@@ -280,7 +280,7 @@ func (s *Summary) WriteTable(w io.Writer) error {
 			case c.State == ChangeOutstanding:
 				fmt.Fprintf(w, "  %s is outstanding: '%s' continues the plan, whose revert step restores it; or restore it by hand:\n    %s\n", c.Step, c.Resume, c.Restore)
 			case c.Created:
-				fmt.Fprintf(w, "  %s created %s: %s:\n    %s\n", c.Step, c.Object.Describe(), orWord(c.Note, "a lasting change; to remove it"), c.Remove)
+				fmt.Fprintf(w, "  %s created %s: %s:\n    %s\n", c.Step, c.Object.String(), orWord(c.Note, "a lasting change; to remove it"), c.Remove)
 			}
 		}
 	}

@@ -179,10 +179,8 @@ func (a *Applier) Prepare(ctx context.Context, m *plan.Manifest, opts PrepareOpt
 		}
 		c.Namespace = obj.GetNamespace()
 	}
-	if del, err := openshift.DeleteAnnotation(obj.GetAnnotations()); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
-	} else if del != opts.Delete {
-		return nil, fmt.Errorf("%s %s: a %s step for a manifest annotated %s=%t; make a new plan", obj.GetKind(), obj.GetName(), map[bool]string{true: "delete", false: "apply"}[opts.Delete], openshift.AnnotationDelete, del)
+	if err := plan.DeleteAnnotationProblem(opts.Delete, obj.GetAnnotations()); err != nil {
+		return nil, fmt.Errorf("%s %s: %w; make a new plan", obj.GetKind(), obj.GetName(), err)
 	}
 	if err := a.prepareRetrying(ctx, c); err != nil {
 		return nil, err
@@ -248,7 +246,7 @@ func (a *Applier) prepare(ctx context.Context, c *Change) error {
 	case apierrors.IsNotFound(err):
 		live = nil
 	case err != nil:
-		return fmt.Errorf("reading %s: %w", describe(c), err)
+		return fmt.Errorf("reading %s: %w", c.Ref().String(), err)
 	}
 	c.Live = live
 	c.Desired, c.DryRun, c.Diff = nil, nil, ""
@@ -263,7 +261,7 @@ func (a *Applier) prepare(ctx context.Context, c *Change) error {
 			c.Operation = OpDelete
 			uid := live.GetUID()
 			if err := client.Delete(ctx, c.Name, metav1.DeleteOptions{DryRun: dryRunAll, Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("dry-run deleting %s: %w", describe(c), err)
+				return fmt.Errorf("dry-run deleting %s: %w", c.Ref().String(), err)
 			}
 			c.Diff = Diff(live, nil)
 		}
@@ -281,7 +279,7 @@ func (a *Applier) prepare(ctx context.Context, c *Change) error {
 		c.Desired, c.statusAfterCreate = res.Object, res.StatusAfterCreate
 		dry, err := client.Create(ctx, c.Desired, metav1.CreateOptions{DryRun: dryRunAll, FieldManager: a.FieldManager})
 		if err != nil {
-			return fmt.Errorf("dry-run creating %s: %w", describe(c), err)
+			return fmt.Errorf("dry-run creating %s: %w", c.Ref().String(), err)
 		}
 		c.DryRun = dry
 		c.Diff = Diff(nil, dry)
@@ -301,7 +299,7 @@ func (a *Applier) prepare(ctx context.Context, c *Change) error {
 	}
 	dry, err := client.Update(ctx, c.Desired, metav1.UpdateOptions{DryRun: dryRunAll, FieldManager: a.FieldManager})
 	if err != nil {
-		return fmt.Errorf("dry-run updating %s: %w", describe(c), err)
+		return fmt.Errorf("dry-run updating %s: %w", c.Ref().String(), err)
 	}
 	c.DryRun = dry
 	if reflect.DeepEqual(contentOf(live), contentOf(dry)) {
@@ -358,7 +356,7 @@ func (a *Applier) Commit(ctx context.Context, c *Change) (*Result, error) {
 		}
 		retryable := apierrors.IsConflict(err) || (c.Operation == OpCreate && apierrors.IsAlreadyExists(err))
 		if !retryable || attempt >= 4 {
-			return nil, fmt.Errorf("%s %s: %w", c.Operation, describe(c), err)
+			return nil, fmt.Errorf("%s %s: %w", c.Operation, c.Ref().String(), err)
 		}
 		if perr := a.prepareRetrying(ctx, c); perr != nil {
 			return nil, perr
@@ -414,13 +412,9 @@ func contentOf(u *unstructured.Unstructured) map[string]any {
 	return out.Object
 }
 
-func describe(c *Change) string {
-	kind := c.Mapping.GroupVersionKind.Kind
-	if c.Namespace != "" {
-		return fmt.Sprintf("%s %s/%s", kind, c.Namespace, c.Name)
-	}
-	return fmt.Sprintf("%s %s", kind, c.Name)
+// Ref is the change's object; Ref().String() names it as the plan names every
+// object ("Deployment ns/name").
+func (c *Change) Ref() plan.ObjectRef {
+	gvk := c.Mapping.GroupVersionKind
+	return plan.ObjectRef{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: c.Namespace, Name: c.Name}
 }
-
-// Describe names the change's object ("Deployment ns/name").
-func (c *Change) Describe() string { return describe(c) }

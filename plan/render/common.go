@@ -94,7 +94,7 @@ func countActions(p *plan.Plan) map[plan.Action]int {
 func pausedPools(p *plan.Plan) []string {
 	var out []string
 	for _, s := range p.Steps {
-		if s.Action == plan.ActionPausePool {
+		if s.Spec().PausesPool {
 			out = append(out, s.Pool)
 		}
 	}
@@ -132,7 +132,7 @@ func fromVersions(cs []plan.ComponentVersion) string {
 func remedySteps(p *plan.Plan) int {
 	n := 0
 	for _, s := range p.Steps {
-		if s.Remedy != "" && s.Action != plan.ActionWait {
+		if s.Remedy != "" && !s.Spec().WaitOnly {
 			n++
 		}
 	}
@@ -144,7 +144,7 @@ func remedySteps(p *plan.Plan) int {
 // its restore-cvo step, or nowhere (the CVO keeps the wheel).
 func cvoBracket(p *plan.Plan, sentence bool) string {
 	for i, s := range p.Steps {
-		if s.Action == plan.ActionDisableCVO {
+		if s.Spec().StopsCVO {
 			if sentence {
 				return fmt.Sprintf("the cluster-version operator (CVO) is disabled in step %d and restored in step %d", i+1, restoreStep(p))
 			}
@@ -159,7 +159,7 @@ func cvoBracket(p *plan.Plan, sentence bool) string {
 
 func restoreStep(p *plan.Plan) int {
 	for i, s := range p.Steps {
-		if s.Action == plan.ActionRestoreCVO {
+		if s.Spec().RestartsCVO {
 			return i + 1
 		}
 	}

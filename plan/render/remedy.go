@@ -141,10 +141,10 @@ func markdownRemediations(md func(string, ...any), p *plan.Plan) {
 func markdownStepChange(md func(string, ...any), p *plan.Plan, s *plan.Step) {
 	if c := s.Change; c != nil {
 		what := "Change"
-		if s.Action == plan.ActionRevert {
+		if s.Spec().Undoes {
 			what = "Restores"
 		}
-		md("  - %s: `%s %s` %s: before `%s` -> patch `%s`", what, c.Object.Kind, qualifiedName(c.Object), fieldList(c.Fields), orDash(string(c.Before)), string(c.Patch))
+		md("  - %s: `%s` %s: before `%s` -> patch `%s`", what, c.Object, fieldList(c.Fields), orDash(string(c.Before)), string(c.Patch))
 		if c.UID != "" {
 			md(" (uid `%s`)", c.UID)
 		}
@@ -161,13 +161,6 @@ func markdownStepChange(md func(string, ...any), p *plan.Plan, s *plan.Step) {
 	if a := s.CSR; a != nil {
 		md("  - Approves: `%s` (signer %s, requested by `%s`, CN `%s`), vouched for by %s.\n", a.Name, a.SignerName, a.Username, a.CommonName, a.VouchedBy)
 	}
-}
-
-func qualifiedName(o plan.ObjectRef) string {
-	if o.Namespace == "" {
-		return o.Name
-	}
-	return o.Namespace + "/" + o.Name
 }
 
 func fieldList(fs [][]string) string {

@@ -100,7 +100,7 @@ func TestGoldenRemediationPlan(t *testing.T) {
 		"# Recovery plan: remediation of 4.4.3 + 4.4.4 (no new release)",
 		"- Mode: **remediation only**",
 		"## Remediations",
-		"relaxes PDB ci/build (restored by step 006)",
+		"relaxes PodDisruptionBudget ci/build (restored by step 006)",
 		"keeps running: it is updating",
 		"before `{\"spec\":{\"maxUnavailable\":null,\"minAvailable\":2}}` -> patch `{\"spec\":{\"maxUnavailable\":null,\"minAvailable\":0}}`",
 		"By hand: `oc adm certificate approve csr-8k2lp`",

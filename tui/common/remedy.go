@@ -14,7 +14,7 @@ import (
 
 // How the screens name remediation steps, their objects and the temporary
 // changes they pair (plan formatVersion 1.1). The words are the actions' own
-// (plan.ActionSpec, plan.StepNumber, plan.ObjectText), the same plan/render
+// (plan.ActionSpec, plan.StepNumber, plan.ObjectRef.String), the same plan/render
 // prints, so the TUI and `recover plan` say the same thing.
 
 // Paired returns the step a remediation step is paired with: the revert of a
@@ -29,7 +29,7 @@ func Paired(s *plan.Step) string {
 	return s.Reverts
 }
 
-// TemporaryText says what a temporary change holds while it lasts: "PDB ci/deck
+// TemporaryText says what a temporary change holds while it lasts: "PodDisruptionBudget ci/deck
 // relaxed by step 005 — restored by step 007". Empty for a step that is not one.
 func TemporaryText(s *plan.Step) string {
 	if s == nil || s.RevertedBy == "" {
@@ -37,7 +37,7 @@ func TemporaryText(s *plan.Step) string {
 	}
 	obj := "its object"
 	if s.Change != nil {
-		obj = plan.ObjectText(s.Change.Object)
+		obj = s.Change.Object.String()
 	}
 	verb := "changed"
 	if spec := plan.SpecOf(s.Action); spec != nil {

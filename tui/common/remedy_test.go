@@ -51,7 +51,7 @@ func TestChangeFieldsAreExactlyTheChangesFields(t *testing.T) {
 func TestTemporaryText(t *testing.T) {
 	relax := &plan.Step{ID: "005-relax-pdb-ci-deck", Action: plan.ActionRelaxPDB, RevertedBy: "007-revert-pdb-ci-deck",
 		Change: &plan.Change{Object: plan.ObjectRef{Kind: "PodDisruptionBudget", Namespace: "ci", Name: "deck"}}}
-	if got, want := TemporaryText(relax), "PDB ci/deck relaxed by step 005 — restored by step 007"; got != want {
+	if got, want := TemporaryText(relax), "PodDisruptionBudget ci/deck relaxed by step 005 — restored by step 007"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	if TemporaryText(&plan.Step{ID: "002-approve-csr-x", Action: plan.ActionApproveCSR}) != "" {

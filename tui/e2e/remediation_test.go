@@ -150,7 +150,7 @@ func TestProgramAppliesTheRemediationPlan(t *testing.T) {
 			if spec := pdb().Spec; spec.MinAvailable == nil || spec.MinAvailable.IntValue() != 0 {
 				t.Errorf("before the revert the PDB is %+v, want minAvailable 0", spec)
 			}
-			if len(st.Temporary) != 1 || !strings.Contains(st.Temporary[0], "PDB ci/deck relaxed by step") {
+			if len(st.Temporary) != 1 || !strings.Contains(st.Temporary[0], "PodDisruptionBudget ci/deck relaxed by step") {
 				t.Errorf("before the revert the header shows %q", st.Temporary)
 			}
 			relaxed = true

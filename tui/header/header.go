@@ -32,7 +32,7 @@ type Model struct {
 	Active int
 	// Notice is an urgent one-word notice on the tab line ("decide!").
 	Notice string
-	// Temporary are the temporary changes in place ("PDB ci/deck relaxed by
+	// Temporary are the temporary changes in place ("PodDisruptionBudget ci/deck relaxed by
 	// step 005 — restored by step 007"): on the tab line for as long as they
 	// last, shortened to what fits.
 	Temporary []string
@@ -148,7 +148,7 @@ func (m *Model) tabs() string {
 }
 
 // temporaryBadge names the temporary changes in place in at most width cells:
-// the whole sentence of the first when it fits, else "TEMP PDB ci/deck", else
+// the whole sentence of the first when it fits, else "TEMP PodDisruptionBudget ci/deck", else
 // the count.
 func (m *Model) temporaryBadge(width int) string {
 	st := m.Styles

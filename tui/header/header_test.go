@@ -109,7 +109,7 @@ func TestTopLine(t *testing.T) {
 // one bracketed; a notice follows; the temporary changes in place are named as
 // fully as the width allows, down to their count.
 func TestTabLine(t *testing.T) {
-	temp := []string{"PDB ci/deck relaxed by step 005 — restored by step 007", "PDB ci/web relaxed by step 006 — restored by step 008"}
+	temp := []string{"PodDisruptionBudget ci/deck relaxed by step 005 — restored by step 007", "PodDisruptionBudget ci/web relaxed by step 006 — restored by step 008"}
 	for _, tc := range []struct {
 		name  string
 		width int
@@ -121,9 +121,9 @@ func TestTabLine(t *testing.T) {
 		{"notice", 120, func(m *Model) { m.Active, m.Notice = 1, "decision pending: 4" },
 			" 1 Overview  [2 Target]  3 Plan   4 Apply    decision pending: 4"},
 		{"temporary in full", 140, func(m *Model) { m.Temporary = temp },
-			"[1 Overview]  2 Target   3 Plan   4 Apply    TEMPORARY PDB ci/deck relaxed by step 005 — restored by step 007 +1"},
-		{"temporary shortened", 80, func(m *Model) { m.Temporary = temp },
-			"[1 Overview]  2 Target   3 Plan   4 Apply    TEMP PDB ci/deck +1"},
+			"[1 Overview]  2 Target   3 Plan   4 Apply    TEMPORARY PodDisruptionBudget ci/deck relaxed by step 005 — restored by step 007 +1"},
+		{"temporary shortened", 90, func(m *Model) { m.Temporary = temp },
+			"[1 Overview]  2 Target   3 Plan   4 Apply    TEMP PodDisruptionBudget ci/deck +1"},
 		{"temporary counted", 60, func(m *Model) { m.Temporary = temp },
 			"[1 Overview]  2 Target   3 Plan   4 Apply    2 TEMP"},
 	} {

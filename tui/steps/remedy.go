@@ -74,7 +74,7 @@ func (m *Model) remedyLines(s *plan.Step, width int) []string {
 		out = append(out, label("remedy")+common.WrapIndent(r, width, 10))
 	}
 	if c := s.Change; c != nil {
-		obj := c.Object.Kind + " " + qualified(c.Object)
+		obj := c.Object.String()
 		if c.UID != "" {
 			obj += " uid " + c.UID
 		}
@@ -95,7 +95,7 @@ func (m *Model) remedyLines(s *plan.Step, width int) []string {
 	if c := s.Change; c != nil {
 		head := "change"
 		note := "before -> patch (what the snapshot showed, what the patch sets)"
-		if s.Action == plan.ActionRevert {
+		if s.Spec().Undoes {
 			head = "restores"
 			note = "changed -> pre-image as the snapshot showed them; apply writes back the pre-image step " + plan.StepNumber(s.Reverts) + " journals"
 		}
@@ -119,13 +119,6 @@ func (m *Model) remedyLines(s *plan.Step, width int) []string {
 	return out
 }
 
-func qualified(o plan.ObjectRef) string {
-	if o.Namespace == "" {
-		return o.Name
-	}
-	return o.Namespace + "/" + o.Name
-}
-
 // changeView renders a remediation step's prepared change: the fields from
 // their live value to the new one (the pre-image diff), the journaled pre-image
 // a revert writes back, and the engine's note. A preview of a revert before its
@@ -137,7 +130,7 @@ func (m *Model) changeView(s *plan.Step, c *apply.ChangeInfo, width int) []strin
 	switch {
 	case c.DryRun:
 		head += st.Dim.Render(" (prepared by a server-side dry run)")
-	case s.Action == plan.ActionRevert:
+	case s.Spec().Undoes:
 		head += st.Dim.Render(" (prepared by the engine from the journal)")
 	default:
 		head += st.Dim.Render(" (prepared by the engine against the live object)")
@@ -149,7 +142,7 @@ func (m *Model) changeView(s *plan.Step, c *apply.ChangeInfo, width int) []strin
 	}
 	if len(c.PreImage) > 0 {
 		what := "pre-image journaled before the change"
-		if s.Action == plan.ActionRevert || c.Reverts != "" {
+		if s.Spec().Undoes || c.Reverts != "" {
 			what = fmt.Sprintf("writes back the pre-image step %s journaled", plan.StepNumber(common.Paired(s)))
 		}
 		out = append(out, st.Dim.Render(common.WrapIndent(what+": "+preImageText(c), width, 2)))
@@ -157,7 +150,7 @@ func (m *Model) changeView(s *plan.Step, c *apply.ChangeInfo, width int) []strin
 	switch {
 	case c.Note != "":
 		out = append(out, st.Dim.Render(common.Wrap(c.Note, width)))
-	case len(c.Fields) == 0 && c.Diff == "" && s.Action == plan.ActionRevert:
+	case len(c.Fields) == 0 && c.Diff == "" && s.Spec().Undoes:
 		out = append(out, st.Dim.Render(common.Wrap("nothing to restore yet: step "+plan.StepNumber(s.Reverts)+" journals the pre-image when it runs, and this step writes it back", width)))
 	case len(c.Fields) == 0 && c.Diff == "":
 		out = append(out, st.Dim.Render("no difference: the live object already matches"))

@@ -195,14 +195,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// hasDiff reports whether a step changes an object a preview can diff.
-func hasDiff(s *plan.Step) bool {
-	switch s.Action {
-	case plan.ActionWait:
-		return false
-	}
-	return true
-}
+// hasDiff reports whether a step changes an object a preview can diff: every
+// step but one that only waits (plan.ActionSpec.WaitOnly).
+func hasDiff(s *plan.Step) bool { return !s.Spec().WaitOnly }
 
 // layout returns the list's width and height and the detail pane's.
 func (m *Model) layout() (lw, lh, dw, dh int) {
@@ -438,7 +433,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 // remedyStep reports whether a step is a remediation step whose change the
 // engine describes field by field.
 func remedyStep(s *plan.Step) bool {
-	return s.Change != nil || s.CSR != nil || s.Action == plan.ActionRevert
+	return s.Change != nil || s.CSR != nil || s.Spec().Undoes
 }
 
 // Diff returns a step's preview, nil when none was asked for.

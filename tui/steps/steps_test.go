@@ -224,7 +224,7 @@ func TestDetail(t *testing.T) {
 		{"manifest", []string{"j"}, nil, []string{"component etcd-operator · level 12", "MANIFEST ", "kind: Namespace"}, nil, true, ""},
 		{"temporary change", []string{"j", "j"}, nil, []string{"remedy    relax-pdb: answers DrainBlockedByPDB poddisruptionbudget/ci/deck",
 			"object    PodDisruptionBudget ci/deck uid 9f1c", "temporary restored by step 005; p jumps there",
-			"change    spec.minAvailable: 2 -> (absent)", `spec.maxUnavailable: (absent) -> "100%"`}, []string{"reverts"}, true, ""},
+			"change    spec.minAvailable: 2 -> 0", "spec.maxUnavailable: (absent) -> (absent)"}, []string{"reverts"}, true, ""},
 		{"revert", []string{"G", "k"}, nil, []string{"reverts   restores what step 003 changed", "restores "}, []string{"temporary"}, true, ""},
 		{"wait has no diff", []string{"j", "j", "j"}, nil, []string{"STEP 4/6 004-wait-drain"}, []string{"DIFF AGAINST THE LIVE OBJECT"}, true, ""},
 		{"no live cluster", []string{"j"}, nil, []string{"no diff: this session reads a must-gather"}, []string{"press d"}, false, "no diff: this session reads a must-gather"},

@@ -41,14 +41,13 @@ func (b *Builder) Change(action plan.Action, obj plan.ObjectRef, uid, patch stri
 		Change: &plan.Change{Object: obj, UID: uid, Patch: json.RawMessage(patch), Fields: fields}, Gate: gate})
 }
 
-// RelaxPDB adds a relax-pdb step of the PodDisruptionBudget ns/name that lets
-// every pod be disrupted (maxUnavailable 100%, minAvailable removed), gated on
-// gate (typically nodes-settled). Pair it with Revert.
+// RelaxPDB adds a relax-pdb step of the PodDisruptionBudget ns/name, built
+// as the planner builds it (plan.RelaxPDBChange: minAvailable 0,
+// maxUnavailable dropped; the budget taken as minAvailable 1), gated on gate
+// (typically nodes-settled). Pair it with Revert.
 func (b *Builder) RelaxPDB(ns, name, uid string, gate *plan.Gate) *Builder {
-	b.Change(plan.ActionRelaxPDB, PDBRef(ns, name), uid, `{"spec":{"minAvailable":null,"maxUnavailable":"100%"}}`,
-		[][]string{{"spec", "minAvailable"}, {"spec", "maxUnavailable"}}, gate)
-	s := &b.p.Steps[len(b.p.Steps)-1]
-	s.Remedy, s.Finding = plan.RemedyRelaxPDB, "DrainBlockedByPDB"
+	b.add(plan.Step{ID: string(plan.ActionRelaxPDB) + "-" + name, Action: plan.ActionRelaxPDB,
+		Remedy: plan.RemedyRelaxPDB, Finding: "DrainBlockedByPDB", Change: plan.RelaxPDBChange(ns, name, uid, "1", ""), Gate: gate})
 	return b
 }
 
