@@ -151,6 +151,12 @@ func cvoBracket(p *plan.Plan, sentence bool) string {
 			return fmt.Sprintf("the CVO is disabled from step %d to step %d", i+1, restoreStep(p))
 		}
 	}
+	if p.EffectiveMode() == plan.ModeDriveCVO {
+		if sentence {
+			return fmt.Sprintf("the cluster-version operator (CVO) keeps running: it is handed %s and carries the update out itself", p.Target.Version)
+		}
+		return fmt.Sprintf("the CVO keeps running and carries the update to %s itself", p.Target.Version)
+	}
 	if sentence {
 		return "the cluster-version operator (CVO) keeps running: it is updating and undoes none of the remedies"
 	}
