@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -160,6 +161,25 @@ func TestDriveCVOAcceptsTheNamedRisk(t *testing.T) {
 	}
 	if shape := stepShape(p); !slices.Equal(shape, []string{"set-desired-update:cvo-running"}) || !slices.Equal(p.Steps[0].DesiredUpdate.AcceptRisks, []string{riskName}) {
 		t.Fatalf("the plan's steps are %v, desiredUpdate %+v; want one set-desired-update accepting %s", shape, p.Steps[0].DesiredUpdate, riskName)
+	}
+
+	// plan -o yaml writes the same drive-cvo plan, and apply --plan reads it
+	// and runs it as a dry run: nothing written.
+	r := c.recover("plan", "-o", "yaml", "--graph", ex+"/graph.json", "--payload", ex+"/releases/"+riskyTarget, "--accept", riskName)
+	yamlPath := filepath.Join(c.dir, "plan.yaml")
+	if r.code != 0 || os.WriteFile(yamlPath, []byte(r.stdout), 0o600) != nil {
+		t.Fatalf("recover plan -o yaml: %s", r)
+	}
+	fromYAML, _, err := plan.Load(yamlPath)
+	if err != nil || fromYAML.Mode != plan.ModeDriveCVO || !reflect.DeepEqual(fromYAML.Steps, p.Steps) {
+		t.Fatalf("the YAML plan: %v, mode %q, steps %+v", err, fromYAML.Mode, fromYAML.Steps)
+	}
+	dry, kc := c.auditProxy("dry-run", nil)
+	if r := c.recoverVia(kc, "apply", "--plan", yamlPath, "--dry-run"); r.code != 0 || !strings.Contains(r.stdout+r.stderr, "DRY RUN") || !strings.Contains(r.stdout+r.stderr, p.Steps[0].ID) {
+		t.Fatalf("recover apply --plan plan.yaml --dry-run: %s", r)
+	}
+	if w := writes(dry.Log()); len(w) != 0 {
+		t.Fatalf("the dry run wrote %v", w)
 	}
 
 	audit, journalPath := c.applyAudited(p, path)
