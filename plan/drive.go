@@ -68,7 +68,7 @@ func driveSteps(sel *Selection, pl *payload.Payload, rs *remedyStage) *builder {
 func (b *builder) driveReason(risks []string) string {
 	r := fmt.Sprintf("Hand the CVO %s by digest; it keeps running and carries the update out itself, in its own order", b.target)
 	if h := b.f.history; b.sel.isRetarget() {
-		r += fmt.Sprintf(" (a retarget of the update under way to %s)", h.Desired)
+		r += fmt.Sprintf(" (a retarget of the update under way, from %s)", h.Desired)
 	}
 	r += "."
 	if len(risks) > 0 {
