@@ -248,7 +248,7 @@ func (r *run) openJournal() error {
 	h := journal.Header{
 		RunID: r.runID,
 		Plan: journal.PlanRef{Path: planPath, Digest: r.opts.PlanDigest, TargetVersion: r.p.Target.Version,
-			TargetImage: r.p.Target.Image, Steps: len(r.p.Steps)},
+			TargetImage: r.p.Target.Image, Steps: len(r.p.Steps), Mode: r.p.Mode, Outcome: r.p.Outcome},
 		Server: r.e.server, Holder: r.holder, Generator: r.opts.Generator,
 	}
 	if r.cv != nil {

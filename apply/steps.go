@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/openshift-recover/recover/internal/openshift"
 
@@ -318,7 +320,10 @@ func (r *run) preparePaused(ctx context.Context, pool string, paused bool) (*mut
 }
 
 // prepareDesiredUpdate sets ClusterVersion spec.desiredUpdate to the target, by
-// digest, replacing the whole field (so no stale architecture or version is kept).
+// digest, replacing the whole field (so no stale architecture or version is
+// kept) but for acceptRisks: the risks the cluster already accepts stay, and
+// the step's are added (openshift/api: "This list may contain entries that
+// apply to current, previous or future updates").
 func (r *run) prepareDesiredUpdate(ctx context.Context, du *plan.DesiredUpdate) (*mutation, error) {
 	client := r.e.dyn.Resource(clusterVersionsGVR)
 	cv, err := client.Get(ctx, openshift.ClusterVersionName, metav1.GetOptions{})
@@ -330,9 +335,23 @@ func (r *run) prepareDesiredUpdate(ctx context.Context, du *plan.DesiredUpdate) 
 		want["force"] = true
 	}
 	cur, _, _ := unstructured.NestedMap(cv.Object, "spec", "desiredUpdate")
+	live := acceptedRiskNames(cur)
+	risks := slices.Clone(live)
+	for _, n := range du.AcceptRisks {
+		if !slices.Contains(risks, n) {
+			risks = append(risks, n)
+		}
+	}
+	if len(risks) > 0 {
+		list := make([]any, 0, len(risks))
+		for _, n := range risks {
+			list = append(list, map[string]any{"name": n})
+		}
+		want["acceptRisks"] = list
+	}
 	before, _ := json.Marshal(cur)
 	after, _ := json.Marshal(want)
-	same := cur != nil && cur["version"] == du.Version && cur["image"] == du.Image && (cur["force"] == true) == du.Force && len(cur) == len(want)
+	same := cur != nil && cur["version"] == du.Version && cur["image"] == du.Image && (cur["force"] == true) == du.Force && len(cur) == len(want) && slices.Equal(live, risks)
 	m := &mutation{op: "update", object: "ClusterVersion version", noop: same,
 		diff:   fmt.Sprintf("spec.desiredUpdate: %s -> %s", orDash(string(before)), after),
 		intent: journal.Intent{Operation: "update", Object: objectRef("config.openshift.io/v1", "ClusterVersion", "", openshift.ClusterVersionName), Before: string(before), After: string(after), LiveUID: string(cv.GetUID()), LiveResourceVersion: cv.GetResourceVersion()},
@@ -372,7 +391,27 @@ func (r *run) prepareDesiredUpdate(ctx context.Context, du *plan.DesiredUpdate) 
 		if err != nil {
 			return nil, err
 		}
+		if got, _, _ := unstructured.NestedMap(out.Object, "spec", "desiredUpdate"); len(risks) > 0 && len(acceptedRiskNames(got)) == 0 {
+			// The API server pruned the field: this cluster's ClusterVersion
+			// schema has no acceptRisks (feature gate ClusterUpdateAcceptRisks
+			// off), and its CVO does not hold conditional updates on them.
+			r.warn("ClusterVersion spec.desiredUpdate.acceptRisks (%s) was not kept: this cluster's ClusterVersion has no such field (feature gate ClusterUpdateAcceptRisks off), so its CVO does not hold the update on those risks", strings.Join(risks, ", "))
+		}
 		return &journal.Outcome{Result: "updated", UID: string(out.GetUID()), ResourceVersion: out.GetResourceVersion()}, nil
 	}
 	return m, nil
+}
+
+// acceptedRiskNames are the names in a desiredUpdate's acceptRisks, in order.
+func acceptedRiskNames(du map[string]any) []string {
+	list, _ := du["acceptRisks"].([]any)
+	var out []string
+	for _, item := range list {
+		if e, ok := item.(map[string]any); ok {
+			if n, _ := e["name"].(string); n != "" {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }

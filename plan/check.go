@@ -31,7 +31,7 @@ const (
 
 // Invariants describes every invariant Check asserts, in the order it checks them.
 var Invariants = []string{
-	InvariantCVOBracketing + ": an update plan runs every step that changes the cluster between one disable-cvo and one restore-cvo, only waits follow restore-cvo, and it sets the desired update before restore-cvo; a remediation plan never sets one (the CVO resumes the update it has), and brackets its remedies the same way unless the CVO keeps the wheel (Updating mode), where no step changes what the CVO manages",
+	InvariantCVOBracketing + ": an update plan runs every step that changes the cluster between one disable-cvo and one restore-cvo, only waits follow restore-cvo, and it sets the desired update before restore-cvo; a remediation plan never sets one (the CVO resumes the update it has), and brackets its remedies the same way unless the CVO keeps the wheel (Updating mode), where no step changes what the CVO manages; a drive-cvo plan never disables the CVO and changes nothing it manages",
 	InvariantManifestDigest + ": every embedded manifest matches its digest; apply steps never carry release.openshift.io/delete=true, delete steps always do",
 	InvariantRunLevelOrder + ": manifest steps follow the CVO's update order: stages never go back, and a component's files keep their order",
 	InvariantGates + ": every step that needs a gate has the right one (ClusterOperator versions, CRD Established, workload rollout, static pods on every master after each static-pod operator, CVO scaled down and running; CSR issued after an approval, restored after a revert, a new static-pod revision after a forced redeployment, the pool rolled out after a remedy unpause)",
@@ -39,7 +39,7 @@ var Invariants = []string{
 	InvariantControlPlane + ": kube-apiserver instances stay within one minor; kube-controller-manager and kube-scheduler are never newer than the oldest kube-apiserver",
 	InvariantNoDowngrade + ": no ClusterOperator gate moves a component down across a minor, or down within one further than the policy allows",
 	InvariantPools + ": only pools the plan paused are unpaused, all of them by the end, and no gate waits on a pool the plan keeps paused; a pool the user paused is unpaused only by an unpause-pool remedy for a pool whose PoolPaused finding says the pause blocks the update",
-	InvariantDesiredUpdate + ": the desired update names the target by digest, with force only when the target gives a reason",
+	InvariantDesiredUpdate + ": the desired update names the target by digest, with force only when the target gives a reason and acceptRisks only names the admin accepted; a drive-cvo plan sets it once",
 	InvariantTemporary + ": every temporary change names exactly one later revert step of the same object, no step in between changes that object, and none is left unreverted at the end",
 	InvariantRemedies + ": no guard PodDisruptionBudget is relaxed, and a relaxed one is at its limit (inspect.PDBAtLimit) and restored only after a nodes-settled wait; every approved CSR is vouched for on the snapshot (inspect.CSRVouch) as the step describes it; every admin promise (force-redeployment, admin-ack, remove-overrides, upgradeable-to) is named in the plan's accepted inputs; every change sets exactly its fields",
 }
@@ -228,6 +228,9 @@ var digestImageRE = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
 
 func (m *model) step(i int) error {
 	st := &m.p.Steps[i]
+	if m.p.EffectiveMode() == ModeDriveCVO && (st.Action == ActionDisableCVO || st.Action == ActionRestoreCVO) {
+		return m.fail(i, InvariantCVOBracketing, "a drive-cvo plan keeps the CVO running: it has no %s step", st.Action)
+	}
 	if !m.bracketed {
 		if spec := SpecOf(st.Action); spec != nil && spec.CVOManages {
 			return m.fail(i, InvariantCVOBracketing, "%s changes what the CVO manages with the CVO running (the plan has no disable-cvo step): the CVO would fight it", st.Action)
@@ -538,8 +541,16 @@ func (m *model) end() error {
 	if err := m.pendingClosed(last+1, &Step{}); err != nil {
 		return err
 	}
-	if !m.disabledOnce && m.p.EffectiveMode() != ModeRemediation {
-		return m.fail(-1, InvariantCVOBracketing, "no disable-cvo step")
+	switch m.p.EffectiveMode() {
+	case ModeRemediation:
+	case ModeDriveCVO:
+		if !m.desiredSet {
+			return m.fail(-1, InvariantDesiredUpdate, "a drive-cvo plan hands the CVO its target: it has no set-desired-update step")
+		}
+	default:
+		if !m.disabledOnce {
+			return m.fail(-1, InvariantCVOBracketing, "no disable-cvo step")
+		}
 	}
 	if m.bracketed && !m.restored {
 		return m.fail(-1, InvariantCVOBracketing, "no restore-cvo step: the plan would leave the CVO disabled")

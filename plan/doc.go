@@ -25,7 +25,10 @@
 //     static-pod operator), the pool unpauses once kube-apiserver,
 //     kube-controller-manager and kube-scheduler are verified at the target on every
 //     master, set-desired-update and restore-cvo. Components verified at the target
-//     are skipped and listed as such.
+//     are skipped and listed as such. That is the replace-cvo outcome's plan
+//     (ModeUpdate); the drive-cvo outcome's (ModeDriveCVO, drive.go) keeps the
+//     CVO running: the remedies and promises, then handToCVO's set-desired-update
+//     and the wait for the control plane at the target, no manifest pushed.
 //  4. Check steps a model of the cluster through the plan and asserts the
 //     invariants (skew, no forbidden downgrade, run-level order, gates, pools, CVO
 //     bracketing, digests) after every step; a plan that breaks one is never

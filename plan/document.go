@@ -54,9 +54,11 @@ type Plan struct {
 	// (formatVersion 1.0 addition).
 	Invariants []string `json:"invariants,omitempty"`
 
-	// Mode is ModeUpdate (a target release, with any remedies first) or
-	// ModeRemediation (no new release: only remedies and the CVO hand-back); ""
-	// in plans before formatVersion 1.1 means ModeUpdate.
+	// Mode is ModeUpdate (a target release pushed with the CVO disabled, with
+	// any remedies first), ModeRemediation (no new release: only remedies and
+	// the CVO hand-back) or ModeDriveCVO (formatVersion 1.5: the CVO keeps
+	// running and is handed the target); "" in plans before formatVersion 1.1
+	// means ModeUpdate.
 	Mode string `json:"mode,omitempty"`
 	// Remediations are the wedges the plan unblocks, each with the finding it
 	// answers and the steps that do it (formatVersion 1.1).
@@ -85,7 +87,20 @@ type Plan struct {
 const (
 	ModeUpdate      = "update"
 	ModeRemediation = "remediation"
+	// ModeDriveCVO is the plan of the drive-cvo outcome: the CVO keeps
+	// running; the plan makes the remedies and the admin's promises, hands
+	// the CVO the target (set-desired-update, with the risks the admin
+	// accepted) and waits for it to take the target and for the control
+	// plane to land there. No manifest is pushed and the CVO is never
+	// disabled (formatVersion 1.5).
+	ModeDriveCVO = "drive-cvo"
 )
+
+// FormatVersionDriveCVO is the format of a drive-cvo plan (formatVersion 1.5
+// adds mode drive-cvo and desiredUpdate.acceptRisks). Other plans keep their
+// format (FormatVersion, FormatVersionStages), so readers of 1.3 and 1.4 read
+// them unchanged; a staged plan whose first stage the CVO drives is 1.5.
+const FormatVersionDriveCVO = "1.5"
 
 // Remediation is one wedge the plan unblocks.
 type Remediation struct {
@@ -428,6 +443,13 @@ type DesiredUpdate struct {
 	Version string `json:"version"`
 	Image   string `json:"image"`
 	Force   bool   `json:"force,omitempty"`
+	// AcceptRisks are the conditional-update risk names the admin accepted
+	// (--accept) that the target needs: apply sets them in
+	// spec.desiredUpdate.acceptRisks (openshift/api config/v1 DesiredUpdate,
+	// feature gate ClusterUpdateAcceptRisks), beside those the cluster already
+	// accepts, so a CVO that holds conditional updates on their risks takes
+	// it (formatVersion 1.5).
+	AcceptRisks []string `json:"acceptRisks,omitempty"`
 }
 
 // GateKind is the kind of condition a gate waits for.

@@ -223,7 +223,12 @@ func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created ti
 			}
 		}
 	}
-	b := buildSteps(sel, pl, sel.Target.Force, rs)
+	hop := pushSteps
+	mode, format := ModeUpdate, FormatVersion
+	if o.Kind == OutcomeDriveCVO {
+		hop, mode, format = driveSteps, ModeDriveCVO, FormatVersionDriveCVO
+	}
+	b := hop(sel, pl, rs)
 	if err := blockingError(rs.refused, rs.groups); err != nil {
 		return nil, err
 	}
@@ -232,8 +237,8 @@ func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created ti
 		gen = "recover"
 	}
 	p := &Plan{
-		APIVersion: APIVersion, Kind: Kind, FormatVersion: FormatVersion,
-		CreatedAt: created, Generator: gen, Mode: ModeUpdate,
+		APIVersion: APIVersion, Kind: Kind, FormatVersion: format,
+		CreatedAt: created, Generator: gen, Mode: mode,
 		Cluster: sel.facts.summary(), Target: sel.Target, Alternatives: sel.Alternatives(),
 		Steps: b.steps, Skipped: sortedSkipped(b.skipped), Invariants: Invariants,
 		Remediations: b.remediations,
@@ -245,7 +250,7 @@ func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created ti
 	if err != nil {
 		return nil, err
 	}
-	if sel.Target.Distance.Components == 0 {
+	if sel.Target.Distance.Components == 0 && mode == ModeUpdate {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("every ClusterOperator already runs %s: the plan only re-applies what is not verified at %s and hands the CVO %s", sel.Target.Version, sel.Target.Version, sel.Target.Version))
 	}
 	p.Warnings = append(p.Warnings, b.warnings...)

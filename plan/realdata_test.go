@@ -141,13 +141,3 @@ func TestRealDataWedgePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
-func countAction(p *Plan, a Action) int {
-	n := 0
-	for _, s := range p.Steps {
-		if s.Action == a {
-			n++
-		}
-	}
-	return n
-}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/policy"
 )
@@ -223,7 +224,9 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 		return nil, &StageRefusedError{Stage: 1, From: stages[0].From, To: stages[0].To, Rule: StageRuleNoPath,
 			Reason: fmt.Sprintf("the per-hop planner chose %s, not the stage's %s", p.Target.Version, stages[0].To)}
 	}
-	p.FormatVersion = FormatVersionStages
+	if p.FormatVersion != FormatVersionDriveCVO { // 1.5 has the stages too
+		p.FormatVersion = FormatVersionStages
+	}
 	p.Goal = path.To
 	if path.Direct != "" {
 		p.GoalReasons = append(p.GoalReasons, "Not in one hop: "+path.Direct+".")
@@ -232,7 +235,7 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 	for i := range stages {
 		st := &stages[i]
 		if i > 0 {
-			st.Steps = stageOutline(st)
+			st.Steps = stageOutline(st, acceptedEdgeRisks(path.Stages[i].Edge, st.Accept))
 		}
 		if st.Workers == WorkersPaused {
 			st.Warnings = append(st.Warnings, pausedPoolWarning(in.Snapshot, f, time.Now))
@@ -531,17 +534,62 @@ func pauseAndUnpause(f *facts, stages []Stage, goal string) {
 
 // stageOutline is a later stage's outline: hand the CVO the stage's target and
 // wait until it reports it (planned again in full once the stage starts).
-func stageOutline(st *Stage) []Step {
-	return []Step{
-		{Action: ActionSetDesiredUpdate, DesiredUpdate: &DesiredUpdate{Version: st.To, Image: st.Image},
-			Reason: fmt.Sprintf("stage %d: the CVO carries the cluster from %s to %s", st.Index, st.From, st.To),
-			Gate:   &Gate{Kind: GateCVORunning, Description: fmt.Sprintf("ClusterVersion shows the CVO working on %s", st.To)}},
-		// The machine-config operator is the last of the CVO's run levels
-		// (0000_80_machine-config): at st.To, the control plane is there.
-		{Action: ActionWait, Reason: fmt.Sprintf("stage %d lands when the control plane runs %s", st.Index, st.To),
-			Gate: &Gate{Kind: GateClusterOperator, ClusterOperator: "machine-config", Versions: []OperandVersion{{Name: "operator", Version: st.To}},
-				Description: fmt.Sprintf("machine-config reports %s, Available, not Degraded", st.To)}},
+func stageOutline(st *Stage, acceptRisks []string) []Step {
+	return handToCVO(cvoHop{to: st.To, image: st.Image, acceptRisks: acceptRisks,
+		why:   fmt.Sprintf("stage %d: the CVO carries the cluster from %s to %s", st.Index, st.From, st.To),
+		lands: fmt.Sprintf("stage %d lands when the control plane runs %s", st.Index, st.To)})
+}
+
+// acceptedEdgeRisks are the names of an edge's conditional-update risks the
+// admin accepted: what the stage's desired update carries in acceptRisks.
+func acceptedEdgeRisks(e graph.Edge, accept []string) []string {
+	var out []string
+	for _, r := range e.Risks {
+		if slices.Contains(accept, r.Name) && !slices.Contains(out, r.Name) {
+			out = append(out, r.Name)
+		}
 	}
+	return out
+}
+
+// cvoHop is a hop the CVO carries out itself: the target recover hands it and
+// what the steps say.
+type cvoHop struct {
+	to, image string
+	force     bool
+	// acceptRisks are the conditional-update risks the admin accepted for it.
+	acceptRisks []string
+	// why is set-desired-update's reason; lands the landing wait's.
+	why, lands string
+	// landing are the versions the target's machine-config ClusterOperator
+	// declares (its payload manifest's status.versions); nil: operator at
+	// to. noLanding: the target declares no machine-config ClusterOperator
+	// (a reduced payload), so nothing but the CVO marks its landing.
+	landing   []OperandVersion
+	noLanding bool
+}
+
+// handToCVO is the one way recover hands the CVO a target and waits for it,
+// with the CVO running: set-desired-update (by digest, with the risks the
+// admin accepted) gated on ClusterVersion showing the CVO working on the
+// target, then a wait for the control plane at the target. The first step is
+// always the set-desired-update; the rest are waits.
+func handToCVO(h cvoHop) []Step {
+	steps := []Step{{Action: ActionSetDesiredUpdate, Reason: h.why,
+		DesiredUpdate: &DesiredUpdate{Version: h.to, Image: h.image, Force: h.force, AcceptRisks: h.acceptRisks},
+		Gate:          &Gate{Kind: GateCVORunning, Description: fmt.Sprintf("ClusterVersion shows the CVO working on %s", h.to)}}}
+	if h.noLanding {
+		return steps
+	}
+	landing := h.landing
+	if len(landing) == 0 {
+		landing = []OperandVersion{{Name: "operator", Version: h.to}}
+	}
+	// The machine-config operator is the last of the CVO's run levels
+	// (0000_80_machine-config): at the target, the control plane is there.
+	return append(steps, Step{Action: ActionWait, Reason: h.lands,
+		Gate: &Gate{Kind: GateClusterOperator, ClusterOperator: openshift.MachineConfigOperator, Versions: landing,
+			Description: fmt.Sprintf("%s reports %s, Available, not Degraded", openshift.MachineConfigOperator, h.to)}})
 }
 
 // pausedPoolWarning names how long a paused pool stays safe.

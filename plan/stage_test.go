@@ -67,8 +67,13 @@ func TestStagedPlanNamesEachIntermediateAndWhy(t *testing.T) {
 	if got := strings.Join(chain, " "); got != "4.4.4 4.5.1 4.6.1" {
 		t.Fatalf("stages: %s", got)
 	}
-	if p.FormatVersion != FormatVersionStages || p.Goal != "4.6.1" || p.Target.Version != "4.4.4" {
+	// Stage 1 is a hop the CVO drives (the staged-goal rule): a drive-cvo
+	// plan, format 1.5, which carries the stages of 1.4.
+	if p.FormatVersion != FormatVersionDriveCVO || p.Goal != "4.6.1" || p.Target.Version != "4.4.4" {
 		t.Fatalf("format %s goal %s target %s", p.FormatVersion, p.Goal, p.Target.Version)
+	}
+	if p.Mode != ModeDriveCVO || p.Outcome == nil || p.Outcome.Rule != RuleStagedGoal || countAction(p, ActionDisableCVO)+countAction(p, ActionApply)+countAction(p, ActionDelete) != 0 {
+		t.Fatalf("stage 1 is not driven by the CVO: mode %s outcome %+v actions %v", p.Mode, p.Outcome, actions(p))
 	}
 	if why := strings.Join(p.Stages[1].Reasons, " "); !strings.Contains(why, "Not 4.5.3") || !strings.Contains(why, "no usable edge onward") {
 		t.Fatalf("stage 2 reasons do not say why not 4.5.3: %q", why)
@@ -167,7 +172,7 @@ func TestStagedPlanRefusals(t *testing.T) {
 	}
 }
 
-// A staged plan is format 1.4; a 1.2 plan saved before stages still reads,
+// A staged plan is format 1.4 (1.5 when the CVO drives stage 1); a 1.2 plan saved before stages still reads,
 // as an update plan with no stages.
 func TestStagedPlanRoundTripsAndOldPlansStillRead(t *testing.T) {
 	p, err := makeStagedExample(t, healthyUpdating(t), stagedGraph(t, stagedEdges...), "4.6.1", true)
@@ -182,7 +187,7 @@ func TestStagedPlanRoundTripsAndOldPlansStillRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.FormatVersion != "1.4" || len(back.Stages) != 3 || back.Stages[1].Workers != WorkersPaused || back.Goal != "4.6.1" {
+	if back.FormatVersion != FormatVersionDriveCVO || len(back.Stages) != 3 || back.Stages[1].Workers != WorkersPaused || back.Goal != "4.6.1" {
 		t.Fatalf("round trip lost the stages: %s %d", back.FormatVersion, len(back.Stages))
 	}
 	old, _, err := Load("testdata/format-1.2.plan.json")
@@ -191,6 +196,23 @@ func TestStagedPlanRoundTripsAndOldPlansStillRead(t *testing.T) {
 	}
 	if old.FormatVersion != "1.2" || len(old.Stages) != 0 || old.Goal != "" || old.EffectiveMode() != ModeUpdate {
 		t.Fatalf("the 1.2 plan reads as %s with %d stages", old.FormatVersion, len(old.Stages))
+	}
+}
+
+// A staged plan whose decision replaces the CVO (the admin asked, --take-over)
+// pushes stage 1 with the CVO disabled and stays format 1.4; the later
+// stages are outlined the same way.
+func TestStagedPlanTakeOverPushesStageOne(t *testing.T) {
+	p, err := MakeStaged(t.Context(), StagedOptions{To: "4.6.1", Options: Options{Snapshot: healthyUpdating(t), Graph: stagedGraph(t, stagedEdges...), Payload: PayloadDir{Dir: payload444},
+		TakeOver: "change CHG-1", Now: fixedClock, Generator: "recover test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.FormatVersion != FormatVersionStages || p.EffectiveMode() != ModeUpdate || p.Outcome.Kind != OutcomeReplaceCVO || p.Steps[0].Action != ActionDisableCVO {
+		t.Fatalf("format %s mode %s outcome %+v first step %s", p.FormatVersion, p.Mode, p.Outcome, p.Steps[0].Action)
+	}
+	if st := p.Stages[1].Steps; len(st) != 2 || st[0].Action != ActionSetDesiredUpdate || st[0].Gate.Kind != GateCVORunning {
+		t.Fatalf("stage 2 outline: %+v", st)
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 // remediation rules (defense in depth against hand-edited plans, whose digests
 // cover only manifests): a Change names its object, its fields, and a patch
 // that sets nothing else; every temporary change has its revert step after it,
-// and every revert reverts a change of the plan. It needs no snapshot: Check,
+// and every revert reverts a change of the plan. A drive-cvo plan has no
+// disable-cvo or restore-cvo and one set-desired-update. It needs no snapshot: Check,
 // which the planner runs, asserts the invariants on a model of the cluster.
 func Validate(p *Plan) error {
 	var problems []string
@@ -104,6 +105,16 @@ func Validate(p *Plan) error {
 			add("no restore-cvo step after the last change (%s): the plan would leave the CVO disabled", p.Steps[lastMut].ID)
 		}
 	}
+	if p.Mode == ModeDriveCVO {
+		// The CVO keeps the wheel: it is never disabled, and it is handed
+		// the target (no apply or delete: the no-bracket rule above).
+		if disable >= 0 || restore >= 0 {
+			add("a drive-cvo plan keeps the CVO running: it has no disable-cvo or restore-cvo step")
+		}
+		if n := countAction(p, ActionSetDesiredUpdate); n != 1 {
+			add("a drive-cvo plan hands the CVO its target in one set-desired-update step; it has %d", n)
+		}
+	}
 	if restore >= 0 && disable >= 0 && restore < disable {
 		add("restore-cvo (%s) comes before disable-cvo (%s)", p.Steps[restore].ID, p.Steps[disable].ID)
 	}
@@ -111,6 +122,17 @@ func Validate(p *Plan) error {
 		return &ValidationError{Msg: "invalid plan: " + strings.Join(problems, "; ")}
 	}
 	return nil
+}
+
+// countAction counts the plan's steps of an action.
+func countAction(p *Plan, a Action) int {
+	n := 0
+	for i := range p.Steps {
+		if p.Steps[i].Action == a {
+			n++
+		}
+	}
+	return n
 }
 
 // ValidationError is a plan document that is not valid. It is bad input.

@@ -9,7 +9,7 @@ import (
 
 // FormatVersion is the journal format. Readers refuse a major version they do not
 // know; a minor bump only adds fields.
-const FormatVersion = "1.1"
+const FormatVersion = "1.2"
 
 // RecordType says what a Record holds.
 type RecordType string
@@ -91,6 +91,12 @@ type PlanRef struct {
 	TargetVersion string `json:"targetVersion,omitempty"`
 	TargetImage   string `json:"targetImage,omitempty"`
 	Steps         int    `json:"steps"`
+	// Mode is the plan's mode (update, remediation, drive-cvo), and Outcome
+	// the decision it carries out (plan.Decide's: kind, rule, why, evidence),
+	// as the plan records them; absent in journals before formatVersion 1.2
+	// and for plans made before outcomes.
+	Mode    string        `json:"mode,omitempty"`
+	Outcome *plan.Outcome `json:"outcome,omitempty"`
 }
 
 // Backup is the etcd backup a run relies on: a verified record, or the user's

@@ -192,6 +192,9 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		target = "remediation only, no new release"
 	}
 	fmt.Fprintf(tw, "Plan:\t%s (%s), %s, %d steps\n", s.Plan.Path, s.Plan.Digest, target, s.Plan.Steps)
+	if o := s.Plan.Outcome; o != nil {
+		fmt.Fprintf(tw, "Outcome:\t%s (rule %s): %s\n", o.Kind, o.Rule, termtext.OneLine(o.Why))
+	}
 	fmt.Fprintf(tw, "Cluster:\t%s %s\n", s.Server, s.ClusterID)
 	fmt.Fprintf(tw, "Started:\t%s (%d run(s), last run %s)\n", s.StartedAt.Format(time.RFC3339), s.Runs, s.RunID)
 	fmt.Fprintf(tw, "State:\t%s\n", s.State)

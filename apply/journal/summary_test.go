@@ -3,11 +3,13 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/openshift-recover/recover/internal/nextcmd"
+	"github.com/openshift-recover/recover/plan"
 )
 
 // summaryJournal is a remediation run: the CVO (2 replicas) scaled down, a PDB
@@ -154,5 +156,48 @@ func TestSummarize(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSummaryPrintsThePlanOutcome: the header records the plan's mode and
+// outcome, and recover journal prints the outcome's kind, rule and why; a
+// journal written before formatVersion 1.2 (no outcome) still reads, and
+// prints no outcome line.
+func TestSummaryPrintsThePlanOutcome(t *testing.T) {
+	dir := t.TempDir()
+	o := &plan.Outcome{Kind: plan.OutcomeDriveCVO, Rule: "retarget-in-flight", Why: "The CVO is given another desired update and carries it out itself: 4.13.4 is exposed to a risk."}
+	path := dir + "/new.journal"
+	w, err := Create(path, Header{RunID: "r1", Plan: PlanRef{Path: "/p.json", Digest: "sha256:x", TargetVersion: "4.13.5", Steps: 2, Mode: plan.ModeDriveCVO, Outcome: o}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Summarize(j)
+	var tb bytes.Buffer
+	if err := s.WriteTable(&tb); err != nil {
+		t.Fatal(err)
+	}
+	if j.Header.FormatVersion != FormatVersion || s.Plan.Mode != plan.ModeDriveCVO || s.Plan.Outcome == nil || s.Plan.Outcome.Rule != o.Rule ||
+		!strings.Contains(tb.String(), "Outcome:  drive-cvo (rule retarget-in-flight): The CVO is given another desired update") {
+		t.Fatalf("format %s plan %+v\n%s", j.Header.FormatVersion, s.Plan, tb.String())
+	}
+	old := dir + "/old.journal"
+	line := `{"type":"header","seq":1,"time":"2026-01-01T00:00:00Z","header":{"formatVersion":"1.1","runID":"r0","plan":{"path":"/p.json","digest":"sha256:x","steps":3},"startedAt":"2026-01-01T00:00:00Z"}}` + "\n"
+	if err := os.WriteFile(old, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err = Load(old)
+	if err != nil {
+		t.Fatalf("a 1.1 journal: %v", err)
+	}
+	tb.Reset()
+	if err := Summarize(j).WriteTable(&tb); err != nil || j.Header.Plan.Outcome != nil || strings.Contains(tb.String(), "Outcome:") {
+		t.Fatalf("a 1.1 journal: %v\n%s", err, tb.String())
 	}
 }

@@ -44,8 +44,15 @@ func TestPlanToStagesTheEUSPath(t *testing.T) {
 	if code != ExitOK || json.Unmarshal([]byte(out), &p) != nil {
 		t.Fatalf("exit %d: %s\n%.400s", code, errOut, out)
 	}
-	if p.FormatVersion != plan.FormatVersionStages || p.Goal != "4.6.1" || len(p.Stages) != 3 || p.Stages[1].To != "4.5.1" || p.Stages[1].Workers != plan.WorkersPaused {
-		t.Fatalf("format %s goal %s stages %+v", p.FormatVersion, p.Goal, p.Stages)
+	// Stage 1 is a hop the CVO drives (staged-goal): a drive-cvo plan, format
+	// 1.5, its forced redeployment beside the running CVO.
+	if p.FormatVersion != plan.FormatVersionDriveCVO || p.Mode != plan.ModeDriveCVO || p.Goal != "4.6.1" || len(p.Stages) != 3 || p.Stages[1].To != "4.5.1" || p.Stages[1].Workers != plan.WorkersPaused {
+		t.Fatalf("format %s mode %s goal %s stages %+v", p.FormatVersion, p.Mode, p.Goal, p.Stages)
+	}
+	for _, st := range p.Steps {
+		if st.Action == plan.ActionDisableCVO || st.Action == plan.ActionApply {
+			t.Fatalf("stage 1 has a %s step: the CVO drives it", st.Action)
+		}
 	}
 	code, _, errOut = runRecover(t, "plan", "--must-gather", incident2MG, "--eus")
 	if code != ExitUsage || !strings.Contains(errOut, "--eus needs --to") {

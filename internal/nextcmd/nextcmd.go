@@ -100,19 +100,29 @@ func PausePool(pool string, paused bool) string {
 	return MergePatch("machineconfigpool/"+pool, "", fmt.Sprintf(`{"spec":{"paused":%t}}`, paused))
 }
 
-// DesiredUpdate points ClusterVersion at a release.
-func DesiredUpdate(version, image string, force bool) string {
+// DesiredUpdate points ClusterVersion at a release, accepting the named
+// conditional-update risks (spec.desiredUpdate.acceptRisks). A merge patch
+// replaces the whole list: names the cluster accepted before and not passed
+// here are dropped (recover apply keeps them).
+func DesiredUpdate(version, image string, force bool, acceptRisks ...string) string {
+	type risk struct {
+		Name string `json:"name"`
+	}
 	type update struct {
-		Version string `json:"version"`
-		Image   string `json:"image"`
-		Force   bool   `json:"force"`
+		Version     string `json:"version"`
+		Image       string `json:"image"`
+		Force       bool   `json:"force"`
+		AcceptRisks []risk `json:"acceptRisks,omitempty"`
 	}
 	var patch struct {
 		Spec struct {
 			DesiredUpdate update `json:"desiredUpdate"`
 		} `json:"spec"`
 	}
-	patch.Spec.DesiredUpdate = update{version, image, force}
+	patch.Spec.DesiredUpdate = update{Version: version, Image: image, Force: force}
+	for _, r := range acceptRisks {
+		patch.Spec.DesiredUpdate.AcceptRisks = append(patch.Spec.DesiredUpdate.AcceptRisks, risk{r})
+	}
 	b, _ := json.Marshal(patch) // strings and a bool: cannot fail
 	return MergePatch("clusterversion/"+openshift.ClusterVersionName, "", string(b))
 }

@@ -90,6 +90,21 @@ func countActions(p *plan.Plan) map[plan.Action]int {
 	return out
 }
 
+// updateStepCounts says what an update plan's steps are: the manifests it
+// pushes (apply, delete), or for a drive-cvo plan, which pushes none, the
+// hand-over; then the waits and the remediation steps.
+func updateStepCounts(p *plan.Plan) string {
+	n := countActions(p)
+	out := fmt.Sprintf("%d apply, %d delete, %d wait", n[plan.ActionApply], n[plan.ActionDelete], n[plan.ActionWait])
+	if p.EffectiveMode() == plan.ModeDriveCVO {
+		out = fmt.Sprintf("%d set-desired-update, %d wait", n[plan.ActionSetDesiredUpdate], n[plan.ActionWait])
+	}
+	if r := remedySteps(p); r > 0 {
+		out += fmt.Sprintf(", %d remediation", r)
+	}
+	return out
+}
+
 // pausedPools returns the pools the plan pauses.
 func pausedPools(p *plan.Plan) []string {
 	var out []string
@@ -150,6 +165,12 @@ func cvoBracket(p *plan.Plan, sentence bool) string {
 			}
 			return fmt.Sprintf("the CVO is disabled from step %d to step %d", i+1, restoreStep(p))
 		}
+	}
+	if p.EffectiveMode() == plan.ModeDriveCVO {
+		if sentence {
+			return fmt.Sprintf("the cluster-version operator (CVO) keeps running: it is handed %s and carries the update out itself", p.Target.Version)
+		}
+		return fmt.Sprintf("the CVO keeps running and carries the update to %s itself", p.Target.Version)
 	}
 	if sentence {
 		return "the cluster-version operator (CVO) keeps running: it is updating and undoes none of the remedies"

@@ -43,12 +43,7 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 			md(" ([errata](%s))", p.Target.URL)
 		}
 		md(".\n")
-		more := ""
-		if r := remedySteps(p); r > 0 {
-			more = fmt.Sprintf(", %d remediation", r)
-		}
-		md("- %d steps: %d apply, %d delete, %d wait%s; %s.\n",
-			len(p.Steps), n[plan.ActionApply], n[plan.ActionDelete], n[plan.ActionWait], more, cvoBracket(p, true))
+		md("- %d steps: %s; %s.\n", len(p.Steps), updateStepCounts(p), cvoBracket(p, true))
 	}
 	if len(paused) > 0 {
 		md("- MachineConfigPools paused while the control plane catches up: %s.\n", strings.Join(paused, ", "))
@@ -139,6 +134,10 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 		markdownRemediationRollback(md, p)
 		return ew.err
 	}
+	if p.EffectiveMode() == plan.ModeDriveCVO {
+		markdownDriveRollback(md, p)
+		return ew.err
+	}
 	md("\n## Roll back the CVO state\n\n")
 	if temporaries := temporaryRestores(p); temporaries != "" {
 		md("If a run stops while a temporary change is in force, `recover apply` restores it from its journal. By hand (the snapshot's values; the journal has the exact pre-image):\n\n```sh\n%s```\n\n", temporaries)
@@ -172,6 +171,19 @@ const (
 	runbookBackup  = "backup.yaml"
 	runbookJournal = "recover-apply-<time>.journal"
 )
+
+// markdownDriveRollback is the roll-back section of a drive-cvo plan: the CVO
+// was never disabled; restore the temporary changes still in force, and the
+// desired update can be put back only before the CVO has started the new one.
+func markdownDriveRollback(md func(string, ...any), p *plan.Plan) {
+	md("\n## Roll back\n\n")
+	md("The CVO keeps running through the plan: there is nothing to restore for it. If the run is abandoned part-way, `recover apply` restores every temporary change still in force from its journal and prints the command to resume. By hand:\n\n```sh\n")
+	md("%s", temporaryRestores(p))
+	if du := p.Cluster.DesiredUpdate; du != nil {
+		md("# Only before the CVO has started %s (an update in progress only goes forward): the desired update the cluster had\n%s\n", p.Target.Version, nextcmd.DesiredUpdate(du.Version, du.Image, du.Force))
+	}
+	md("```\n")
+}
 
 // markdownRemediationRollback is the roll-back section of a remediation plan:
 // restore the temporary changes still in force, then the CVO.

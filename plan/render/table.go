@@ -20,12 +20,8 @@ func Table(w io.Writer, p *plan.Plan) error {
 		ew.printf("Plan: remediation only (no new release) on %s, %d steps (%d remediation, %d wait); %s.\n",
 			fromVersions(p.Cluster.Components), len(p.Steps), remedySteps(p), n[plan.ActionWait], cvoBracket(p, false))
 	} else {
-		more := ""
-		if r := remedySteps(p); r > 0 {
-			more = fmt.Sprintf(", %d remediation", r)
-		}
-		ew.printf("Plan: %s -> %s, %d steps (%d apply, %d delete, %d wait%s); %s.\n",
-			fromVersions(p.Cluster.Components), p.Target.Version, len(p.Steps), n[plan.ActionApply], n[plan.ActionDelete], n[plan.ActionWait], more, cvoBracket(p, false))
+		ew.printf("Plan: %s -> %s, %d steps (%s); %s.\n",
+			fromVersions(p.Cluster.Components), p.Target.Version, len(p.Steps), updateStepCounts(p), cvoBracket(p, false))
 	}
 	if line := OutcomeLine(p); line != "" {
 		ew.printf("%s\n", line)

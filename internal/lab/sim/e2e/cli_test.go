@@ -332,7 +332,15 @@ func writes(log []faultproxy.Entry) []string {
 
 // journalSummary is what `recover journal -o json` says about a run's changes.
 type journalSummary struct {
-	State   string `json:"state"`
+	State string `json:"state"`
+	Plan  struct {
+		Mode    string        `json:"mode"`
+		Outcome *plan.Outcome `json:"outcome"`
+	} `json:"plan"`
+	CVO struct {
+		Disabled bool `json:"disabled"`
+		Restored bool `json:"restored"`
+	} `json:"cvo"`
 	Changes []struct {
 		Step       string                     `json:"step"`
 		Action     string                     `json:"action"`
