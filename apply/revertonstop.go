@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/apply/internal/retry"
-	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/lock"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
 )
 

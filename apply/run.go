@@ -31,7 +31,7 @@ type run struct {
 	// stage is the stage running.
 	stageOf map[string]int
 	stage   int
-	ch   chan<- Event
+	ch      chan<- Event
 
 	runID   string
 	holder  string
