@@ -202,6 +202,7 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 	// drives (issue 31's drive-cvo), even where nothing holds the cluster.
 	first := in.Options
 	first.Accept = stages[0].Accept
+	first.StageTarget = path.Stages[0].To
 	first.Decision = Decide(in.Snapshot, DecideInput{Accept: first.Accept, Signatures: in.ReleaseSignatures, TakeOver: in.TakeOver, Goal: path.To})
 	first.Graph = &graph.Result{Graph: g.Restrict(append(slices.Clone(f.present), path.Stages[0].To)...), Digest: in.Graph.Digest, GraphDataDigest: in.Graph.GraphDataDigest}
 	p, err := Make(ctx, first)
