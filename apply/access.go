@@ -110,8 +110,9 @@ func RequiredAccess(p *plan.Plan, o AccessOptions) ([]Access, []string) {
 		add(verbs("coordination.k8s.io", "leases", lock.Namespace, "get", "create", "update", "delete")...)
 	}
 	add(verbs("config.openshift.io", "clusterversions", "", "get")...)
-	for i := range p.Steps {
-		s := &p.Steps[i]
+	// A staged plan's later stages need their access too (plan.RunOrder).
+	for _, rs := range plan.RunOrder(p) {
+		s := rs.Step
 		ex := executorOf(s.Action)
 		if ex == nil {
 			problems = append(problems, fmt.Sprintf("step %s: unknown action %q", s.ID, s.Action))
@@ -230,8 +231,8 @@ type planCRD struct {
 
 func crdsInPlan(p *plan.Plan) map[schema.GroupKind]planCRD {
 	out := map[schema.GroupKind]planCRD{}
-	for i := range p.Steps {
-		s := &p.Steps[i]
+	for _, rs := range plan.RunOrder(p) {
+		s := rs.Step
 		if s.Manifest == nil || s.Spec().Deletes || s.Manifest.Kind != "CustomResourceDefinition" {
 			continue
 		}

@@ -10,7 +10,7 @@ import (
 
 // EventsVersion is the version of the event stream's JSON form (the JSON-lines
 // printer's first line). Minor bumps add fields or event types; major bumps break.
-const EventsVersion = "1.1"
+const EventsVersion = "1.2"
 
 // EventType says what happened.
 type EventType string
@@ -53,6 +53,9 @@ const (
 	// outcome, or Error when it could not be reverted (events 1.1).
 	EventReverting EventType = "reverting"
 	EventReverted  EventType = "reverted"
+	// EventStage: a stage of a staged plan starts (or, resumed, goes on) or
+	// lands (Stage is set; events 1.2).
+	EventStage EventType = "stage"
 	// EventDone: the run ended (Result is set). Always the last event.
 	EventDone EventType = "done"
 )
@@ -75,6 +78,20 @@ type Event struct {
 	Request   *Request        `json:"request,omitempty"`
 	Error     string          `json:"error,omitempty"`
 	Result    *Result         `json:"result,omitempty"`
+	Stage     *StageInfo      `json:"stage,omitempty"`
+}
+
+// StageInfo is a stage of a staged plan in events (events 1.2).
+type StageInfo struct {
+	// Index counts from 1; Of is the number of stages.
+	Index int    `json:"index"`
+	Of    int    `json:"of"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+	// Workers is follow, or paused (the EUS control-plane-only hop).
+	Workers string `json:"workers,omitempty"`
+	// State is running or landed.
+	State string `json:"state"`
 }
 
 // StepInfo identifies a step in events.
@@ -94,6 +111,8 @@ type StepInfo struct {
 	Remedy     string `json:"remedy,omitempty"`
 	RevertedBy string `json:"revertedBy,omitempty"`
 	Reverts    string `json:"reverts,omitempty"`
+	// Stage is the step's stage in a staged plan (from 1; events 1.2).
+	Stage int `json:"stage,omitempty"`
 }
 
 // RunInfo describes a run as it starts.
@@ -111,6 +130,10 @@ type RunInfo struct {
 	Server string `json:"server,omitempty"`
 	// Mode is the plan's mode (update, or remediation: no new release).
 	Mode string `json:"mode,omitempty"`
+	// Goal and Stages are a staged plan's goal and how many stages it runs
+	// (events 1.2); TargetVersion is then stage 1's.
+	Goal   string `json:"goal,omitempty"`
+	Stages int    `json:"stages,omitempty"`
 }
 
 // PreflightCheck is one preflight check's result.

@@ -16,9 +16,9 @@ import (
 // namespace, a CRD) may fail to preview until those steps ran.
 func (e *Engine) Preview(ctx context.Context, p *plan.Plan, stepID string) (*ChangeInfo, error) {
 	var s *plan.Step
-	for i := range p.Steps {
-		if p.Steps[i].ID == stepID {
-			s = &p.Steps[i]
+	for _, rs := range plan.RunOrder(p) {
+		if rs.Step.ID == stepID {
+			s = rs.Step
 		}
 	}
 	if s == nil {

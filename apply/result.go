@@ -74,6 +74,11 @@ type Result struct {
 	// each with the command to restore it by hand (result 1.1).
 	Reverted    []RevertInfo `json:"reverted,omitempty"`
 	NotReverted []RevertInfo `json:"notReverted,omitempty"`
+	// Stage is, for a staged plan, the stage the run ended in; Holds says,
+	// when it did not complete, which stage holds it and how to continue it
+	// or hand the cluster back (result 1.2).
+	Stage int    `json:"stage,omitempty"`
+	Holds string `json:"holds,omitempty"`
 
 	// Err is the error behind a failed run (nil when completed or stopped).
 	Err error `json:"-"`

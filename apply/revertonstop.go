@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/lock"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -79,6 +81,14 @@ func (r *run) revertOnStop(ctx context.Context, runErr error) {
 		}()
 	}
 	for _, st := range outstanding {
+		if s := r.planStep(st.ID); s != nil && s.Action == plan.ActionPausePool && r.cvoDisabled {
+			// A pool paused inside a push the CVO is disabled for stays
+			// paused: the push orders its unpause after the control plane
+			// is verified, and the CVO, which would order it otherwise, is
+			// not running. A resume continues the push.
+			r.warn("pool %s stays paused (step %s): the run stops with the CVO disabled, inside the push that paused it; resume, or unpause it by hand once the control plane runs the target: %s", s.Pool, st.ID, nextcmd.PausePool(s.Pool, false))
+			continue
+		}
 		if err := r.revertOne(rctx, st); err != nil {
 			var je *journalError
 			if errors.As(err, &je) {
@@ -117,9 +127,27 @@ func (r *run) revertInfo(st *journal.StepState, why string) RevertInfo {
 		ri.Command = journal.RestoreCommand(*st.Object, st.PreImage)
 	}
 	if s := r.planStep(st.ID); s != nil {
-		ri.RevertedBy = s.RevertedBy
+		ri.RevertedBy = r.restoredBy(s)
 	}
 	return ri
+}
+
+// restoredBy is the plan's step that restores what s changes: its revert
+// step, or for a pool pause the plan's next unpause of the pool.
+func (r *run) restoredBy(s *plan.Step) string {
+	if s.RevertedBy != "" || s.Action != plan.ActionPausePool {
+		return s.RevertedBy
+	}
+	after := false
+	for i := range r.p.Steps {
+		t := &r.p.Steps[i]
+		if t.ID == s.ID {
+			after = true
+		} else if after && t.Action == plan.ActionUnpausePool && t.Pool == s.Pool {
+			return t.ID
+		}
+	}
+	return ""
 }
 
 func (r *run) planStep(id string) *plan.Step {
@@ -134,7 +162,7 @@ func (r *run) planStep(id string) *plan.Step {
 // revertOne writes one outstanding change's pre-image back.
 func (r *run) revertOne(ctx context.Context, st *journal.StepState) error {
 	target := r.planStep(st.ID)
-	if target == nil || target.Change == nil {
+	if target == nil || (target.Change == nil && target.Action != plan.ActionPausePool) {
 		return fmt.Errorf("step %s is not a change of this plan", st.ID)
 	}
 	var info StepInfo
@@ -166,13 +194,19 @@ func (r *run) revertOne(ctx context.Context, st *journal.StepState) error {
 // revertAttempt prepares the revert from the live object and makes it; it
 // emits the reverting event unless an earlier attempt did (*announced).
 func (r *run) revertAttempt(ctx context.Context, target *plan.Step, st *journal.StepState, info StepInfo, announced *bool) error {
-	m, err := r.prepareRestore(ctx, target, target, st, true)
+	var m *mutation
+	var err error
+	if target.Action == plan.ActionPausePool {
+		m, err = r.prepareUnpauseOnStop(ctx, target)
+	} else {
+		m, err = r.prepareRestore(ctx, target, target, st, true)
+	}
 	if err != nil {
 		return err
 	}
 	change := m.changeInfo(false)
 	change.Reverts, change.RevertedBy = target.ID, ""
-	why := "the run stopped before step " + orDash(target.RevertedBy) + ", which restores it"
+	why := "the run stopped before step " + orDash(r.restoredBy(target)) + ", which restores it"
 	if !*announced {
 		*announced = true
 		r.emit(Event{Type: EventReverting, Step: &info, Change: change, Message: fmt.Sprintf("reverting the temporary change of step %s: %s back to its pre-image (%s)", target.ID, m.object, why)})
@@ -207,6 +241,35 @@ func (r *run) revertAttempt(ctx context.Context, target *plan.Step, st *journal.
 	r.reverted = append(r.reverted, ri)
 	r.emit(Event{Type: EventReverted, Step: &info, Change: &applied, Message: msg})
 	return nil
+}
+
+// prepareUnpauseOnStop undoes a pool pause this run made (the EUS pause of a
+// staged plan's workers, among others): the pool is unpaused, as
+// oran-o2ims and ClusterCurator unpause on failure, so that a stopped run
+// never leaves the workers without their updates and the kubelet CA bundle
+// (MCO #2802). Only a pause the journal records is undone (Outstanding).
+func (r *run) prepareUnpauseOnStop(ctx context.Context, target *plan.Step) (*mutation, error) {
+	m, err := r.preparePaused(ctx, target.Pool, false)
+	if err != nil {
+		return nil, err
+	}
+	m.op, m.reverts, m.critical = "revert", target.ID, true
+	m.preImage = map[string]json.RawMessage{pausedField: json.RawMessage("false")}
+	m.intent.Operation, m.intent.RevertOf = journal.OperationRevert, target.ID
+	if m.noop {
+		m.op = "unchanged"
+		return m, nil
+	}
+	commit := m.commit
+	m.commit = func(ctx context.Context) (*journal.Outcome, error) {
+		out, err := commit(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out.Result = journal.ResultReverted
+		return out, nil
+	}
+	return m, nil
 }
 
 // revertSummary is the part of a stopped run's message about its reverts.

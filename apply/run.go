@@ -21,10 +21,17 @@ import (
 
 // run is one execution of a plan.
 type run struct {
-	e    *Engine
+	e *Engine
+	// p is the plan as run: for a staged plan, every stage's steps in
+	// plan.RunOrder (runPlan); orig is the plan as given.
 	p    *plan.Plan
+	orig *plan.Plan
 	opts Options
-	ch   chan<- Event
+	// stageOf is each step's stage in a staged plan (nil without stages);
+	// stage is the stage running.
+	stageOf map[string]int
+	stage   int
+	ch      chan<- Event
 
 	runID   string
 	holder  string
@@ -63,7 +70,8 @@ func newRun(e *Engine, p *plan.Plan, opts Options, ch chan<- Event) *run {
 	if opts.Holder == "" {
 		opts.Holder = DefaultHolder()
 	}
-	r := &run{e: e, p: p, opts: opts, ch: ch, runID: newRunID(), holder: opts.Holder, store: opts.Journal}
+	r := &run{e: e, p: p, orig: p, opts: opts, ch: ch, runID: newRunID(), holder: opts.Holder, store: opts.Journal}
+	r.p, r.stageOf = runPlan(p)
 	if r.store == nil && opts.JournalPath != "" {
 		r.store = journal.NewFileStore(opts.JournalPath)
 	}
@@ -96,8 +104,9 @@ func (r *run) main(ctx context.Context) error {
 	r.emit(Event{Type: EventRunStarted, Message: fmt.Sprintf("applying plan, %s %s (%d steps)", targetText(r.p), r.p.Target.Image, len(r.p.Steps)), Run: &RunInfo{
 		RunID: r.runID, PlanPath: r.opts.PlanPath, PlanDigest: r.opts.PlanDigest, TargetVersion: r.p.Target.Version, TargetImage: r.p.Target.Image,
 		Steps: len(r.p.Steps), Journal: r.eventJournal(), DryRun: r.opts.DryRun, Resume: r.opts.Resume, Server: r.e.server, Mode: r.p.Mode,
+		Goal: r.orig.Goal, Stages: len(r.orig.Stages),
 	}})
-	if err := plan.Validate(r.p); err != nil {
+	if err := plan.Validate(r.orig); err != nil {
 		r.emit(Event{Type: EventPreflight, Preflight: &PreflightCheck{Name: "plan", Message: err.Error()}})
 		return &Error{Outcome: OutcomeBadInput, Err: err}
 	}
@@ -250,6 +259,7 @@ func (r *run) openJournal() error {
 		Plan: journal.PlanRef{Path: planPath, Digest: r.opts.PlanDigest, TargetVersion: r.p.Target.Version,
 			TargetImage: r.p.Target.Image, Steps: len(r.p.Steps), Mode: r.p.Mode, Outcome: r.p.Outcome},
 		Server: r.e.server, Holder: r.holder, Generator: r.opts.Generator,
+		StartVersion: startVersion(r.orig), Goal: r.orig.Goal, Stages: stageRefs(r.orig, r.stageOf),
 	}
 	if r.cv != nil {
 		h.ClusterID = string(r.cv.Spec.ClusterID)
@@ -298,7 +308,7 @@ func (r *run) journalLocation() string {
 func (r *run) stepInfo(i int) StepInfo {
 	s := &r.p.Steps[i]
 	info := StepInfo{ID: s.ID, Index: i + 1, Total: len(r.p.Steps), Action: s.Action, Component: s.Component, Reason: s.Reason, Object: s.Object(),
-		Remedy: s.Remedy, RevertedBy: s.RevertedBy, Reverts: s.Reverts}
+		Remedy: s.Remedy, RevertedBy: s.RevertedBy, Reverts: s.Reverts, Stage: r.stageAt(i)}
 	if s.Spec().Undoes {
 		if t, err := r.revertTarget(s); err == nil {
 			info.Object = t.Object()
@@ -331,10 +341,17 @@ func (r *run) steps(ctx context.Context, from, until int) error {
 			r.stoppedAt = s.ID
 			return r.ctxError(ctx)
 		}
+		if err := r.enterStage(r.stageAt(i)); err != nil {
+			r.stoppedAt = s.ID
+			return err
+		}
 		if err := r.step(ctx, s, info); err != nil {
 			r.stoppedAt = s.ID
 			return err
 		}
+	}
+	if !r.opts.DryRun {
+		return r.landStage(r.stage)
 	}
 	return nil
 }
@@ -650,6 +667,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 		res.Message = err.Error()
 	}
 	res.Reverted, res.NotReverted = r.reverted, r.notReverted
+	res.Stage = r.stage
 	if sum := r.revertSummary(); sum != "" {
 		res.Message += "; " + sum
 		if res.Err != nil {
@@ -684,6 +702,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 			_ = r.j.Write(journal.Record{Type: journal.TypeFinish, Message: res.Message})
 		} else {
 			_ = r.j.Write(journal.Record{Type: journal.TypeStop, Step: r.stoppedAt, Stop: &journal.Stop{Reason: string(res.Outcome), Message: res.Message, CVODisabled: res.CVODisabled, CVOReplicas: r.cvoOriginal}})
+			res.Holds = r.stageHolds()
 		}
 		_ = r.j.Close()
 	}
@@ -734,6 +753,9 @@ func (r *run) nextCommands(res *Result) []string {
 func targetText(p *plan.Plan) string {
 	if p.Mode == plan.ModeRemediation || p.Target.Version == "" {
 		return "remediation only, no new release"
+	}
+	if len(p.Stages) > 0 {
+		return fmt.Sprintf("goal %s in %d stages (%s first)", p.Goal, len(p.Stages), p.Target.Version)
 	}
 	return "target " + p.Target.Version
 }

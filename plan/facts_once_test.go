@@ -100,7 +100,7 @@ func TestSelectLeavesTheFactsItIsGiven(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no blocker to resolve")
 	}
-	_, _ = selectTarget(s, f, testGraph(t, wireEdge{from: "4.4.4", to: "4.5.1"}), nil, []string{"admin-ack:ack-4.4-kube-1.18-api-removals-in-4.5"})
+	_, _ = selectTarget(s, f, testGraph(t, wireEdge{from: "4.4.4", to: "4.5.1"}), nil, []string{"admin-ack:ack-4.4-kube-1.18-api-removals-in-4.5"}, "")
 	if len(f.blockers) != n || len(f.resolved) != 0 {
 		t.Errorf("selection changed the facts it was given: blockers %v, resolved %v", f.blockers, f.resolved)
 	}

@@ -57,6 +57,9 @@ type Options struct {
 	// the plan (default "recover"). Tests fix both for golden files.
 	Now       func() time.Time
 	Generator string
+	// StageTarget, set by MakeStaged for stage 1, is the one release the
+	// plan may target: the staged path chose it (stage.go).
+	StageTarget string
 }
 
 // PayloadSource loads the chosen target's release payload, with the cluster's
@@ -190,7 +193,7 @@ func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created ti
 	if in.Payload == nil {
 		return nil, &InputError{Msg: "no payload source", Hint: "pass --payload DIR|PULLSPEC, or let recover pull the target's image"}
 	}
-	sel, err := selectTarget(in.Snapshot, in.facts(), in.Graph, pol, in.Accept)
+	sel, err := selectTarget(in.Snapshot, in.facts(), in.Graph, pol, in.Accept, in.StageTarget)
 	if err != nil {
 		return nil, err
 	}

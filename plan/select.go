@@ -86,12 +86,15 @@ func Select(s *inspect.Snapshot, g *graph.Result, pol *policy.Policy, accept []s
 	if s == nil {
 		return nil, &InputError{Msg: "no snapshot"}
 	}
-	return selectTarget(s, newFacts(s), g, pol, accept)
+	return selectTarget(s, newFacts(s), g, pol, accept, "")
 }
 
 // selectTarget is Select from the snapshot's facts, read already; it leaves
 // them as they are (the selection's own copy resolves the accepted blockers).
-func selectTarget(s *inspect.Snapshot, read *facts, g *graph.Result, pol *policy.Policy, accept []string) (*Selection, error) {
+// With only set (a staged plan's stage 1: Options.StageTarget) that release
+// is the one candidate: the stage's hop is chosen by the staged path, and
+// the per-hop rules accept or refuse it.
+func selectTarget(s *inspect.Snapshot, read *facts, g *graph.Result, pol *policy.Policy, accept []string, only string) (*Selection, error) {
 	if g == nil || g.Graph == nil {
 		return nil, &InputError{Msg: "no update graph", Hint: "pass --graph FILE|URL"}
 	}
@@ -106,6 +109,9 @@ func selectTarget(s *inspect.Snapshot, read *facts, g *graph.Result, pol *policy
 	f.blockers, f.resolved = resolvedBlockers(s, f.blockers, accept)
 	sel := &Selection{facts: f, pol: pol, accept: accept}
 	for _, c := range candidates(s, g.Graph, pol) {
+		if only != "" && c.version != only {
+			continue
+		}
 		sel.evals = append(sel.evals, evaluate(f, g.Graph, pol, accept, c))
 	}
 	sort.SliceStable(sel.evals, func(i, j int) bool { return lessEval(sel.evals[i], sel.evals[j]) })

@@ -206,6 +206,7 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 	// drives (issue 31's drive-cvo), even where nothing holds the cluster.
 	first := in.Options
 	first.Accept = stages[0].Accept
+	first.StageTarget = path.Stages[0].To
 	first.Decision = Decide(in.Snapshot, DecideInput{Accept: first.Accept, Signatures: in.ReleaseSignatures, TakeOver: in.TakeOver, Goal: path.To})
 	first.Graph = &graph.Result{Graph: g.Restrict(append(slices.Clone(f.present), path.Stages[0].To)...), Digest: in.Graph.Digest, GraphDataDigest: in.Graph.GraphDataDigest}
 	p, err := Make(ctx, first)
@@ -251,6 +252,10 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 		}
 	}
 	p.Stages = stages
+	// The writer validates what the reader validates (recover apply --plan).
+	if err := Validate(p); err != nil {
+		return nil, fmt.Errorf("the planner made a staged plan apply would refuse (a bug in recover): %w", err)
+	}
 	return p, nil
 }
 
@@ -602,4 +607,87 @@ func pausedPoolWarning(s *inspect.Snapshot, f *facts, now func() time.Time) stri
 		}
 	}
 	return base + "; the snapshot does not show the signer's expiry: check the secret's auth.openshift.io/certificate-not-after before pausing for long"
+}
+
+// RunStep is one step of a plan in the order apply runs it, with its stage.
+type RunStep struct {
+	// Stage is the step's stage (from 1); 0 in a plan without stages.
+	Stage int
+	Step  *Step
+}
+
+// RunOrder is the order apply runs a plan's steps in: a plan without stages
+// runs its Steps; a staged plan (formatVersion 1.4) runs stage 1's own steps
+// (the EUS pause when stage 1 is the paused hop), then the plan's Steps (stage
+// 1's hop), then each later stage's steps in turn. It is the one place that
+// says so: apply, its journal and the TUI read it. The steps point into p.
+func RunOrder(p *Plan) []RunStep {
+	if len(p.Stages) == 0 {
+		out := make([]RunStep, len(p.Steps))
+		for i := range p.Steps {
+			out[i] = RunStep{Step: &p.Steps[i]}
+		}
+		return out
+	}
+	var out []RunStep
+	for si := range p.Stages {
+		st := &p.Stages[si]
+		for i := range st.Steps {
+			out = append(out, RunStep{Stage: st.Index, Step: &st.Steps[i]})
+		}
+		if si == 0 {
+			for i := range p.Steps {
+				out = append(out, RunStep{Stage: st.Index, Step: &p.Steps[i]})
+			}
+		}
+	}
+	return out
+}
+
+// validateStages checks a staged plan's stages: numbered from 1 in order,
+// each hop starting where the one before it ended, the last ending at the
+// goal, and each stage's own steps valid as steps of a plan of their own (the
+// fields each action needs, its gates, the CVO bracket within the stage) with
+// IDs unique across the whole plan.
+func validateStages(p *Plan, add func(format string, args ...any)) {
+	if len(p.Stages) == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for i := range p.Steps {
+		seen[p.Steps[i].ID] = true
+	}
+	for i := range p.Stages {
+		st := &p.Stages[i]
+		if st.Index != i+1 {
+			add("stage %d is numbered %d", i+1, st.Index)
+		}
+		if i > 0 && st.From != p.Stages[i-1].To {
+			add("stage %d starts at %s, not where stage %d ends (%s)", st.Index, st.From, i, p.Stages[i-1].To)
+		}
+		if st.To == "" {
+			add("stage %d has no target release", st.Index)
+		}
+		for j := range st.Steps {
+			id := st.Steps[j].ID
+			if seen[id] {
+				add("stage %d: step %s: duplicate step id", st.Index, id)
+			}
+			seen[id] = true
+		}
+		if len(st.Steps) == 0 {
+			if i > 0 {
+				add("stage %d has no steps: a later stage needs at least its desiredUpdate", st.Index)
+			}
+			continue
+		}
+		sub := *p
+		sub.Steps, sub.Stages = st.Steps, nil
+		if err := Validate(&sub); err != nil {
+			add("stage %d: %s", st.Index, strings.TrimPrefix(err.Error(), "invalid plan: "))
+		}
+	}
+	if last := p.Stages[len(p.Stages)-1]; p.Goal != "" && last.To != p.Goal {
+		add("the last stage ends at %s, not at the goal %s", last.To, p.Goal)
+	}
 }

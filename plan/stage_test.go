@@ -227,3 +227,47 @@ func TestStagedAcceptNamesAStageThatExists(t *testing.T) {
 		t.Fatalf("a stage-scoped accept holds for its stage only: %v", err)
 	}
 }
+
+// The order apply runs a staged plan in, and Validate over its stages.
+func TestRunOrderAndStageValidation(t *testing.T) {
+	p, err := makeStagedExample(t, healthyUpdating(t), stagedGraph(t, stagedEdges...), "4.6.1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := RunOrder(p)
+	want := len(p.Stages[0].Steps) + len(p.Steps) + len(p.Stages[1].Steps) + len(p.Stages[2].Steps)
+	if len(order) != want {
+		t.Fatalf("%d steps in run order, want %d", len(order), want)
+	}
+	if at := len(p.Stages[0].Steps); order[0].Stage != 1 || order[at].Step != &p.Steps[0] {
+		t.Fatalf("stage 1's own steps, then the plan's: %+v", order[at])
+	}
+	last := order[len(order)-1]
+	if last.Stage != 3 || last.Step.Action != ActionUnpausePool {
+		t.Fatalf("the run ends with stage 3's unpause: %+v", last)
+	}
+	for i := 1; i < len(order); i++ {
+		if order[i].Stage < order[i-1].Stage {
+			t.Fatalf("stage %d after stage %d at %d", order[i].Stage, order[i-1].Stage, i)
+		}
+	}
+	if err := Validate(p); err != nil {
+		t.Fatalf("the EUS plan does not validate: %v", err)
+	}
+	bad := *p
+	bad.Stages = append([]Stage(nil), p.Stages...)
+	bad.Stages[2].From = "4.5.2"
+	bad.Stages[1].Steps = append([]Step(nil), p.Stages[1].Steps...)
+	bad.Stages[1].Steps[0].ID = p.Steps[0].ID
+	bad.Stages[1].Steps[1].Pool = ""
+	err = Validate(&bad)
+	for _, want := range []string{"stage 3 starts at 4.5.2, not where stage 2 ends (4.5.1)", "stage 2: step " + p.Steps[0].ID + ": duplicate step id", "pause-pool needs pool"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate of the broken plan: %v; want %q", err, want)
+		}
+	}
+	plain := RunOrder(&Plan{Steps: []Step{{ID: "a"}, {ID: "b"}}})
+	if len(plain) != 2 || plain[0].Stage != 0 || plain[1].Step.ID != "b" {
+		t.Fatalf("a plan without stages runs its steps: %+v", plain)
+	}
+}

@@ -118,6 +118,7 @@ func Validate(p *Plan) error {
 	if restore >= 0 && disable >= 0 && restore < disable {
 		add("restore-cvo (%s) comes before disable-cvo (%s)", p.Steps[restore].ID, p.Steps[disable].ID)
 	}
+	validateStages(p, add)
 	if len(problems) > 0 {
 		return &ValidationError{Msg: "invalid plan: " + strings.Join(problems, "; ")}
 	}

@@ -39,6 +39,10 @@ const (
 	// step: the change's pre-image was written back. A resume makes the change
 	// again (formatVersion 1.1).
 	TypeReverted RecordType = "reverted"
+	// TypeStage marks a stage of a staged plan starting or landing
+	// (formatVersion 1.2): the steps after a stage's "running" record belong
+	// to it, until the next stage's.
+	TypeStage RecordType = "stage"
 )
 
 // Record is one line of the journal. Type says which of the optional fields is set.
@@ -60,6 +64,8 @@ type Record struct {
 	// Status is set on step records.
 	Status StepStatus `json:"status,omitempty"`
 	Stop   *Stop      `json:"stop,omitempty"`
+	// StageMark is set on stage records.
+	StageMark *StageMark `json:"stage,omitempty"`
 	// Message is a human sentence (why a step was skipped, ...).
 	Message string `json:"message,omitempty"`
 }
@@ -81,7 +87,44 @@ type Header struct {
 	// Generator is the recover version that wrote the journal.
 	Generator string    `json:"generator,omitempty"`
 	StartedAt time.Time `json:"startedAt"`
+	// StartVersion is the release the cluster ran when the plan was made;
+	// Goal and Stages are a staged plan's (formatVersion 1.2), so that the
+	// journal alone says which hops the run takes and which one holds it.
+	StartVersion string     `json:"startVersion,omitempty"`
+	Goal         string     `json:"goal,omitempty"`
+	Stages       []StageRef `json:"stages,omitempty"`
 }
+
+// StageRef is one stage of a staged plan as the journal names it.
+type StageRef struct {
+	Index int    `json:"index"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+	// Workers is the plan's: follow, or paused (the EUS hop).
+	Workers string `json:"workers,omitempty"`
+	// Steps counts the stage's steps.
+	Steps int `json:"steps"`
+}
+
+// StageMark is a stage record: the stage starts running (again, on a
+// resume) or has landed (every step of it done or skipped).
+type StageMark struct {
+	Index int        `json:"index"`
+	State StageState `json:"state"`
+}
+
+// StageState is where a stage is.
+type StageState string
+
+// The stage states. Records carry Running and Landed; Pending and Stopped
+// are derived.
+const (
+	StagePending StageState = "pending"
+	StageRunning StageState = "running"
+	StageLanded  StageState = "landed"
+	// StageStopped: the stage was running when the run stopped.
+	StageStopped StageState = "stopped"
+)
 
 // PlanRef references a plan document by path and digest.
 type PlanRef struct {

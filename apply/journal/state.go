@@ -2,6 +2,7 @@ package journal
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"time"
 )
@@ -25,6 +26,11 @@ type State struct {
 	Finished bool
 	// InFlight is the step with an intent and no step record, if any.
 	InFlight string
+	// Stages are a staged run's stages (from the header, formatVersion 1.2)
+	// with where each is; Stage is the one running or last run (0: none yet,
+	// or not a staged run).
+	Stages []StageStatus
+	Stage  int
 
 	byID map[string]*StepState
 }
@@ -94,6 +100,15 @@ const (
 	ResultReverted = "reverted"
 )
 
+// StageStatus is one stage of a staged run and where it is.
+type StageStatus struct {
+	StageRef
+	State StageState `json:"state"`
+	// StepIDs are the steps the journal records for the stage (the plan
+	// holds the others).
+	StepIDs []string `json:"stepIDs,omitempty"`
+}
+
 // CVOState is the cluster-version operator as recorded.
 type CVOState struct {
 	// OriginalReplicas is the replicas recorded before the first scale-down.
@@ -124,6 +139,11 @@ func (s *State) apply(r Record) {
 	case TypeHeader:
 		s.Runs++
 		s.RunID = r.Header.RunID
+		for _, ref := range r.Header.Stages {
+			s.Stages = append(s.Stages, StageStatus{StageRef: ref, State: StagePending})
+		}
+	case TypeStage:
+		s.stageMark(r.StageMark)
 	case TypeResume:
 		s.Runs++
 		if r.Resume != nil {
@@ -140,7 +160,12 @@ func (s *State) apply(r Record) {
 	if r.Step == "" {
 		return
 	}
+	known := s.byID[r.Step] != nil
 	st := s.step(r.Step, r.Action)
+	if !known && s.Stage > 0 && s.Stage <= len(s.Stages) {
+		ss := &s.Stages[s.Stage-1]
+		ss.StepIDs = append(ss.StepIDs, st.ID)
+	}
 	switch r.Type {
 	case TypeIntent:
 		st.Intents++
@@ -210,8 +235,39 @@ func (s *State) apply(r Record) {
 	}
 }
 
-// settle derives InFlight.
+// stageMark folds a stage record: a stage running means every stage before
+// it landed (a run killed between a stage's last step and its landed record
+// has its landing implied by the next stage's start).
+func (s *State) stageMark(m *StageMark) {
+	if m == nil || m.Index < 1 || m.Index > len(s.Stages) {
+		return
+	}
+	s.Stage = m.Index
+	for i := range s.Stages[:m.Index-1] {
+		s.Stages[i].State = StageLanded
+	}
+	s.Stages[m.Index-1].State = m.State
+}
+
+// StageOf returns the stage a journaled step belongs to (0 when none).
+func (s *State) StageOf(id string) int {
+	for _, st := range s.Stages {
+		if slices.Contains(st.StepIDs, id) {
+			return st.Index
+		}
+	}
+	return 0
+}
+
+// settle derives InFlight and a stopped run's stage.
 func (s *State) settle() {
+	if s.Stage > 0 && s.Stage <= len(s.Stages) {
+		if st := &s.Stages[s.Stage-1]; st.State == StageRunning && s.LastStop != nil {
+			st.State = StageStopped
+		} else if st.State == StageStopped && s.LastStop == nil {
+			st.State = StageRunning
+		}
+	}
 	s.InFlight = ""
 	for _, st := range s.Steps {
 		if st.Status == StepInFlight || st.Status == StepApplied || st.Status == StepFailed {

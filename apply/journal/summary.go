@@ -40,6 +40,15 @@ type Summary struct {
 	// pre-images and whether they are restored.
 	Changes []Change `json:"changes,omitempty"`
 	Next    []string `json:"next,omitempty"`
+	// StartVersion, Goal and Stages are a staged run's (formatVersion 1.2):
+	// one entry per stage, from -> to and where it is; Stage is the one
+	// running or last run, and Holds says, when the run did not finish,
+	// which stage holds it and how to continue it or hand the cluster back.
+	StartVersion string        `json:"startVersion,omitempty"`
+	Goal         string        `json:"goal,omitempty"`
+	Stages       []StageStatus `json:"stages,omitempty"`
+	Stage        int           `json:"stage,omitempty"`
+	Holds        string        `json:"holds,omitempty"`
 }
 
 // Change is one remediation change: what it changed, from which
@@ -86,6 +95,7 @@ func Summarize(j *Journal) *Summary {
 		Path: j.Path, FormatVersion: j.Header.FormatVersion, RunID: st.RunID, Plan: j.Header.Plan, Server: j.Header.Server,
 		ClusterID: j.Header.ClusterID, StartedAt: j.Header.StartedAt, Runs: st.Runs, LastStop: st.LastStop, InFlight: st.InFlight,
 		TornTail: j.TornTail, CVO: st.CVO, Backup: st.Backup, Steps: st.Steps,
+		StartVersion: j.Header.StartVersion, Goal: j.Header.Goal, Stages: st.Stages, Stage: st.Stage,
 	}
 	for _, step := range st.Steps {
 		switch step.Status {
@@ -134,7 +144,35 @@ func Summarize(j *Journal) *Summary {
 	if st.CVO.Disabled {
 		s.Next = append(s.Next, nextcmd.RestoreCVO(st.CVO.OriginalReplicas))
 	}
+	if !st.Finished {
+		s.Holds = StageHolds(j.Header, st, resume)
+	}
 	return s
+}
+
+// StageHolds says which stage of a staged run that did not finish holds it,
+// and how to go on: resume continues that stage from its first step not
+// done; or the cluster is handed back to the CVO, which carries the
+// desiredUpdate it was given on by itself. Empty for a run without stages.
+func StageHolds(h Header, st *State, resume string) string {
+	if len(st.Stages) == 0 {
+		return ""
+	}
+	n := max(st.Stage, 1)
+	cur := st.Stages[n-1]
+	msg := fmt.Sprintf("stage %d of %d (%s -> %s) holds the run to %s: '%s' continues stage %d from its first step not done", n, len(st.Stages), cur.From, cur.To, orWord(h.Goal, st.Stages[len(st.Stages)-1].To), resume, n)
+	var back []string
+	if len(st.Outstanding()) > 0 {
+		back = append(back, "restore the temporary changes listed (the pools recover paused included)")
+	}
+	if st.CVO.Disabled {
+		back = append(back, "scale the CVO back up")
+	}
+	hand := "nothing recover changed is left to restore"
+	if len(back) > 0 {
+		hand = strings.Join(back, " and ")
+	}
+	return msg + fmt.Sprintf("; or hand the cluster back: %s, let the CVO carry on with the desiredUpdate it holds ('oc adm upgrade' shows it), and plan again from where the cluster is with 'recover plan --to %s'", hand, orWord(h.Goal, st.Stages[len(st.Stages)-1].To))
 }
 
 // approvals are the CSR approvals the journal records (approve-csr has no
@@ -222,6 +260,22 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "Backup:\t%s\n", backup)
 	fmt.Fprintf(tw, "Steps:\t%d done, %d skipped, of %d\n", s.Done, s.Skipped, s.Plan.Steps)
+	if len(s.Stages) > 0 {
+		fmt.Fprintf(tw, "Stages:\t%d, from %s to %s\n", len(s.Stages), orWord(s.StartVersion, s.Stages[0].From), orWord(s.Goal, s.Stages[len(s.Stages)-1].To))
+		for _, st := range s.Stages {
+			mark := ""
+			if st.Index == s.Stage && st.State != StageLanded {
+				mark = "  <- holds the run"
+				if st.State == StageRunning {
+					mark = "  <- current"
+				}
+			}
+			fmt.Fprintf(tw, "  stage %d:\t%s -> %s  %s (%d steps, workers %s)%s\n", st.Index, st.From, st.To, st.State, st.Steps, orWord(st.Workers, "follow"), mark)
+		}
+	}
+	if s.Holds != "" {
+		fmt.Fprintf(tw, "Held by:\t%s\n", s.Holds)
+	}
 	if s.TornTail {
 		fmt.Fprintf(tw, "Note:\tthe last line is torn (the run died while writing it); resume cuts it off\n")
 	}

@@ -152,3 +152,6 @@ func (w *Writer) Close() error {
 	w.closed = true
 	return w.store.Close()
 }
+
+// Header returns the journal's header.
+func (w *Writer) Header() Header { return w.header }

@@ -171,6 +171,8 @@ func (p *Plain) Print(ev apply.Event) error {
 		}
 	case apply.EventCVO:
 		lines = append(lines, "cvo: "+ev.Message)
+	case apply.EventStage:
+		lines = append(lines, "== "+ev.Message)
 	case apply.EventWarning:
 		lines = append(lines, "warning: "+ev.Message)
 	case apply.EventError:
@@ -183,6 +185,9 @@ func (p *Plain) Print(ev apply.Event) error {
 		}
 		for _, ri := range r.NotReverted {
 			lines = append(lines, fmt.Sprintf("NOT reverted: step %s's temporary change of %s: %s", ri.Step, ri.Object, ri.Error))
+		}
+		if r.Holds != "" {
+			lines = append(lines, "held by "+r.Holds)
 		}
 		if len(r.Next) > 0 {
 			lines = append(lines, "next:")

@@ -85,7 +85,13 @@ Remediation steps (relax a PodDisruptionBudget, approve a vouched CSR, ...)
 journal the pre-image of every field they set before they set it. A temporary
 change (a relaxed budget) is restored exactly by its revert step, and, when the
 run stops before that step for any reason but a lost lock, by the engine itself
-before it exits; a resume makes the change again.
+before it exits; a resume makes the change again. A pool recover paused is
+unpaused the same way; a pool it did not pause is never unpaused.
+
+A staged plan (recover plan --to VERSION [--eus]) runs stage by stage: each later
+stage hands the CVO its target only once the stage before has landed, as the plan
+outlined it. The journal keeps the start version and the stages: --resume goes on
+in the stage that stopped, and recover journal shows which stage holds the run.
 
 Without --yes it asks before every change (a terminal is required).
 

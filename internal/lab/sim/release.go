@@ -87,9 +87,18 @@ func (r *Release) operatorsOf() map[string][]string {
 // learn the release they belong to.
 const releaseVersionEnv = "RELEASE_VERSION"
 
-// releaseVersionOf returns the RELEASE_VERSION env of the Deployment's containers.
+// operatorImageVersionEnv is the variable library-go's operators read their
+// release from (status.VersionForOperatorFromEnv), the kube-apiserver
+// operator's since 4.x: its Deployment carries it instead of RELEASE_VERSION.
+const operatorImageVersionEnv = "OPERATOR_IMAGE_VERSION"
+
+// releaseVersionOf returns the RELEASE_VERSION env of the Deployment's
+// containers, else their OPERATOR_IMAGE_VERSION.
 func releaseVersionOf(d *appsv1.Deployment) string {
-	return containerEnv(d, releaseVersionEnv)
+	if v := containerEnv(d, releaseVersionEnv); v != "" {
+		return v
+	}
+	return containerEnv(d, operatorImageVersionEnv)
 }
 
 // containerEnv returns the first literal value of env var name in the Deployment's

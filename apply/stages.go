@@ -1,0 +1,120 @@
+package apply
+
+import (
+	"fmt"
+
+	"github.com/openshift-recover/recover/apply/journal"
+	"github.com/openshift-recover/recover/plan"
+)
+
+// Staged runs (plan formatVersion 1.4). A staged plan is run stage by stage in
+// plan.RunOrder: stage 1's own steps and its hop (the plan's Steps), then each
+// later stage's outline (the EUS pause, set-desired-update with the CVO
+// running, the wait for machine-config at the stage's target, the unpause on
+// the last stage). A stage starts once every step before it is done, so its
+// gates passed: stage N+1's desiredUpdate is handed to the CVO only after
+// stage N's control plane is verified at its target. The outline is run as
+// the plan wrote it, not planned again: planning a stage again needs the
+// update graph and the target's payload, which apply does not have; the admin
+// who wants the later stages planned against the cluster as it is then stops
+// the run and asks 'recover plan --to GOAL' (docs/apply.md, "Staged runs").
+
+// runPlan is the plan a run executes: p itself without stages; for a staged
+// plan a copy whose Steps are every stage's steps in plan.RunOrder, with the
+// stage of each step by ID.
+func runPlan(p *plan.Plan) (*plan.Plan, map[string]int) {
+	if len(p.Stages) == 0 {
+		return p, nil
+	}
+	order := plan.RunOrder(p)
+	flat := *p
+	flat.Steps = make([]plan.Step, len(order))
+	stageOf := make(map[string]int, len(order))
+	for i, rs := range order {
+		flat.Steps[i] = *rs.Step
+		stageOf[rs.Step.ID] = rs.Stage
+	}
+	return &flat, stageOf
+}
+
+// stageAt is the stage of the run's i-th step (0 without stages).
+func (r *run) stageAt(i int) int {
+	if r.stageOf == nil || i < 0 || i >= len(r.p.Steps) {
+		return 0
+	}
+	return r.stageOf[r.p.Steps[i].ID]
+}
+
+// stageRefs are the journal header's stages: from -> to, the workers, and
+// how many steps each runs.
+func stageRefs(p *plan.Plan, stageOf map[string]int) []journal.StageRef {
+	var out []journal.StageRef
+	for _, st := range p.Stages {
+		n := 0
+		for _, s := range stageOf {
+			if s == st.Index {
+				n++
+			}
+		}
+		out = append(out, journal.StageRef{Index: st.Index, From: st.From, To: st.To, Workers: st.Workers, Steps: n})
+	}
+	return out
+}
+
+// startVersion is the release the cluster ran when the plan was made.
+func startVersion(p *plan.Plan) string {
+	if len(p.Stages) > 0 {
+		return p.Stages[0].From
+	}
+	return p.Cluster.ClaimedVersion
+}
+
+// enterStage journals and announces that the run starts (or, resumed, goes
+// on with) stage n, after the stage before it landed.
+func (r *run) enterStage(n int) error {
+	if n == 0 || n == r.stage {
+		return nil
+	}
+	if r.stage > 0 {
+		if err := r.landStage(r.stage); err != nil {
+			return err
+		}
+	}
+	r.stage = n
+	st := r.orig.Stages[n-1]
+	if err := r.record(journal.Record{Type: journal.TypeStage, StageMark: &journal.StageMark{Index: n, State: journal.StageRunning}}); err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("stage %d of %d: %s -> %s", n, len(r.orig.Stages), st.From, st.To)
+	if st.Workers == plan.WorkersPaused {
+		msg += " (workers paused: control plane only)"
+	}
+	r.emit(Event{Type: EventStage, Message: msg, Stage: r.stageInfo(n, journal.StageRunning)})
+	return nil
+}
+
+// landStage journals that every step of stage n is done.
+func (r *run) landStage(n int) error {
+	if n == 0 {
+		return nil
+	}
+	if err := r.record(journal.Record{Type: journal.TypeStage, StageMark: &journal.StageMark{Index: n, State: journal.StageLanded}}); err != nil {
+		return err
+	}
+	st := r.orig.Stages[n-1]
+	r.emit(Event{Type: EventStage, Message: fmt.Sprintf("stage %d of %d landed: the cluster is at %s", n, len(r.orig.Stages), st.To), Stage: r.stageInfo(n, journal.StageLanded)})
+	return nil
+}
+
+func (r *run) stageInfo(n int, state journal.StageState) *StageInfo {
+	st := r.orig.Stages[n-1]
+	return &StageInfo{Index: n, Of: len(r.orig.Stages), From: st.From, To: st.To, Workers: st.Workers, State: string(state)}
+}
+
+// stageHolds is the stopped run's sentence about the stage that holds it.
+func (r *run) stageHolds() string {
+	if r.stageOf == nil || r.j == nil {
+		return ""
+	}
+	return journal.StageHolds(r.j.Header(), r.j.State(), r.j.ResumeCommand())
+}
