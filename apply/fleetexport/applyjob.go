@@ -49,7 +49,10 @@ func ApplyAccess(o Options) ([]apply.Access, error) {
 	if p == nil {
 		return nil, fmt.Errorf("the apply template's RBAC comes from a plan of the wave's wedge: pass --plan (recover plan -o json for one cluster of the group)")
 	}
-	if p.Mode != plan.ModeRemediation {
+	if len(p.Stages) > 0 {
+		// A staged wave's Jobs run every stage's steps.
+		p = stagedSteps(p)
+	} else if p.Mode != plan.ModeRemediation {
 		return nil, fmt.Errorf("--plan is a %q plan: the fleet applies the remediation plans each cluster's inspect makes; plan and apply a new release per cluster", orWord(p.Mode, plan.ModeUpdate))
 	}
 	access, problems := incluster.RunAccess(p, incluster.AccessOptions{
