@@ -53,7 +53,7 @@ func ApplyAccess(o Options) ([]apply.Access, error) {
 		// A staged wave's Jobs run every stage's steps.
 		p = stagedSteps(p)
 	} else if p.Mode != plan.ModeRemediation {
-		return nil, fmt.Errorf("--plan is a %q plan: the fleet applies the remediation plans each cluster's inspect makes; plan and apply a new release per cluster", orWord(p.Mode, plan.ModeUpdate))
+		return nil, fmt.Errorf("--plan is a %q plan: the fleet applies the remediation plans each cluster's inspect makes, or a staged plan's stages (recover plan --to GOAL); plan and apply a one-hop new release per cluster", orWord(p.Mode, plan.ModeUpdate))
 	}
 	access, problems := incluster.RunAccess(p, incluster.AccessOptions{
 		AccessOptions: apply.AccessOptions{MapKind: apply.CatalogKinds},
