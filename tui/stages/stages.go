@@ -182,6 +182,17 @@ func (m *Model) word(index, cur int) string {
 	return fmt.Sprintf("%s %d/%d", sst, done, len(steps))
 }
 
+// Line is the current stage in one line, for the Apply screen's run line
+// ("stage 2 of 3: 4.18.9 → 4.19.14, workers paused"); "" for a plan without
+// stages.
+func (m *Model) Line() string {
+	if !m.Staged() {
+		return ""
+	}
+	s := m.plan.Stages[m.Current()-1]
+	return fmt.Sprintf("stage %d of %d: %s → %s, workers %s", s.Index, len(m.plan.Stages), s.From, s.To, s.Workers)
+}
+
 // Height is how many lines View takes at most.
 func (m *Model) Height(width int) int {
 	if !m.Staged() {

@@ -464,5 +464,8 @@ func remedyStep(s *plan.Step) bool {
 	return s.Change != nil || s.CSR != nil || s.Action == plan.ActionRevert
 }
 
+// Stages is the stage view above the steps (empty for a one-hop plan).
+func (m *Model) Stages() *stages.Model { return m.stages }
+
 // Diff returns a step's preview, nil when none was asked for.
 func (m *Model) Diff(id string) *Diff { return m.diffs[id] }
