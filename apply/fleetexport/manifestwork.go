@@ -183,6 +183,20 @@ func InspectTemplate(o Options) (*Template, error) {
 // keeps the run in the verdict: the step is complete when the verdict of this
 // wave says the cluster is settled (nothing was wedged, or the plan completed).
 func ApplyTemplate(o Options) (*Template, error) {
+	m, err := applyRun(o)
+	if err != nil {
+		return nil, err
+	}
+	m.add(job(o, ApplyJobName(o.Wave), ApplyServiceAccount, ApplyArgs(o), 10))
+	vi := m.add(configMapRef(o, verdict.DefaultName))
+	expected := []ExpectedValue{{vi, verdict.FieldWave.Name, o.Wave}, {vi, verdict.FieldSettled.Name, "true"}}
+	return template(o, ApplyTemplateName(o.Wave), m, vi, expected)
+}
+
+// applyRun are the manifests an apply run's Job needs before it: the
+// Namespace, the apply identity and its RBAC for the wave's plan, the plan
+// ConfigMap (read only).
+func applyRun(o Options) (*manifests, error) {
 	access, err := ApplyAccess(o)
 	if err != nil {
 		return nil, err
@@ -194,10 +208,7 @@ func ApplyTemplate(o Options) (*Template, error) {
 		m.add(obj)
 	}
 	m.add(configMapRef(o, ApplyPlanConfigMap(o)))
-	m.add(job(o, ApplyJobName(o.Wave), ApplyServiceAccount, ApplyArgs(o), 10))
-	vi := m.add(configMapRef(o, verdict.DefaultName))
-	expected := []ExpectedValue{{vi, verdict.FieldWave.Name, o.Wave}, {vi, verdict.FieldSettled.Name, "true"}}
-	return template(o, ApplyTemplateName(o.Wave), &m, vi, expected)
+	return &m, nil
 }
 
 // template wraps the manifests: the ConfigMaps recover writes are read only

@@ -8,11 +8,9 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift-recover/recover/apply/fleetexport"
@@ -119,24 +117,7 @@ func TestAStagedWaveRunsItsStagesInOrder(t *testing.T) {
 		t.Fatalf("%d ClusterGroupUpgrades for %d stages", len(cgus), len(p.Stages))
 	}
 
-	jobFinished := func(name string) {
-		t.Helper()
-		err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-			j, err := kc.BatchV1().Jobs(o.Namespace).Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return false, nil
-			}
-			for _, c := range j.Status.Conditions {
-				if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
-		if err != nil {
-			t.Fatalf("the Job %s did not complete: %v", name, err)
-		}
-	}
+	jobFinished := func(name string) { waitJob(t, ctx, kc, o.Namespace, name, batchv1.JobComplete) }
 	// sync applies a template's ManifestWork with the agent and answers
 	// whether TALM counts the step complete and OCM's rollout sees it
 	// succeeded.

@@ -1,10 +1,8 @@
 package fleetexport
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
@@ -116,17 +114,10 @@ func stagedSteps(p *plan.Plan) *plan.Plan {
 // release Completed, the verdict is this wave's and, on the last stage,
 // settled; the condition rules give OCM the same Progressing.
 func StageTemplate(o Options, st plan.Stage) (*Template, error) {
-	access, err := ApplyAccess(o)
+	m, err := applyRun(o)
 	if err != nil {
 		return nil, err
 	}
-	var m manifests
-	m.add(namespace(o))
-	m.add(serviceAccount(o, ApplyServiceAccount))
-	for _, obj := range roles(o, ApplyServiceAccount, "apply", access) {
-		m.add(obj)
-	}
-	m.add(configMapRef(o, ApplyPlanConfigMap(o)))
 	ji := m.add(job(o, StageJobName(o.Wave, st.Index), ApplyServiceAccount, StageArgs(o, st.Index), 10))
 	vi := m.add(configMapRef(o, verdict.DefaultName))
 	ci := len(m.items)
@@ -142,7 +133,7 @@ func StageTemplate(o Options, st plan.Stage) (*Template, error) {
 		ConditionRules: []conditionRule{{Condition: ConditionProgressing, Type: "CEL", CelExpressions: []string{StageLandedExpression(st.To)},
 			Message: fmt.Sprintf("the CVO has not completed %s yet", st.To)}}}
 	jobFeedback := []feedbackRule{{Type: "JSONPaths", JSONPaths: []jsonPath{{Name: FeedbackJobSucceeded, Path: ".status.succeeded"}}}}
-	return templateWith(o, StageTemplateName(o.Wave, st.Index), &m, vi, expected, jobFeedback, []manifestConfig{cv})
+	return templateWith(o, StageTemplateName(o.Wave, st.Index), m, vi, expected, jobFeedback, []manifestConfig{cv})
 }
 
 // clusterVersionRef names the cluster's ClusterVersion for the work agent to
@@ -236,14 +227,3 @@ func expectedOn(expected []ExpectedValue, index int) []ExpectedValue {
 	}
 	return out
 }
-
-// stageChain is "4.18.3 -> 4.18.9 -> 4.19.14" for messages.
-func stageChain(p *plan.Plan) string {
-	parts := []string{p.Stages[0].From}
-	for _, st := range p.Stages {
-		parts = append(parts, st.To)
-	}
-	return strings.Join(parts, " -> ")
-}
-
-var _ = json.Marshal

@@ -11,6 +11,7 @@ import (
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/state"
+	"github.com/openshift-recover/recover/tui/styles"
 )
 
 // State is where a stage is in the session's run.
@@ -224,7 +225,7 @@ func (m *Model) expanded(s plan.Stage, steps []plan.Step, width int) []string {
 		if x.Gate != nil {
 			g = string(x.Gate.Kind)
 		}
-		line := fmt.Sprintf("      %s %s%s%s", m.stepStyle(status).Render(status.Glyph()), common.Pad(common.Truncate(x.ID, 34), 35), common.Pad(string(x.Action), 19), g)
+		line := fmt.Sprintf("      %s %s%s%s", StepGlyph(m.Styles, status), common.Pad(common.Truncate(x.ID, 34), 35), common.Pad(string(x.Action), 19), g)
 		out = append(out, common.Truncate(line, width))
 	}
 	if rest := len(steps) - first - stepRows; rest > 0 {
@@ -269,16 +270,19 @@ func (m *Model) stateStyle(s State) lipgloss.Style {
 	return m.Styles.Pending
 }
 
-func (m *Model) stepStyle(s state.StepStatus) lipgloss.Style {
+// StepGlyph is a step status's marker in its colour, as every step list
+// shows it (this view's and the Plan screen's).
+func StepGlyph(st *styles.Styles, s state.StepStatus) string {
+	style := st.Pending
 	switch s {
 	case state.StepDone:
-		return m.Styles.OK
+		style = st.OK
 	case state.StepFailed:
-		return m.Styles.Failed
+		style = st.Failed
 	case state.StepPending:
-		return m.Styles.Dim
+		style = st.Dim
 	}
-	return m.Styles.Pending
+	return style.Render(s.Glyph())
 }
 
 // ShortHelp are the view's keys for the footer.

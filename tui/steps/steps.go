@@ -320,7 +320,7 @@ func (m *Model) listView(width, height int) string {
 		s := &m.plan.Steps[i]
 		selected := vi == m.sel.Index
 		status := m.run.Status(s.ID)
-		glyph := m.glyphStyle(status).Render(status.Glyph())
+		glyph := stages.StepGlyph(m.Styles, status)
 		comp := s.Component
 		if comp == "" {
 			comp = s.Remedy
@@ -337,18 +337,6 @@ func (m *Model) listView(width, height int) string {
 		lines = append(lines, st.Dim.Render("  no step matches the filter"))
 	}
 	return strings.Join(lines, "\n")
-}
-
-func (m *Model) glyphStyle(s state.StepStatus) lipgloss.Style {
-	switch s {
-	case state.StepDone:
-		return m.Styles.OK
-	case state.StepFailed:
-		return m.Styles.Failed
-	case state.StepPending:
-		return m.Styles.Dim
-	}
-	return m.Styles.Pending
 }
 
 func gateKind(s *plan.Step) string {
