@@ -27,6 +27,7 @@ import (
 	"github.com/openshift-recover/recover/inspect/live"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
+	policyv1 "k8s.io/api/policy/v1"
 )
 
 // The namespace and the two identities of the in-cluster runs: the Job's pod
@@ -51,6 +52,27 @@ type inCluster struct {
 // args are the arguments of recover apply inside the cluster (after --kubeconfig).
 func (ic *inCluster) args(extra ...string) []string {
 	return append([]string{"apply", "--in-cluster", "--namespace", icNS, "--plan-configmap", ic.planCM, "--yes", "--events", "json", "--lease-duration", icLease}, extra...)
+}
+
+// relaxRunToTheEnd runs the next pod (ic.next, through an audit proxy) over a
+// relax-pdb plan to its end, letting the drain complete when it waits on the
+// relaxed budget, and requires the budget "web" restored exactly to before.
+// It returns the proxy, whose log is the run's writes.
+func (ic *inCluster) relaxRunToTheEnd(t *testing.T, ctx context.Context, c *applytest.Cluster, dir, what string, before policyv1.PodDisruptionBudgetSpec) *faultproxy.Proxy {
+	t.Helper()
+	proxy, kc := auditProxyFor(t, ic.next, dir, "next", nil)
+	_, done, stderr := startRecover(t, func(ev map[string]any) {
+		if ev["type"] == "waiting" && strings.Contains(stepOf(ev), "relax-pdb") {
+			drainCompletes(t, ctx, c)
+		}
+	}, append([]string{"--kubeconfig", kc}, ic.args()...)...)
+	if err := <-done; err != nil {
+		t.Fatalf("%s: exit %d: %s", what, exitCode(err), stderr.String())
+	}
+	if got := pdbSpec(t, ctx, c, "web"); !reflect.DeepEqual(got, before) {
+		t.Fatalf("%s: the budget is not restored exactly:\n got %+v\nwant %+v", what, got, before)
+	}
+	return proxy
 }
 
 // journalArgs name the journal for recover journal, read as the admin.
@@ -390,18 +412,7 @@ func TestInClusterCrashMatrixRemediation(t *testing.T) {
 			}
 			assertChangeHonest(t, ctx, c, relax, ic.journalArgs()...)
 
-			second, kc := auditProxyFor(t, ic.next, dir, "next", nil)
-			_, done, stderr := startRecover(t, func(ev map[string]any) {
-				if ev["type"] == "waiting" && strings.Contains(stepOf(ev), "relax-pdb") {
-					drainCompletes(t, ctx, c)
-				}
-			}, append([]string{"--kubeconfig", kc}, ic.args()...)...)
-			if err := <-done; err != nil {
-				t.Fatalf("the next run: exit %d: %s", exitCode(err), stderr.String())
-			}
-			if got := pdbSpec(t, ctx, c, "web"); !reflect.DeepEqual(got, before) {
-				t.Errorf("after the crash and the resume the budget is not restored exactly:\n got %+v\nwant %+v", got, before)
-			}
+			second := ic.relaxRunToTheEnd(t, ctx, c, dir, "after the crash and the resume", before)
 			path := ic.export(t, c)
 			st := mustLoad(t, path).State()
 			if s := st.Step(relax); !st.Finished || st.CVO.Disabled || s.ChangeOutstanding || len(st.Outstanding()) != 0 {
@@ -537,18 +548,7 @@ func TestInClusterFencedRunTellsTheTruth(t *testing.T) {
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	<-paused
 
-	_, kc2 := auditProxyFor(t, ic.next, dir, "next", nil)
-	_, next, nextErr := startRecover(t, func(ev map[string]any) {
-		if ev["type"] == "waiting" && strings.Contains(stepOf(ev), "relax-pdb") {
-			drainCompletes(t, ctx, c)
-		}
-	}, append([]string{"--kubeconfig", kc2}, ic.args()...)...)
-	if err := <-next; err != nil {
-		t.Fatalf("the run that took over: exit %d: %s", exitCode(err), nextErr.String())
-	}
-	if got := pdbSpec(t, ctx, c, "web"); !reflect.DeepEqual(got, before) {
-		t.Fatalf("the run that took over left the budget changed: %+v", got)
-	}
+	ic.relaxRunToTheEnd(t, ctx, c, dir, "the run that took over", before)
 
 	_ = cmd.Process.Signal(syscall.SIGCONT)
 	err := <-done
