@@ -132,6 +132,12 @@ func TestAStagedWaveHasOneStepPerStage(t *testing.T) {
 		}
 	}
 
+	noGoal, _ := stagedOptions(fleetexport.EngineTALM)
+	noGoal.Plan.Goal = ""
+	if err := noGoal.Validate(); err == nil || !strings.Contains(err.Error(), "recover plan --to") {
+		t.Errorf("a staged plan without a goal: %v", err)
+	}
+
 	ocm, _ := stagedOptions(fleetexport.EngineOCM)
 	if docs, err := fleetexport.Documents(ocm); err != nil || len(docs) != 4 {
 		t.Errorf("OCM: %d documents (%v), want inspect and three stages", len(docs), err)
