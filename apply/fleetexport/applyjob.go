@@ -59,6 +59,16 @@ func ApplyAccess(o Options) ([]apply.Access, error) {
 		AccessOptions: apply.AccessOptions{MapKind: apply.CatalogKinds},
 		Namespace:     o.Namespace, VerdictNamespace: o.Namespace,
 	})
+	if len(problems) > 0 && len(o.Plan.Stages) > 0 {
+		// A stage that pushes the release's manifests (the CVO replaced)
+		// applies kinds the hub cannot map without the cluster.
+		more := ""
+		if len(problems) > 2 {
+			problems, more = problems[:2], fmt.Sprintf(" (and %d more)", len(problems)-2)
+		}
+		return nil, fmt.Errorf("--plan: cannot derive the stage Jobs' RBAC: %s%s; a staged wave's RBAC is made on the hub for stages the CVO carries, and this plan pushes a release's manifests itself: run it with --for argo (its runs push with each cluster's kubeconfig), or apply it per cluster",
+			strings.Join(problems, "; "), more)
+	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("--plan: cannot derive the apply template's RBAC: %s", strings.Join(problems, "; "))
 	}

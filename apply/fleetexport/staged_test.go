@@ -138,6 +138,20 @@ func TestAStagedWaveHasOneStepPerStage(t *testing.T) {
 		t.Errorf("a staged plan without a goal: %v", err)
 	}
 
+	// A staged plan whose stage 1 pushes a release's manifests (the CVO
+	// replaced) applies kinds the hub cannot map: refused, saying what to do.
+	push, pushPlan := stagedOptions(fleetexport.EngineTALM)
+	pushPlan.Steps = append(pushPlan.Steps, plan.Step{ID: "003-apply-namespace-openshift-etcd-operator", Action: plan.ActionApply,
+		Manifest: &plan.Manifest{File: "0000_12_etcd-operator_00_namespace.yaml", APIVersion: "v1", Kind: "Namespace", Name: "openshift-etcd-operator",
+			Object: json.RawMessage(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"openshift-etcd-operator"}}`)}})
+	if _, err := fleetexport.Documents(push); err == nil || !strings.Contains(err.Error(), "Namespace") || !strings.Contains(err.Error(), "--for argo") {
+		t.Errorf("a staged plan that pushes manifests: %v", err)
+	}
+	push.Engine = fleetexport.EngineArgo
+	if _, err := fleetexport.Documents(push); err != nil {
+		t.Errorf("argo refuses a staged plan that pushes manifests: %v", err)
+	}
+
 	ocm, _ := stagedOptions(fleetexport.EngineOCM)
 	if docs, err := fleetexport.Documents(ocm); err != nil || len(docs) != 4 {
 		t.Errorf("OCM: %d documents (%v), want inspect and three stages", len(docs), err)
