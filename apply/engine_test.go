@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	configv1 "github.com/openshift/api/config/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -22,16 +21,12 @@ import (
 	"github.com/openshift-recover/recover/plan"
 )
 
-// prepareScenario creates what exists before the plan runs: the namespace with a
-// label of its own (which the merge must keep) and the object the plan deletes.
+// prepareScenario creates what exists before the plan runs (applytest's
+// Prepare: the namespace with a label of its own, which the merge must keep,
+// and the object the plan deletes).
 func prepareScenario(t testing.TB, ctx context.Context, c *applytest.Cluster, sc *applytest.Scenario) {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sc.Namespace, Labels: map[string]string{"kept": "yes"}}}
-	if _, err := c.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "obsolete", Namespace: sc.Namespace}, Data: map[string]string{"old": "yes"}}
-	if _, err := c.Kube.CoreV1().ConfigMaps(sc.Namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := c.Prepare(ctx, sc); err != nil {
 		t.Fatal(err)
 	}
 }

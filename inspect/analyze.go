@@ -103,6 +103,7 @@ func Analyze(s *Snapshot) []Finding {
 	a.webhooks()
 	a.stuckManifests()
 	a.conditionalRisks()
+	a.preflight()
 	a.previousUpdate()
 	a.poolsBehind()
 	a.cvo()

@@ -284,18 +284,25 @@ func (a *analysis) conditionalRisks() {
 		}
 		var names []string
 		ev := []Evidence{claim(fmt.Sprintf("Recommended=False reason %s: %s", rec.Reason, oneLine(rec.Message)), cvSubject+" status.conditionalUpdates["+cu.Release.Version+"]")}
-		for _, r := range cu.Risks {
+		// The risks that apply (a cluster with the 2026 update API says which
+		// in status.conditionalUpdateRisks; an older one recommends against all).
+		risks, _ := s.ReleaseRisks(cu.Release.Version, cu.Release.Image)
+		var shown []UpdateRisk
+		for _, r := range risks {
+			if !r.Exposes(false) {
+				continue
+			}
+			shown = append(shown, r)
 			names = append(names, r.Name)
 			ev = append(ev, claim(fmt.Sprintf("risk %s: %s (%s)", r.Name, oneLine(r.Message), r.URL), cvSubject+" status.conditionalUpdates["+cu.Release.Version+"].risks"))
 		}
-		sort.Strings(names)
 		if h := cv.Status.History; len(h) > 0 && h[0].AcceptedRisks != "" && (h[0].Version == cu.Release.Version || h[0].Image == cu.Release.Image) {
 			ev = append(ev, claim("accepted risks: "+oneLine(h[0].AcceptedRisks), cvSubject+" status.history[0].acceptedRisks"))
 		}
 		ev = append(ev, rule("a conditional risk whose matching rules apply makes the update Recommended=False; the CVO still applies a target the admin requested anyway, and no condition re-flags it once accepted (enhancements targeted-update-edge-blocking; cluster-version-operator pkg/cvo/availableupdates.go)"))
 		first := ""
-		if len(cu.Risks) > 0 {
-			first = fmt.Sprintf(" %s: %s (%s).", cu.Risks[0].Name, truncate(oneLine(cu.Risks[0].Message), 200), cu.Risks[0].URL)
+		if len(shown) > 0 {
+			first = fmt.Sprintf(" %s: %s (%s).", shown[0].Name, truncate(oneLine(shown[0].Message), 200), shown[0].URL)
 		}
 		a.add(Finding{Code: CodeConditionalRiskOnTarget, Severity: SeverityWarning, Class: ClassBlocks, Subject: cvSubject,
 			Message: fmt.Sprintf("The release the cluster updates to, %s, is not recommended for it: %d risk(s) apply (%s).%s Read each impact statement; retarget to a z-stream that fixes it, or wait (W14).",

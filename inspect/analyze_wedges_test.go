@@ -144,6 +144,34 @@ func updatingTo445(f *fixture) {
 	f.cv.Status.History = append([]configv1.UpdateHistory{{State: configv1.PartialUpdate, Version: "4.4.5", Image: img445, Verified: true, StartedTime: ago(30 * time.Minute)}}, f.cv.Status.History...)
 }
 
+// risk2026 is a conditional-update risk as a 2026 CVO writes it, with its
+// Applies condition ("" for none).
+func risk2026(name string, applies metav1.ConditionStatus) configv1.ConditionalUpdateRisk {
+	r := configv1.ConditionalUpdateRisk{Name: name, URL: "https://issues.redhat.com/browse/OCPBUGS-" + name, Message: name + " may hurt this cluster.",
+		MatchingRules: []configv1.ClusterCondition{{Type: "Always"}}}
+	if applies != "" {
+		r.Conditions = []metav1.Condition{{Type: "Applies", Status: applies, Reason: "Match"}}
+	}
+	return r
+}
+
+// preflight445 asks for a preflight of 4.4.5 while the cluster stays at its
+// release, and reports the risks as a 2026 CVO would: riskNames on the
+// conditional update, the risks with their Applies in conditionalUpdateRisks.
+func preflight445(f *fixture, risks ...configv1.ConditionalUpdateRisk) {
+	f.cv.Spec.DesiredUpdate = &configv1.Update{Version: "4.4.5", Image: img445, Mode: configv1.UpdateModePreflight}
+	cu := configv1.ConditionalUpdate{Release: configv1.Release{Version: "4.4.5", Image: img445},
+		Conditions: []metav1.Condition{{Type: "Recommended", Status: metav1.ConditionFalse, Reason: "MultipleReasons"}}}
+	for _, r := range risks {
+		cu.RiskNames = append(cu.RiskNames, r.Name)
+		own := r
+		own.Conditions = nil
+		cu.Risks = append(cu.Risks, own)
+	}
+	f.cv.Status.ConditionalUpdates = []configv1.ConditionalUpdate{cu}
+	f.cv.Status.ConditionalUpdateRisks = risks
+}
+
 // TestWedgeFindings checks, per wedge code, states where it fires (with the
 // subject, class and details the finding details contract names) and states
 // where it must stay silent, including facts that were not collected.
@@ -383,6 +411,42 @@ func wedgeFindingCases() []wedgeFindingCase {
 		{name: "a risky update not taken", code: CodeConditionalRiskOnTarget, mutate: func(f *fixture) {
 			f.cv.Status.ConditionalUpdates = []configv1.ConditionalUpdate{{Release: configv1.Release{Version: "4.4.5", Image: img445},
 				Conditions: []metav1.Condition{{Type: "Recommended", Status: metav1.ConditionFalse, Reason: "X"}}}}
+		}},
+
+		// The 2026 update API: status.conditionalUpdateRisks says which risks
+		// apply; one that does not is no risk on the target.
+		{name: "2026 API: only the risk that applies is named", code: CodeConditionalRiskOnTarget, subject: cvSubject, class: ClassBlocks, mutate: func(f *fixture) {
+			updatingTo445(f)
+			f.cv.Status.ConditionalUpdates = []configv1.ConditionalUpdate{{Release: configv1.Release{Version: "4.4.5", Image: img445}, RiskNames: []string{"AWSOnly", "AzureDefaultVMType"},
+				Risks:      []configv1.ConditionalUpdateRisk{risk2026("AzureDefaultVMType", ""), risk2026("AWSOnly", "")},
+				Conditions: []metav1.Condition{{Type: "Recommended", Status: metav1.ConditionFalse, Reason: "AzureDefaultVMType"}}}}
+			f.cv.Status.ConditionalUpdateRisks = []configv1.ConditionalUpdateRisk{risk2026("AWSOnly", metav1.ConditionFalse), risk2026("AzureDefaultVMType", metav1.ConditionTrue)}
+		}, details: map[string]string{"target": "4.4.5", "risks": "AzureDefaultVMType"}},
+		{name: "a preflight target is not the release the cluster updates to", code: CodeConditionalRiskOnTarget, mutate: func(f *fixture) {
+			preflight445(f, risk2026("AzureDefaultVMType", metav1.ConditionTrue))
+		}},
+
+		{name: "preflight found a risk that applies", code: CodeUpdatePreflight, subject: cvSubject, class: ClassInforms, mutate: func(f *fixture) {
+			preflight445(f, risk2026("AzureDefaultVMType", metav1.ConditionTrue), risk2026("AWSOnly", metav1.ConditionFalse), risk2026("PromDown", metav1.ConditionUnknown))
+		}, details: map[string]string{"target": "4.4.5", "result": "exposed", "risks": "AzureDefaultVMType,PromDown", "unknown": "PromDown", "notApplying": "AWSOnly", "accepted": ""}},
+		{name: "preflight risks already accepted", code: CodeUpdatePreflight, subject: cvSubject, mutate: func(f *fixture) {
+			preflight445(f, risk2026("AzureDefaultVMType", metav1.ConditionTrue))
+			f.cv.Spec.DesiredUpdate.AcceptRisks = []configv1.AcceptRisk{{Name: "AzureDefaultVMType"}}
+		}, details: map[string]string{"result": "accepted", "risks": "", "accepted": "AzureDefaultVMType"}},
+		{name: "preflight of a recommended update", code: CodeUpdatePreflight, subject: cvSubject, mutate: func(f *fixture) {
+			f.cv.Spec.DesiredUpdate = &configv1.Update{Version: "4.4.5", Mode: configv1.UpdateModePreflight}
+			f.cv.Status.AvailableUpdates = []configv1.Release{{Version: "4.4.5", Image: img445}}
+		}, details: map[string]string{"result": "recommended"}},
+		{name: "preflight with no result yet", code: CodeUpdatePreflight, subject: cvSubject, mutate: func(f *fixture) {
+			f.cv.Spec.DesiredUpdate = &configv1.Update{Version: "4.4.5", Mode: configv1.UpdateModePreflight}
+		}, details: map[string]string{"result": "none", "target": "4.4.5"}},
+		{name: "a normal update is no preflight", code: CodeUpdatePreflight, mutate: func(f *fixture) {
+			updatingTo445(f)
+			f.cv.Status.ConditionalUpdates = []configv1.ConditionalUpdate{{Release: configv1.Release{Version: "4.4.5", Image: img445},
+				Risks: []configv1.ConditionalUpdateRisk{risk2026("AzureDefaultVMType", metav1.ConditionTrue)}}}
+		}},
+		{name: "accepted risks alone are no preflight", code: CodeUpdatePreflight, mutate: func(f *fixture) {
+			f.cv.Spec.DesiredUpdate = &configv1.Update{AcceptRisks: []configv1.AcceptRisk{{Name: "AzureDefaultVMType"}}}
 		}},
 
 		{name: "static-pod revision keeps failing", code: CodeStaticPodRolloutStuck, subject: "node/master-2", class: ClassBlocks, mutate: func(f *fixture) {

@@ -182,6 +182,10 @@ const (
 	// CodePreviousUpdateIncomplete: the update before the current one never
 	// completed (history holds a Partial entry below the newest).
 	CodePreviousUpdateIncomplete = "PreviousUpdateIncomplete"
+	// CodeUpdatePreflight: spec.desiredUpdate asks for a Preflight of a target
+	// (the 2026 update API): what the CVO reported for it, the risks that apply
+	// and are not accepted first.
+	CodeUpdatePreflight = "UpdatePreflight"
 
 	// The log codes (formatVersion 1.2; analyze_logs.go): what the components'
 	// own logs prove.
@@ -247,6 +251,7 @@ var Codes = []string{
 	CodeStaticPodRolloutStuck,
 	CodeCompletedWithPoolsBehind,
 	CodePreviousUpdateIncomplete,
+	CodeUpdatePreflight,
 	CodeCVOAbandonedUpdate,
 	CodeInstallerInterrupted,
 	CodeDrainBlockedByUnseenPDB,

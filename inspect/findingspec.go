@@ -111,6 +111,7 @@ var findingTable = []FindingSpec{
 	{Code: CodeForcedUpdate, Tier: 8, Next: nextStatus},
 	{Code: CodeUnverifiedUpdate, Tier: 8, Next: nextStatus},
 	{Code: CodePreviousUpdateIncomplete, Tier: 8, Next: nextStatus},
+	{Code: CodeUpdatePreflight, Tier: 8, next: nextUpdatePreflight},
 	// 9: context.
 	{Code: CodeUpdateInProgress, Tier: 9, Next: nextStatus},
 	{Code: CodeNotCollected, Tier: 9, group: func(*wedger, Finding) string { return "not-collected" }, summary: summaryNotCollected, next: nextNotCollected},

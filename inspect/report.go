@@ -66,7 +66,7 @@ func WriteReport(w io.Writer, s *Snapshot, o ReportOptions) error {
 		p.f("  Cluster ID:   %s  channel %s\n", orDash(string(cv.Spec.ClusterID)), orDash(cv.Spec.Channel))
 		p.f("  Desired:      %s  %s\n", orDash(sum.DesiredVersion), sum.DesiredImage)
 		if u := cv.Spec.DesiredUpdate; u != nil {
-			p.f("  Requested:    %s%s\n", firstNonEmpty(u.Version, u.Image), map[bool]string{true: " (force)", false: ""}[u.Force])
+			p.f("  Requested:    %s\n", requested(u))
 		}
 		for i, h := range cv.Status.History {
 			if i == 4 {
@@ -313,4 +313,31 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n-3] + "..."
+}
+
+// requested describes spec.desiredUpdate for the reports: the release, force,
+// a Preflight (checked, not applied) and the risks already accepted.
+func requested(u *configv1.Update) string {
+	out := firstNonEmpty(u.Version, u.Image)
+	var notes []string
+	if u.Force {
+		notes = append(notes, "force")
+	}
+	if u.Mode == configv1.UpdateModePreflight {
+		notes = append(notes, "Preflight: checked, not applied")
+	}
+	if len(notes) > 0 {
+		out += " (" + strings.Join(notes, ", ") + ")"
+	}
+	var names []string
+	for _, r := range u.AcceptRisks {
+		names = append(names, r.Name)
+	}
+	if len(names) > 0 {
+		if out != "" {
+			out += "; "
+		}
+		out += "accepted risks: " + strings.Join(names, ", ")
+	}
+	return out
 }

@@ -68,11 +68,7 @@ func WriteMarkdown(w io.Writer, s *Snapshot, o ReportOptions) error {
 	if cv := s.ClusterVersion; cv != nil {
 		p.f("- Channel: %s\n- Desired: %s `%s`\n", orDash(cv.Spec.Channel), orDash(sum.DesiredVersion), mdCode(sum.DesiredImage))
 		if u := cv.Spec.DesiredUpdate; u != nil {
-			force := ""
-			if u.Force {
-				force = " (force)"
-			}
-			p.f("- Requested: %s%s\n", firstNonEmpty(u.Version, u.Image), force)
+			p.f("- Requested: %s\n", requested(u))
 		}
 		p.f("\n| State | Version | Started | Verified |\n|---|---|---|---|\n")
 		for i, h := range cv.Status.History {

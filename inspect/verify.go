@@ -29,7 +29,8 @@ const (
 // DesiredRelease returns the release a (re)started CVO works toward:
 // spec.desiredUpdate resolved to an image (by its image, or its version looked up in
 // status.desired, availableUpdates, conditionalUpdates and history), else
-// status.desired.
+// status.desired. A desiredUpdate in Preflight mode (the 2026 update API) is
+// only checked, never applied: the CVO keeps working toward status.desired.
 func (s *Snapshot) DesiredRelease() configv1.Release {
 	cv := s.ClusterVersion
 	if cv == nil {
@@ -37,7 +38,7 @@ func (s *Snapshot) DesiredRelease() configv1.Release {
 	}
 	d := cv.Status.Desired
 	u := cv.Spec.DesiredUpdate
-	if u == nil || (u.Image == "" && u.Version == "") {
+	if u == nil || (u.Image == "" && u.Version == "") || u.Mode == configv1.UpdateModePreflight {
 		return d
 	}
 	if u.Image != "" {

@@ -13,7 +13,7 @@ import (
 	"github.com/openshift-recover/recover/plan"
 )
 
-// FuzzLoadPlan feeds arbitrary bytes to the plan document reader (recover apply
+// FuzzLoad feeds arbitrary bytes to the plan document reader (recover apply
 // --plan): Load decodes and Validate checks. A failure must be a one-line
 // bad-input error; a plan that loads must load again, unchanged, from its own
 // JSON, and must not change the cluster before disable-cvo or after restore-cvo.

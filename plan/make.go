@@ -122,58 +122,6 @@ func (f PayloadFunc) LoadPayload(ctx context.Context, t Target, in payload.Inclu
 	return f(ctx, t, in)
 }
 
-// Inclusion returns the payload inclusion inputs the cluster's CVO would use: the
-// CVO Deployment's CLUSTER_PROFILE (default self-managed-high-availability) and
-// EXCLUDE_MANIFESTS, FeatureGate/cluster's feature set and the gates enabled for
-// the desired version, ClusterVersion spec.overrides and status.capabilities (nil
-// on clusters that report no known capabilities, i.e. before 4.11).
-func Inclusion(s *inspect.Snapshot) payload.Inclusion {
-	var in payload.Inclusion
-	if s.CVO != nil {
-		in.Profile = s.CVO.Env("CLUSTER_PROFILE")
-		in.ExcludeID = s.CVO.Env("EXCLUDE_MANIFESTS")
-	}
-	if in.Profile == "" {
-		in.Profile = payload.DefaultClusterProfile
-	}
-	desired := ""
-	if cv := s.ClusterVersion; cv != nil {
-		desired = cv.Status.Desired.Version
-		for _, o := range cv.Spec.Overrides {
-			in.Overrides = append(in.Overrides, payload.Override{Kind: o.Kind, Group: o.Group, Namespace: o.Namespace, Name: o.Name, Unmanaged: o.Unmanaged})
-		}
-		if caps := cv.Status.Capabilities; len(caps.KnownCapabilities) > 0 {
-			c := &payload.Capabilities{}
-			for _, k := range caps.KnownCapabilities {
-				c.Known = append(c.Known, string(k))
-			}
-			for _, e := range caps.EnabledCapabilities {
-				c.Enabled = append(c.Enabled, string(e))
-			}
-			in.Capabilities = c
-		}
-	}
-	if fg := s.FeatureGate; fg != nil {
-		in.FeatureSet = fg.FeatureSet
-		details := fg.FeatureGates
-		pick := -1
-		for i, d := range details {
-			if d.Version == desired {
-				pick = i
-			}
-		}
-		if pick < 0 && len(details) > 0 {
-			pick = 0
-		}
-		if pick >= 0 {
-			for _, g := range details[pick].Enabled {
-				in.EnabledFeatureGates = append(in.EnabledFeatureGates, string(g.Name))
-			}
-		}
-	}
-	return in
-}
-
 // Make makes the plan. With a Graph it is an update plan (ModeUpdate): it
 // chooses the nearest safe target, loads its payload, orders the steps with the
 // remedies first where they unblock, checks the plan against a model of the
@@ -307,6 +255,9 @@ func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created ti
 	p.Warnings = append(p.Warnings, refusedWarnings...)
 	for _, name := range sel.facts.unknown {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("clusteroperator/%s reports no version and none could be verified: it was left out of target selection", name))
+	}
+	for _, w := range InclusionAssumptions(in.Snapshot, FeatureGated(pl)) {
+		p.Warnings = append(p.Warnings, "payload inclusion: "+w)
 	}
 	for _, w := range pl.Warnings {
 		p.Warnings = append(p.Warnings, "payload: "+w)

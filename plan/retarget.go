@@ -29,7 +29,8 @@ type riskOnTarget struct {
 }
 
 // inFlightRisk reads the ConditionalRiskOnTarget finding, with each risk's
-// message and URL from ClusterVersion status.conditionalUpdates when it has them.
+// message and URL from ClusterVersion status (inspect's ReleaseRisks) when it
+// has them.
 func inFlightRisk(s *inspect.Snapshot) *riskOnTarget {
 	for _, fd := range s.Findings {
 		if fd.Code != inspect.CodeConditionalRiskOnTarget {
@@ -39,18 +40,12 @@ func inFlightRisk(s *inspect.Snapshot) *riskOnTarget {
 		if r.target == "" && s.ClusterVersion != nil {
 			r.target = s.ClusterVersion.Status.Desired.Version
 		}
+		known, _ := s.ReleaseRisks(r.target, "")
 		for _, name := range detailList(fd, "risks") {
 			risk := graph.Risk{Name: name}
-			if cv := s.ClusterVersion; cv != nil {
-				for _, cu := range cv.Status.ConditionalUpdates {
-					if cu.Release.Version != r.target {
-						continue
-					}
-					for _, cr := range cu.Risks {
-						if cr.Name == name {
-							risk.URL, risk.Message = cr.URL, oneLine(cr.Message)
-						}
-					}
+			for _, cr := range known {
+				if cr.Name == name {
+					risk.URL, risk.Message = cr.URL, oneLine(cr.Message)
 				}
 			}
 			r.risks = append(r.risks, risk)

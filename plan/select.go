@@ -32,6 +32,7 @@ type Selection struct {
 
 	facts  *facts
 	pol    *policy.Policy
+	accept []string // the --accept names
 	evals  []*evaluation
 	chosen *evaluation
 }
@@ -103,7 +104,7 @@ func selectTarget(s *inspect.Snapshot, read *facts, g *graph.Result, pol *policy
 	f := new(facts)
 	*f = *read
 	f.blockers, f.resolved = resolvedBlockers(s, f.blockers, accept)
-	sel := &Selection{facts: f, pol: pol}
+	sel := &Selection{facts: f, pol: pol, accept: accept}
 	for _, c := range candidates(s, g.Graph, pol) {
 		sel.evals = append(sel.evals, evaluate(f, g.Graph, pol, accept, c))
 	}
@@ -173,6 +174,9 @@ func evaluate(f *facts, g *graph.Graph, pol *policy.Policy, accept []string, c c
 		e.moves = append(e.moves, policy.Move{Component: o.Name, From: o.Version, To: c.version})
 	}
 	e.distance = distance(e.moves)
+	// The risks the cluster's spec.desiredUpdate.acceptRisks accepts count as
+	// named with --accept (plan/risks.go).
+	accept = withClusterAccepted(f.s, accept)
 	vs, force := pol.CheckMoves(e.moves, f.history)
 	e.violations, e.force = append(e.violations, vs...), append(e.force, force...)
 	if v, fr := pol.CheckUpgradeable(e.moves, f.blockers, f.history); v != nil {
@@ -190,6 +194,12 @@ func evaluate(f *facts, g *graph.Graph, pol *policy.Policy, accept []string, c c
 		if v.Rule == policy.RuleUnacceptedRisk {
 			e.risks = appendRisks(e.risks, v.Risks...)
 		}
+	}
+	if v, exposed := clusterRisks(f, accept, c); v != nil || len(exposed) > 0 {
+		if v != nil {
+			e.violations = append(e.violations, *v)
+		}
+		e.risks = appendRisks(e.risks, exposed...)
 	}
 	// Edges: from every release the cluster runs, unless the candidate is that
 	// release or below it (a rollback needs no edge; the direction rules decide).
@@ -474,7 +484,19 @@ func targetFor(sel *Selection) Target {
 		for _, r := range t.AcceptedRisks {
 			ns = append(ns, r.Name)
 		}
-		t.Reasons = append(t.Reasons, "Accepted conditional-update risks (--accept): "+strings.Join(ns, ", ")+".")
+		byCluster := clusterAccepted(f.s, sel.accept, ns)
+		var byFlag []string
+		for _, n := range ns {
+			if !slices.Contains(byCluster, n) {
+				byFlag = append(byFlag, n)
+			}
+		}
+		if len(byFlag) > 0 {
+			t.Reasons = append(t.Reasons, "Accepted conditional-update risks (--accept): "+strings.Join(byFlag, ", ")+".")
+		}
+		if len(byCluster) > 0 {
+			t.Reasons = append(t.Reasons, "Conditional-update risks the admin already accepted (ClusterVersion spec.desiredUpdate.acceptRisks): "+strings.Join(byCluster, ", ")+".")
+		}
 	}
 	return t
 }

@@ -150,6 +150,9 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 	for _, a := range perStage {
 		accepted = append(accepted, a...)
 	}
+	// The risks the cluster already accepts (spec.desiredUpdate.acceptRisks)
+	// open conditional edges too, as evaluate counts them (plan/risks.go).
+	accepted = withClusterAccepted(in.Snapshot, accepted)
 	path, err := g.StagedPath(from, in.To, accepted...)
 	if err != nil {
 		var qe *graph.QueryError

@@ -80,6 +80,21 @@ func TestPayloadCommand(t *testing.T) {
 	if m := byName["ClusterOperator/openshift-apiserver"]; !m.Included || m.Step == 0 || m.RunLevel != "30" {
 		t.Fatalf("openshift-apiserver: %+v", m)
 	}
+	// --capabilities without --known-capabilities: every capability the CVO
+	// knows is known, so one left out is disabled (the CVO's and library-go's
+	// "disabled capabilities: X"), never "unrecognized capability names".
+	code, out, _ = runRecover(t, "payload", "--payload", dir, "--capabilities", "Console", "-o", "json")
+	r = payload.Report{}
+	if code != ExitOK || json.Unmarshal([]byte(out), &r) != nil {
+		t.Fatalf("json: exit %d %s", code, out)
+	}
+	for _, m := range r.Manifests {
+		if m.Kind == "ClusterOperator" && m.Name == "openshift-samples" {
+			if m.Included || m.Rule != "capability" || m.Reason != "disabled capabilities: openshift-samples" {
+				t.Fatalf("samples without --known-capabilities: %+v", m)
+			}
+		}
+	}
 	code, out, _ = runRecover(t, "payload", "--payload", dir, "--included-only", "-o", "json")
 	r = payload.Report{}
 	if code != ExitOK || json.Unmarshal([]byte(out), &r) != nil || len(r.Manifests) != r.Included || r.Excluded != 1 {

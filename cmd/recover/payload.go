@@ -50,8 +50,11 @@ kind and name, and whether the cluster applies it and why.
 
 The inclusion inputs describe the cluster: --cluster-profile (the CVO's CLUSTER_PROFILE),
 --exclude-manifests (EXCLUDE_MANIFESTS), --feature-set, --feature-gates and, for
-clusters with capabilities, --capabilities and --known-capabilities. recover plan fills
-them from the cluster snapshot instead.`,
+clusters with capabilities, --capabilities and --known-capabilities (which defaults to
+every capability the CVO knows, so that one left out of --capabilities is disabled, as
+the CVO says, rather than unrecognized). recover plan fills them from the cluster
+snapshot instead: ClusterVersion status.capabilities, FeatureGate/cluster and the CVO
+Deployment's CLUSTER_PROFILE, and says which it had to assume.`,
 		Example: `  recover payload --payload examples/reconciled-4.3-to-4.4/releases/4.4.4
   recover payload --payload quay.io/openshift-release-dev/ocp-release@sha256:... --registry-config pull-secret.json -o json`,
 		Args: cobra.NoArgs,
@@ -74,7 +77,7 @@ them from the cluster snapshot instead.`,
 	fs.StringVar(&o.featureSet, "feature-set", "", "Feature set (FeatureGate spec.featureSet; default Default).")
 	stringSliceVar(fs, &o.featureGates, "feature-gates", "Enabled feature gates (comma-separated).")
 	stringSliceVar(fs, &o.capabilities, "capabilities", "Enabled capabilities (comma-separated); without it capabilities are not filtered.")
-	stringSliceVar(fs, &o.knownCaps, "known-capabilities", "Known capabilities (default: the enabled ones).")
+	stringSliceVar(fs, &o.knownCaps, "known-capabilities", "Known capabilities (default: every capability the CVO knows, "+strings.Join(payload.KnownCapabilities(), ",")+").")
 	fs.StringVar(&o.rules, "rules", "", "Inclusion rules: library-go or pre-profiles (default: pre-profiles for payloads without include.release.openshift.io annotations).")
 	fs.BoolVar(&o.includedOnly, "included-only", false, "List only the manifests the cluster applies.")
 	o.out = addOutputFlag(cmd, outputTable, outputJSON, outputYAML)
@@ -97,7 +100,9 @@ func (o *payloadOptions) Complete(cmd *cobra.Command) error {
 	if o.capsGiven || o.knownCapsGiven {
 		known := o.knownCaps
 		if !o.knownCapsGiven {
-			known = o.capabilities
+			// The CVO's own known set, never the enabled ones: a capability
+			// left out of --capabilities is disabled, not unrecognized.
+			known = payload.KnownCapabilities()
 		}
 		o.inclusion.Capabilities = &payload.Capabilities{Enabled: o.capabilities, Known: known}
 	}

@@ -136,7 +136,7 @@ report first (-o json: a versioned report).`,
 	o.inputs.addPayloadFlags(cmd)
 	o.inputs.addGraphCacheFlag(cmd)
 	fs := cmd.Flags()
-	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names, and remedies that are the admin's promise ("+plan.AcceptUsage()+"), to accept (comma-separated), after reviewing them.")
+	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names (as oc adm upgrade accept names them; those in ClusterVersion spec.desiredUpdate.acceptRisks count already), and remedies that are the admin's promise ("+plan.AcceptUsage()+"), to accept (comma-separated), after reviewing them.")
 	fs.StringVar(&o.forceReason, "force-reason", "", "Force the desired update (desiredUpdate.force), recording why; needed when the target needs force.")
 	fs.StringVar(&o.to, "to", "", "Plan stages to this release: one hop per minor, each intermediate named with why (--accept N:NAME accepts for stage N only).")
 	fs.BoolVar(&o.eus, "eus", false, "With --to: the EUS control-plane-only path: the worker pools stay paused across the intermediate minor and are unpaused at the end.")

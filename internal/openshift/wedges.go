@@ -151,6 +151,10 @@ const (
 	ConditionReleaseAccepted = "ReleaseAccepted"
 	// ConditionRecommended is the condition of a status.conditionalUpdates entry.
 	ConditionRecommended = "Recommended"
+	// ConditionApplies is the condition of a conditional-update risk (status.
+	// conditionalUpdateRisks[].conditions, the 2026 update API): whether the
+	// risk applies to this cluster.
+	ConditionApplies = "Applies"
 )
 
 // The ReleaseAccepted=False reasons: the step of loadUpdatedPayload that failed

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	configv1 "github.com/openshift/api/config/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -228,6 +229,24 @@ type Inclusion struct {
 	MajorVersion *uint64 `json:"majorVersion,omitempty"`
 	// Rules selects the rule set (default RulesAuto).
 	Rules RuleSet `json:"rules,omitempty"`
+}
+
+// KnownCapabilities returns the capabilities a CVO built with recover's
+// openshift/api knows: configv1.KnownClusterVersionCapabilities. The CVO's
+// known set is that list less the capabilities whose feature gates are off
+// (cluster-version-operator lib/capability SetCapabilities and
+// excludedCapabilities, main 6e719331, 2026-07: ClusterAPI and
+// CompatibilityRequirements); recover's openshift/api (2026-04) has neither of
+// those, so the list is the whole set. It is the default for `recover payload
+// --capabilities` without --known-capabilities: a manifest whose capability is
+// known and not enabled is then "disabled capabilities: X", as the CVO says
+// (library-go pkg/manifest checkResourceEnablement), not "unrecognized".
+func KnownCapabilities() []string {
+	out := make([]string, 0, len(configv1.KnownClusterVersionCapabilities))
+	for _, c := range configv1.KnownClusterVersionCapabilities {
+		out = append(out, string(c))
+	}
+	return out
 }
 
 // Capabilities are the cluster's enabled and known capabilities.

@@ -23,7 +23,7 @@ import (
 // github.com/openshift/api module directory. Where the API ships one variant per
 // feature set, the Default one is used, as a production cluster would.
 var OpenShiftCRDFiles = []string{
-	"config/v1/zz_generated.crd-manifests/0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml",
+	ClusterVersionCRDFile("Default"),
 	"config/v1/zz_generated.crd-manifests/0000_00_cluster-version-operator_01_clusteroperators.crd.yaml",
 	"config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_featuregates.crd.yaml",
 	"config/v1/zz_generated.crd-manifests/0000_10_config-operator_01_infrastructures-Default.crd.yaml",
@@ -78,14 +78,54 @@ func OpenShiftAPIDir() (string, error) {
 	return apiDir, apiDirErr
 }
 
+// ClusterVersionCRDFile is the ClusterVersion CRD of a feature set
+// ("Default", "TechPreviewNoUpgrade", "DevPreviewNoUpgrade", "CustomNoUpgrade",
+// "OKD"). The 2026 update API's fields are feature-gated and absent from the
+// Default variant (openshift/api 2026-04): TechPreviewNoUpgrade serves
+// spec.desiredUpdate.acceptRisks and status.conditionalUpdateRisks (gate
+// ClusterUpdateAcceptRisks), DevPreviewNoUpgrade and CustomNoUpgrade also
+// spec.desiredUpdate.mode (gate ClusterUpdatePreflight). An apiserver serving
+// the Default variant prunes them, as a production cluster would.
+func ClusterVersionCRDFile(featureSet string) string {
+	return "config/v1/zz_generated.crd-manifests/0000_00_cluster-version-operator_01_clusterversions-" + featureSet + ".crd.yaml"
+}
+
+// ServeClusterVersionFeatureSet replaces the installed ClusterVersion CRD with
+// its featureSet variant (ClusterVersionCRDFile) and waits until it is
+// Established, as a cluster switched to that feature set serves it.
+func ServeClusterVersionFeatureSet(ctx context.Context, cfg *rest.Config, featureSet string) error {
+	crds, err := loadCRDFiles([]string{ClusterVersionCRDFile(featureSet)})
+	if err != nil {
+		return err
+	}
+	client, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	cur, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crds[0].Name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading CRD %s: %w", crds[0].Name, err)
+	}
+	cur.Spec = crds[0].Spec
+	if _, err := client.ApiextensionsV1().CustomResourceDefinitions().Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("serving the %s ClusterVersion CRD: %w", featureSet, err)
+	}
+	return InstallCRDs(ctx, cfg, crds)
+}
+
 // LoadOpenShiftCRDs reads and decodes OpenShiftCRDFiles from the openshift/api module.
 func LoadOpenShiftCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return loadCRDFiles(OpenShiftCRDFiles)
+}
+
+// loadCRDFiles reads and decodes CRD files from the openshift/api module.
+func loadCRDFiles(files []string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	dir, err := OpenShiftAPIDir()
 	if err != nil {
 		return nil, err
 	}
 	var crds []*apiextensionsv1.CustomResourceDefinition
-	for _, rel := range OpenShiftCRDFiles {
+	for _, rel := range files {
 		path := filepath.Join(dir, rel)
 		data, err := os.ReadFile(path)
 		if err != nil {
