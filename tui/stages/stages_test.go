@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"github.com/openshift-recover/recover/internal/testing/stagedplan"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ import (
 func newView(t *testing.T) (*Model, *state.Run, *plan.Plan) {
 	t.Helper()
 	run := state.New(nil)
-	p := tuitest.StagedPlan()
+	p := stagedplan.EUS()
 	m := New(tuitest.Common(), run)
 	m.SetPlan(p)
 	return m, run, p

@@ -3,6 +3,7 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/testing/stagedplan"
 	"strings"
 	"testing"
 
@@ -284,7 +285,7 @@ func TestStagedPlanShowsItsStages(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			run := state.New(nil)
 			m := New(tuitest.Common(), run)
-			p := tuitest.StagedPlan()
+			p := stagedplan.EUS()
 			m.SetPlan(p)
 			m.SetDiffAvailable(true, "")
 			m.SetSize(sz[0], sz[1])
