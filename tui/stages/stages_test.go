@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"github.com/openshift-recover/recover/internal/testing/stagedplan"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/internal/testing/golden"
+	"github.com/openshift-recover/recover/internal/testing/stagedplan"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/internal/tuitest"
 	"github.com/openshift-recover/recover/tui/state"
