@@ -14,7 +14,9 @@
 //	            alternatives with rule and reason; a accepts a named
 //	            conditional-update risk or an admin's promise (confirmed, then
 //	            re-planned)
-//	3 Plan      the steps (level, component or remedy, action, gate, status; a
+//	3 Plan      a staged plan's stages first (one row per hop, the current
+//	            one expanded with its steps; ] and [ expand another), then
+//	            the steps (level, component or remedy, action, gate, status; a
 //	            temporary change and its revert marked →007/←005, p jumps between
 //	            them); the selected step's reason, the finding it answers, its
 //	            Change (before -> patch), gate, diff against the live object (d)
@@ -30,8 +32,8 @@
 //
 // # Components
 //
-// Each screen is its own small component (tui/overview, tui/target, tui/steps,
-// tui/applyview, tui/timeline) over a shared common.Common (size, styles, keymap, clock); the
+// Each screen is its own small component (tui/overview, tui/target, tui/steps
+// with tui/stages, tui/applyview, tui/timeline) over a shared common.Common (size, styles, keymap, clock); the
 // header (tui/header) and the modal confirmation (tui/dialog) are components too.
 // The run's state (phase, the engine's open question, the result, the CVO's
 // state, every step's status) is one tui/state.Run, fed only by the engine's

@@ -161,6 +161,7 @@ func (m *Model) setPlan(p *plan.Plan, err error) {
 	m.target.SetReplan(m.session.Replan != nil)
 	m.state.ResetSteps()
 	m.steps.SetPlan(p)
+	m.apply.Stage = m.steps.Stages().Line()
 	m.header.Target, m.header.Remediation = "", false
 	if p != nil {
 		m.header.Target = p.Target.Version
@@ -731,6 +732,7 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 	m.apply.HandleEvent(ev)
 	m.temporaryFromEvent(ev)
 	m.steps.StatusChanged()
+	m.apply.Stage = m.steps.Stages().Line()
 	if ev.Step != nil {
 		if ev.Type == apply.EventStepStarted && m.active != ScreenPlan {
 			m.steps.Select(ev.Step.ID)

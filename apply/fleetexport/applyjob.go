@@ -49,13 +49,26 @@ func ApplyAccess(o Options) ([]apply.Access, error) {
 	if p == nil {
 		return nil, fmt.Errorf("the apply template's RBAC comes from a plan of the wave's wedge: pass --plan (recover plan -o json for one cluster of the group)")
 	}
-	if p.Mode != plan.ModeRemediation {
-		return nil, fmt.Errorf("--plan is a %q plan: the fleet applies the remediation plans each cluster's inspect makes; plan and apply a new release per cluster", orWord(p.Mode, plan.ModeUpdate))
+	if len(p.Stages) > 0 {
+		// A staged wave's Jobs run every stage's steps.
+		p = stagedSteps(p)
+	} else if p.Mode != plan.ModeRemediation {
+		return nil, fmt.Errorf("--plan is a %q plan: the fleet applies the remediation plans each cluster's inspect makes, or a staged plan's stages (recover plan --to GOAL); plan and apply a one-hop new release per cluster", orWord(p.Mode, plan.ModeUpdate))
 	}
 	access, problems := incluster.RunAccess(p, incluster.AccessOptions{
 		AccessOptions: apply.AccessOptions{MapKind: apply.CatalogKinds},
 		Namespace:     o.Namespace, VerdictNamespace: o.Namespace,
 	})
+	if len(problems) > 0 && len(o.Plan.Stages) > 0 {
+		// A stage that pushes the release's manifests (the CVO replaced)
+		// applies kinds the hub cannot map without the cluster.
+		more := ""
+		if len(problems) > 2 {
+			problems, more = problems[:2], fmt.Sprintf(" (and %d more)", len(problems)-2)
+		}
+		return nil, fmt.Errorf("--plan: cannot derive the stage Jobs' RBAC: %s%s; a staged wave's RBAC is made on the hub for stages the CVO carries, and this plan pushes a release's manifests itself: run it with --for argo (its runs push with each cluster's kubeconfig), or apply it per cluster",
+			strings.Join(problems, "; "), more)
+	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("--plan: cannot derive the apply template's RBAC: %s", strings.Join(problems, "; "))
 	}

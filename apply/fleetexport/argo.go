@@ -92,14 +92,30 @@ func Workflow(o Options) (map[string]any, error) {
 		return wfTask{Name: task, Template: template, Depends: depends, WithParam: "{{workflow.parameters." + list + "}}",
 			Arguments: &wfArguments{Parameters: []wfParameter{{Name: "cluster", Value: "{{item}}"}}}}
 	}
+	// The steps each cluster runs after its inspect: apply, or a staged
+	// wave's stages in order.
+	after := []string{"apply"}
+	if o.Staged() {
+		after = nil
+		for _, st := range o.Plan.Stages {
+			after = append(after, StageTaskName(st.Index))
+		}
+	}
+	chain := func(suffix, list, first string) []wfTask {
+		out := []wfTask{perCluster("inspect"+suffix, "inspect", first, list)}
+		for _, step := range after {
+			out = append(out, perCluster(step+suffix, step, out[len(out)-1].Name, list))
+		}
+		return out
+	}
 	var tasks []wfTask
 	approveAfter := ""
 	if len(o.Canaries) > 0 {
-		tasks = append(tasks, perCluster("inspect-canaries", "inspect", "", ParamCanaries), perCluster("apply-canaries", "apply", "inspect-canaries", ParamCanaries))
-		approveAfter = "apply-canaries"
+		tasks = append(tasks, chain("-canaries", ParamCanaries, "")...)
+		approveAfter = tasks[len(tasks)-1].Name
 	}
-	tasks = append(tasks, wfTask{Name: "approve", Template: "approve", Depends: approveAfter},
-		perCluster("inspect", "inspect", "approve", ParamClusters), perCluster("apply", "apply", "inspect", ParamClusters))
+	tasks = append(tasks, wfTask{Name: "approve", Template: "approve", Depends: approveAfter})
+	tasks = append(tasks, chain("", ParamClusters, "approve")...)
 	handBackWhen := "{{workflow.parameters." + ParamHandBack + "}} == true"
 	exit := []wfTask{perCluster("hand-back-clusters", "hand-back", "", ParamClusters)}
 	if len(o.Canaries) > 0 {
@@ -132,8 +148,21 @@ func Workflow(o Options) (map[string]any, error) {
 			},
 		},
 	}
+	if o.Staged() {
+		// Each stage's template in place of apply's: the same run, until
+		// that stage has landed.
+		ts := w.Spec.Templates[:3:3]
+		for _, st := range o.Plan.Stages {
+			ts = append(ts, wfTemplate{Name: StageTaskName(st.Index), Inputs: clusterInput, Container: argoContainer(o, o.Image, StagePushArgs(o, st.Index, kubeconfig)),
+				Volumes: kubeconfigVolume(o), RetryStrategy: &wfRetry{Limit: 3, RetryPolicy: "Always"}})
+		}
+		w.Spec.Templates = append(ts, w.Spec.Templates[4:]...)
+	}
 	return toMap(w)
 }
+
+// StageTaskName is stage n's task and template in the Workflow.
+func StageTaskName(n int) string { return fmt.Sprintf("stage-%d", n) }
 
 func nonNil(s []string) []string {
 	if s == nil {

@@ -24,6 +24,14 @@
 //     the canaries, and an exit handler that hands the CVO back where a run left
 //     it disabled.
 //
+// A staged plan as --plan (recover plan --to GOAL [--eus]) makes a staged wave
+// (stages.go): the inspect step stores each cluster's own staged plan to the
+// goal, and each stage is a template whose Job runs that plan until the stage
+// has landed, complete when the Job succeeded and ClusterVersion reports the
+// stage's release Completed; TALM gets one ClusterGroupUpgrade per stage, each
+// blocked by the earlier ones (TALM's ImageBasedGroupUpgrade pattern), Argo one
+// task per stage, OCM one template per stage created in turn.
+//
 // The types here are recover's own minimal ones (the engines' Go modules are not
 // importable); the engines' real CRDs judge the documents in the tests. The
 // verdict fields the templates read are verdict.Field values, so a template

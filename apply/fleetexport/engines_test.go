@@ -258,24 +258,7 @@ func TestAnOCMRolloutProceedsPastTheFirstCluster(t *testing.T) {
 	if _, err := env.NewFakeNode(ctx, "fleet-node", nil); err != nil {
 		t.Fatal(err)
 	}
-	jobFinished := func(name string) {
-		t.Helper()
-		err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-			j, err := kc.BatchV1().Jobs(o.Namespace).Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return false, nil
-			}
-			for _, c := range j.Status.Conditions {
-				if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
-		if err != nil {
-			t.Fatalf("the Job %s did not finish: %v", name, err)
-		}
-	}
+	jobFinished := func(name string) { waitJob(t, ctx, kc, o.Namespace, name, batchv1.JobComplete, batchv1.JobFailed) }
 
 	// rolloutAfter creates (or updates) sno-a's ManifestWork of spec on the
 	// hub, syncs it with the agent on the spoke, writes the status to the
@@ -370,3 +353,24 @@ func TestAnOCMRolloutProceedsPastTheFirstCluster(t *testing.T) {
 }
 
 func equalSpec(a, b any) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+// waitJob waits until the Job has one of the conditions True (the kwok node
+// runs its pod).
+func waitJob(t *testing.T, ctx context.Context, kc kubernetes.Interface, namespace, name string, conditions ...batchv1.JobConditionType) {
+	t.Helper()
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		j, err := kc.BatchV1().Jobs(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, c := range j.Status.Conditions {
+			if slices.Contains(conditions, c.Type) && c.Status == corev1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("the Job %s has none of %v: %v", name, conditions, err)
+	}
+}

@@ -18,6 +18,9 @@ type Document struct {
 // and the ClusterGroupUpgrade, for OCM the two templates (create the apply one
 // once the inspect verdicts are reviewed), for Argo the Workflow.
 func Documents(o Options) ([]Document, error) {
+	if o.Staged() {
+		return stagedDocuments(o)
+	}
 	switch o.Engine {
 	case EngineArgo:
 		w, err := Workflow(o)

@@ -183,6 +183,20 @@ func InspectTemplate(o Options) (*Template, error) {
 // keeps the run in the verdict: the step is complete when the verdict of this
 // wave says the cluster is settled (nothing was wedged, or the plan completed).
 func ApplyTemplate(o Options) (*Template, error) {
+	m, err := applyRun(o)
+	if err != nil {
+		return nil, err
+	}
+	m.add(job(o, ApplyJobName(o.Wave), ApplyServiceAccount, ApplyArgs(o), 10))
+	vi := m.add(configMapRef(o, verdict.DefaultName))
+	expected := []ExpectedValue{{vi, verdict.FieldWave.Name, o.Wave}, {vi, verdict.FieldSettled.Name, "true"}}
+	return template(o, ApplyTemplateName(o.Wave), m, vi, expected)
+}
+
+// applyRun are the manifests an apply run's Job needs before it: the
+// Namespace, the apply identity and its RBAC for the wave's plan, the plan
+// ConfigMap (read only).
+func applyRun(o Options) (*manifests, error) {
 	access, err := ApplyAccess(o)
 	if err != nil {
 		return nil, err
@@ -194,10 +208,7 @@ func ApplyTemplate(o Options) (*Template, error) {
 		m.add(obj)
 	}
 	m.add(configMapRef(o, ApplyPlanConfigMap(o)))
-	m.add(job(o, ApplyJobName(o.Wave), ApplyServiceAccount, ApplyArgs(o), 10))
-	vi := m.add(configMapRef(o, verdict.DefaultName))
-	expected := []ExpectedValue{{vi, verdict.FieldWave.Name, o.Wave}, {vi, verdict.FieldSettled.Name, "true"}}
-	return template(o, ApplyTemplateName(o.Wave), &m, vi, expected)
+	return &m, nil
 }
 
 // template wraps the manifests: the ConfigMaps recover writes are read only
@@ -205,6 +216,12 @@ func ApplyTemplate(o Options) (*Template, error) {
 // come back by feedback rules, and deleting the ManifestWork orphans
 // everything (the journal, plan and verdict outlive it).
 func template(o Options, name string, m *manifests, verdictIndex int, expected []ExpectedValue) (*Template, error) {
+	return templateWith(o, name, m, verdictIndex, expected, nil, nil)
+}
+
+// templateWith is template with feedback rules on the Jobs and more
+// manifestConfigs (a stage template's ClusterVersion).
+func templateWith(o Options, name string, m *manifests, verdictIndex int, expected []ExpectedValue, jobFeedback []feedbackRule, more []manifestConfig) (*Template, error) {
 	if m.err != nil {
 		return nil, m.err
 	}
@@ -218,7 +235,7 @@ func template(o Options, name string, m *manifests, verdictIndex int, expected [
 	}
 	verdictConfig := readOnly(verdict.DefaultName, []feedbackRule{{Type: "JSONPaths", JSONPaths: paths}})
 	verdictConfig.ConditionRules = []conditionRule{{Condition: ConditionProgressing, Type: "CEL",
-		CelExpressions: []string{ProgressingExpression(expected)},
+		CelExpressions: []string{ProgressingExpression(expectedOn(expected, verdictIndex))},
 		Message:        "recover's verdict of this wave is not there yet, or not settled"}}
 	configs := []manifestConfig{verdictConfig}
 	for _, item := range m.items {
@@ -236,13 +253,14 @@ func template(o Options, name string, m *manifests, verdictIndex int, expected [
 			// progressDeadline), degraded once it failed for good (with
 			// maxFailures 0 the rollout stops there).
 			configs = append(configs, manifestConfig{ResourceIdentifier: resourceIdentifier{Group: "batch", Resource: "jobs", Name: nestedName(item), Namespace: o.Namespace},
-				UpdateStrategy: &updateStrategy{Type: StrategyCreateOnly},
+				UpdateStrategy: &updateStrategy{Type: StrategyCreateOnly}, FeedbackRules: jobFeedback,
 				ConditionRules: []conditionRule{
 					{Condition: ConditionProgressing, Type: "CEL", CelExpressions: []string{JobRunningExpression}, Message: "recover's Job has not finished"},
 					{Condition: ConditionDegraded, Type: "CEL", CelExpressions: []string{JobFailedExpression}, Message: "recover's Job failed"},
 				}})
 		}
 	}
+	configs = append(configs, more...)
 	ann, err := json.Marshal(expected)
 	if err != nil {
 		return nil, err

@@ -127,6 +127,9 @@ func (o *Options) Validate() error {
 	if !o.BackupAcknowledged {
 		bad("the apply Jobs need every cluster's etcd backup: take them, then pass --i-have-a-backup")
 	}
+	if o.Staged() && o.Plan.Goal == "" {
+		bad("--plan has stages but no goal: make it again with recover plan --to VERSION")
+	}
 	if o.MaxConcurrency < 1 {
 		bad("--max-concurrency must be 1 or more")
 	}

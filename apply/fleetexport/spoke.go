@@ -39,7 +39,7 @@ func InspectArgs(o Options) []string {
 	for _, a := range o.Accept {
 		args = append(args, "--accept", a)
 	}
-	return args
+	return append(args, stagedInspectArgs(o)...)
 }
 
 func namespace(o Options) *corev1.Namespace {

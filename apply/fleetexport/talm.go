@@ -15,10 +15,15 @@ type (
 		Clusters              []string            `json:"clusters,omitempty"`
 		ClusterLabelSelectors []labelSelector     `json:"clusterLabelSelectors,omitempty"`
 		ManifestWorkTemplates []string            `json:"manifestWorkTemplates"`
+		BlockingCRs           []blockingCR        `json:"blockingCRs,omitempty"`
 		RemediationStrategy   remediationStrategy `json:"remediationStrategy"`
 		BatchTimeoutAction    string              `json:"batchTimeoutAction"`
 		Enable                bool                `json:"enable"`
 		Actions               cguActions          `json:"actions"`
+	}
+	blockingCR struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
 	}
 	labelSelector struct {
 		MatchLabels map[string]string `json:"matchLabels"`
@@ -47,12 +52,20 @@ func CGUName(wave string) string { return "recover-" + wave }
 // created disabled: the SRE reviews the wave and sets spec.enable to true.
 // A cluster that completes both steps is labelled with the wave.
 func ClusterGroupUpgrade(o Options) (map[string]any, error) {
+	return toMap(cgu(o, CGUName(o.Wave), []string{InspectTemplateName(o.Wave), ApplyTemplateName(o.Wave)}))
+}
+
+// cgu is a ClusterGroupUpgrade of the wave that runs templates on each
+// cluster, in order: the canaries first, then maxConcurrency at a time, within
+// the timeout, aborting on a batch that times out; disabled, and labelling the
+// clusters that complete it with the wave.
+func cgu(o Options, name string, templates []string) *clusterGroupUpgrade {
 	c := clusterGroupUpgrade{
 		APIVersion: "ran.openshift.io/v1alpha1", Kind: "ClusterGroupUpgrade",
-		Metadata: objectMeta{Name: CGUName(o.Wave), Namespace: o.HubNamespace, Labels: labels(o)},
+		Metadata: objectMeta{Name: name, Namespace: o.HubNamespace, Labels: labels(o)},
 		Spec: cguSpec{
 			Clusters:              o.Clusters,
-			ManifestWorkTemplates: []string{InspectTemplateName(o.Wave), ApplyTemplateName(o.Wave)},
+			ManifestWorkTemplates: templates,
 			RemediationStrategy:   remediationStrategy{Canaries: o.Canaries, MaxConcurrency: o.MaxConcurrency, Timeout: int(o.Timeout.Minutes())},
 			BatchTimeoutAction:    "Abort",
 			Enable:                false,
@@ -62,5 +75,5 @@ func ClusterGroupUpgrade(o Options) (map[string]any, error) {
 	if len(o.ClusterLabels) > 0 {
 		c.Spec.ClusterLabelSelectors = []labelSelector{{MatchLabels: o.ClusterLabels}}
 	}
-	return toMap(c)
+	return &c
 }

@@ -145,6 +145,15 @@ const (
 	FlagVerdictName      = "verdict-name"
 	FlagWave             = "wave"
 	FlagSavePlan         = "save-plan"
+
+	// The flags of a staged wave (apply/fleetexport, docs/fleet.md): inspect
+	// --save-plan stores the staged plan to the wave's goal (recover plan's
+	// --to and --eus), and each stage's Job runs the stored plan until that
+	// stage has landed, a resume of the run the stage before it journaled
+	// (recover apply --until-stage N, beside --until-step).
+	FlagTo         = "to"
+	FlagEUS        = "eus"
+	FlagUntilStage = "until-stage"
 )
 
 // InClusterApply are the arguments of recover apply inside the cluster: the

@@ -56,6 +56,9 @@ type Temporary struct {
 type Model struct {
 	*common.Common
 	Info Info
+	// Stage is the current stage of a staged plan in one line ("" for a
+	// one-hop plan): the stage view's (tui/stages), which the session sets.
+	Stage string
 	// temporary are the temporary changes in place.
 	temporary []Temporary
 
@@ -402,6 +405,9 @@ func (m *Model) runLine() string {
 		line += st.Dim.Render(fmt.Sprintf(" · remediation plan (no new release), %d steps", m.Info.Steps))
 	case m.Info.Steps > 0:
 		line += st.Dim.Render(fmt.Sprintf(" · plan → %s, %d steps", m.Info.Target, m.Info.Steps))
+	}
+	if m.Stage != "" {
+		line += st.Dim.Render(" · " + m.Stage)
 	}
 	if m.Info.Journal != "" {
 		line += st.Dim.Render(" · journal " + m.Info.Journal)

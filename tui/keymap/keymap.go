@@ -39,6 +39,10 @@ type KeyMap struct {
 	Diff key.Binding
 	// Pair jumps between a temporary change and the revert step paired with it.
 	Pair key.Binding
+	// NextStage and PrevStage expand another stage of a staged plan (the
+	// current one is expanded until one is chosen).
+	NextStage key.Binding
+	PrevStage key.Binding
 
 	// Apply screen; all dangerous.
 	Start   key.Binding
@@ -83,6 +87,8 @@ func Default() *KeyMap {
 		AcceptRisk: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "accept risk")),
 		Diff:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff vs live")),
 		Pair:       key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "paired step")),
+		NextStage:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next stage")),
+		PrevStage:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous stage")),
 
 		Start:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "start apply")),
 		Confirm: key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "apply step")),

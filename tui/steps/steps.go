@@ -15,6 +15,7 @@ import (
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/keymap"
+	"github.com/openshift-recover/recover/tui/stages"
 	"github.com/openshift-recover/recover/tui/state"
 )
 
@@ -52,12 +53,14 @@ type Model struct {
 	detailOf string
 	// diffLine is the line of the diff section in the detail pane.
 	diffLine int
+	// stages is the stage view above the steps of a staged plan.
+	stages *stages.Model
 }
 
 // New returns an empty Plan screen.
 func New(c *common.Common, run *state.Run) *Model {
 	m := &Model{Common: c, run: run, diffs: map[string]*Diff{}, detail: viewport.New(0, 0),
-		filter: common.NewFilter(c.Keys)}
+		filter: common.NewFilter(c.Keys), stages: stages.New(c, run)}
 	m.detail.KeyMap = viewport.KeyMap{}
 	return m
 }
@@ -65,6 +68,7 @@ func New(c *common.Common, run *state.Run) *Model {
 // SetPlan shows a plan (nil: none); previews of an earlier plan are dropped.
 func (m *Model) SetPlan(p *plan.Plan) {
 	m.plan = p
+	m.stages.SetPlan(p)
 	m.diffs = map[string]*Diff{}
 	m.applyFilter()
 	m.refresh()
@@ -170,6 +174,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.refresh()
 		return nil
 	}
+	if m.stages.Handles(k) {
+		return m.stages.Update(k)
+	}
 	switch {
 	case key.Matches(k, m.Keys.Diff):
 		s := m.Selected()
@@ -199,14 +206,26 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // step but one that only waits (plan.ActionSpec.WaitOnly).
 func hasDiff(s *plan.Step) bool { return !s.Spec().WaitOnly }
 
-// layout returns the list's width and height and the detail pane's.
+// layout returns the list's width and height and the detail pane's, in what
+// the stages of a staged plan leave.
 func (m *Model) layout() (lw, lh, dw, dh int) {
+	h := m.Height - m.stagesHeight()
 	if m.Width >= wideWidth {
 		lw = min(m.Width/2, 90)
-		return lw, m.Height, m.Width - lw - 1, m.Height
+		return lw, h, m.Width - lw - 1, h
 	}
-	lh = max(4, m.Height*2/5)
-	return m.Width, lh, m.Width, max(1, m.Height-lh-1)
+	lh = max(4, h*2/5)
+	return m.Width, lh, m.Width, max(1, h-lh-1)
+}
+
+// stagesHeight is the lines the stage view takes above the steps (with the
+// rule under it): what it needs, at most half the screen; 0 for a plan
+// without stages.
+func (m *Model) stagesHeight() int {
+	if !m.stages.Staged() {
+		return 0
+	}
+	return min(m.stages.Height(m.Width)+1, m.Height/2)
 }
 
 func (m *Model) listHeight() int {
@@ -239,15 +258,19 @@ func (m *Model) View() string {
 	if m.plan == nil {
 		return common.Fit(m.Styles.Section.Render("NO PLAN")+"\n"+m.Styles.Dim.Render("The Target screen says how to get one."), m.Width, m.Height)
 	}
-	lw, lh, _, _ := m.layout()
+	lw, lh, _, dh := m.layout()
 	list := common.Fit(m.listView(lw, lh), lw, lh)
 	detail := m.detail.View()
-	if m.Width >= wideWidth {
-		sep := strings.TrimSuffix(strings.Repeat(m.Styles.Dim.Render("│")+"\n", m.Height), "\n")
-		return common.Fit(lipgloss.JoinHorizontal(lipgloss.Top, list, sep, detail), m.Width, m.Height)
-	}
 	rule := m.Styles.Dim.Render(strings.Repeat("─", m.Width))
-	return common.Fit(list+"\n"+rule+"\n"+detail, m.Width, m.Height)
+	top := ""
+	if sh := m.stagesHeight(); sh > 0 {
+		top = common.Fit(m.stages.View(m.Width, sh-1), m.Width, sh-1) + "\n" + rule + "\n"
+	}
+	if m.Width >= wideWidth {
+		sep := strings.TrimSuffix(strings.Repeat(m.Styles.Dim.Render("│")+"\n", dh), "\n")
+		return common.Fit(top+lipgloss.JoinHorizontal(lipgloss.Top, list, sep, detail), m.Width, m.Height)
+	}
+	return common.Fit(top+list+"\n"+rule+"\n"+detail, m.Width, m.Height)
 }
 
 func (m *Model) listView(width, height int) string {
@@ -292,7 +315,7 @@ func (m *Model) listView(width, height int) string {
 		s := &m.plan.Steps[i]
 		selected := vi == m.sel.Index
 		status := m.run.Status(s.ID)
-		glyph := m.glyphStyle(status).Render(status.Glyph())
+		glyph := stages.StepGlyph(m.Styles, status)
 		comp := s.Component
 		if comp == "" {
 			comp = s.Remedy
@@ -309,18 +332,6 @@ func (m *Model) listView(width, height int) string {
 		lines = append(lines, st.Dim.Render("  no step matches the filter"))
 	}
 	return strings.Join(lines, "\n")
-}
-
-func (m *Model) glyphStyle(s state.StepStatus) lipgloss.Style {
-	switch s {
-	case state.StepDone:
-		return m.Styles.OK
-	case state.StepFailed:
-		return m.Styles.Failed
-	case state.StepPending:
-		return m.Styles.Dim
-	}
-	return m.Styles.Pending
 }
 
 func gateKind(s *plan.Step) string {
@@ -422,12 +433,12 @@ func (m *Model) detailView(s *plan.Step, width int) string {
 
 // ShortHelp are the screen's keys for the footer.
 func (m *Model) ShortHelp() []key.Binding {
-	return []key.Binding{m.Keys.Up, m.Keys.Down, m.Keys.Diff, m.Keys.Pair, m.Keys.ScrollDown}
+	return append([]key.Binding{m.Keys.Up, m.Keys.Down, m.Keys.Diff, m.Keys.Pair, m.Keys.ScrollDown}, m.stages.ShortHelp()...)
 }
 
 // FullHelp are the screen's keys for the ? overlay.
 func (m *Model) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{m.Keys.Up, m.Keys.Down, m.Keys.PageUp, m.Keys.PageDown, m.Keys.Top, m.Keys.Bottom, m.Keys.ScrollUp, m.Keys.ScrollDown, m.Keys.Filter, m.Keys.Back, m.Keys.Diff, m.Keys.Pair}}
+	return [][]key.Binding{append([]key.Binding{m.Keys.Up, m.Keys.Down, m.Keys.PageUp, m.Keys.PageDown, m.Keys.Top, m.Keys.Bottom, m.Keys.ScrollUp, m.Keys.ScrollDown, m.Keys.Filter, m.Keys.Back, m.Keys.Diff, m.Keys.Pair}, m.stages.FullHelp()...)}
 }
 
 // remedyStep reports whether a step is a remediation step whose change the
@@ -435,6 +446,9 @@ func (m *Model) FullHelp() [][]key.Binding {
 func remedyStep(s *plan.Step) bool {
 	return s.Change != nil || s.CSR != nil || s.Spec().Undoes
 }
+
+// Stages is the stage view above the steps (empty for a one-hop plan).
+func (m *Model) Stages() *stages.Model { return m.stages }
 
 // Diff returns a step's preview, nil when none was asked for.
 func (m *Model) Diff(id string) *Diff { return m.diffs[id] }

@@ -3,6 +3,7 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/openshift-recover/recover/internal/testing/stagedplan"
 	"strings"
 	"testing"
 
@@ -271,6 +272,37 @@ func TestView(t *testing.T) {
 				t.Errorf("side by side %v at %d columns", wide, sz[0])
 			}
 			golden.Assert(t, golden.Path(t), []byte(v))
+		})
+	}
+}
+
+// TestStagedPlanShowsItsStages: a staged plan's stages sit above the steps
+// (the current one expanded, at most half the screen), the list and the
+// details share what is left, and ] expands the next stage; the frame keeps
+// the screen's size at both layouts.
+func TestStagedPlanShowsItsStages(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			run := state.New(nil)
+			m := New(tuitest.Common(), run)
+			p := stagedplan.EUS()
+			m.SetPlan(p)
+			m.SetDiffAvailable(true, "")
+			m.SetSize(sz[0], sz[1])
+			first := p.StageSteps(1)[0].ID
+			run.Apply(apply.Event{Type: apply.EventStepStarted, Step: &apply.StepInfo{ID: first}})
+			m.StatusChanged()
+			v := m.View()
+			if lines := strings.Split(v, "\n"); len(lines) != sz[1] {
+				t.Fatalf("%d lines, want %d", len(lines), sz[1])
+			}
+			tuitest.Shows(t, v, []string{"STAGES to 4.20.3", "stage 1 of 3 running", "4.18.9  →  4.19.14", "paused", "STEPS 2"}, nil)
+			golden.Assert(t, golden.Path(t), []byte(v))
+			press(m, "]")
+			tuitest.Shows(t, m.View(), []string{"stage2-002-pause-pool-worker", "planned again against the cluster once stage 1 lands"}, nil)
+			if selected(m) != p.Steps[0].ID {
+				t.Errorf("] moved the step cursor to %s", selected(m))
+			}
 		})
 	}
 }

@@ -41,4 +41,9 @@
 //     openshift-cluster-group-upgrades/expectedValues entry's named feedback
 //     value of the manifest with that ordinal, rendered as a string, equals
 //     the expected value, that manifest being applied, available and synced).
+//   - When TALM starts a ClusterGroupUpgrade that names blocking CGUs, and on
+//     which clusters (blocking.go; controllers/clustergroupupgrade_controller.go,
+//     blockingCRsNotCompleted and filterNonCompletedClustersInBlockingCRs, read
+//     at a later commit than the rest, as the file cites): the staged wave's
+//     one CGU per stage.
 package fleetengines

@@ -1,6 +1,7 @@
 package fleetengines
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -131,5 +132,48 @@ func TestProgressive(t *testing.T) {
 		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestBlockingCRs: a CGU waits for every blocking CGU (missing, or without
+// conditions, or without Succeeded True); in the partial mode a Succeeded
+// condition of any status is enough, and with cluster filtering only the
+// clusters every blocker completed go on.
+func TestBlockingCRs(t *testing.T) {
+	done := func(ok bool, clusters map[string]string) *CGUStatus {
+		st := metav1.ConditionFalse
+		if ok {
+			st = metav1.ConditionTrue
+		}
+		return &CGUStatus{Conditions: []metav1.Condition{{Type: CGUSucceeded, Status: st}}, Clusters: clusters}
+	}
+	running := &CGUStatus{Conditions: []metav1.Condition{{Type: "Progressing", Status: metav1.ConditionTrue}}}
+	partial := map[string]string{BlockingCompletionModeAnnotation: PartialBlockingCompletion, BlockingClusterFilterAnnotation: "true"}
+	for _, tc := range []struct {
+		name        string
+		ann         map[string]string
+		cgus        map[string]*CGUStatus
+		notDone     []string
+		missing     []string
+		clustersRun []string
+	}{
+		{"missing", nil, map[string]*CGUStatus{"s1": done(true, nil)}, nil, []string{"s2"}, []string{"a", "b"}},
+		{"no conditions", nil, map[string]*CGUStatus{"s1": {}, "s2": done(true, nil)}, []string{"s1"}, nil, []string{"a", "b"}},
+		{"running", nil, map[string]*CGUStatus{"s1": running, "s2": done(true, nil)}, []string{"s1"}, nil, []string{"a", "b"}},
+		{"failed, full mode", nil, map[string]*CGUStatus{"s1": done(false, nil), "s2": done(true, nil)}, []string{"s1"}, nil, []string{"a", "b"}},
+		{"failed, partial mode", partial, map[string]*CGUStatus{"s1": done(false, map[string]string{"a": ClusterComplete, "b": "timedout"}), "s2": done(true, map[string]string{"a": ClusterComplete, "b": ClusterComplete})}, nil, nil, []string{"a"}},
+		{"running, partial mode", partial, map[string]*CGUStatus{"s1": running, "s2": done(true, nil)}, []string{"s1"}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			notDone, missing := BlockersNotCompleted(tc.ann, []string{"s1", "s2"}, tc.cgus)
+			if fmt.Sprint(notDone) != fmt.Sprint(tc.notDone) || fmt.Sprint(missing) != fmt.Sprint(tc.missing) {
+				t.Errorf("not completed %v, missing %v; want %v, %v", notDone, missing, tc.notDone, tc.missing)
+			}
+			if len(notDone)+len(missing) == 0 {
+				if got := ClustersPastBlockers(tc.ann, []string{"s1", "s2"}, tc.cgus, []string{"a", "b"}); fmt.Sprint(got) != fmt.Sprint(tc.clustersRun) {
+					t.Errorf("clusters %v, want %v", got, tc.clustersRun)
+				}
+			}
+		})
 	}
 }
