@@ -228,7 +228,7 @@ var digestImageRE = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
 
 func (m *model) step(i int) error {
 	st := &m.p.Steps[i]
-	if m.p.EffectiveMode() == ModeDriveCVO && (st.Action == ActionDisableCVO || st.Action == ActionRestoreCVO) {
+	if spec := st.Spec(); m.p.EffectiveMode() == ModeDriveCVO && (spec.StopsCVO || spec.RestartsCVO) {
 		return m.fail(i, InvariantCVOBracketing, "a drive-cvo plan keeps the CVO running: it has no %s step", st.Action)
 	}
 	if !m.bracketed {

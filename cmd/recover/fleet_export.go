@@ -55,10 +55,9 @@ progress in the verdict, which the templates read back through feedback rules.
 The apply RBAC is generated from --plan, one cluster's plan of the wave's wedge
 (recover fleet groups clusters wedged the same way).
 
-A staged plan as --plan (recover plan --to VERSION [--eus]) makes a staged wave:
-one step per stage, each cluster taken stage by stage across the wave (talm: one
-ClusterGroupUpgrade per stage, each blocked by the earlier ones; ocm: one
-template per stage; argo: one task per stage). See docs/fleet.md, Staged waves.
+A staged plan as --plan (recover plan --to VERSION [--eus]) is refused for now:
+export one wave per hop, each with a one-hop plan. docs/fleet.md, Staged waves,
+has the design and what it still needs.
 
 The documents go to stdout as one YAML stream, or into --dir, one file each.`,
 		Example: `  # A TALM wave over the clusters recover fleet grouped under one signature
@@ -87,7 +86,7 @@ The documents go to stdout as one YAML stream, or into --dir, one file each.`,
 	fs.StringVar(&o.Namespace, "namespace", "", "Namespace of recover's objects on each cluster (default recover).")
 	fs.StringVar(&o.HubNamespace, "hub-namespace", "", "Namespace of the templates, ClusterGroupUpgrade or Workflow on the hub (default "+fleetexport.DefaultHubNamespace+").")
 	fs.StringSliceVar(&o.Accept, "accept", nil, "The admin's promises the wave's remedies may use, as recover plan --accept takes them.")
-	fs.StringVar(&e.planPath, "plan", "", "One cluster's remediation plan of the wave's wedge (recover plan -o json), or a staged plan (recover plan --to) for a staged wave: the apply RBAC covers what it does (talm, ocm).")
+	fs.StringVar(&e.planPath, "plan", "", "One cluster's remediation plan of the wave's wedge (recover plan -o json): the apply RBAC covers what it does (talm, ocm).")
 	fs.BoolVar(&o.BackupAcknowledged, "i-have-a-backup", false, "Acknowledge that every cluster of the wave has a current etcd backup (the apply Jobs pass it on; required).")
 	fs.StringSliceVar(&o.Clusters, "clusters", nil, "The wave's clusters (ManagedCluster names, or Argo's cluster names).")
 	fs.StringSliceVar(&o.Canaries, "canaries", nil, "The clusters that go first (talm: among --clusters; argo: not in --clusters; ocm: the Placement's \""+fleetexport.CanaryGroup+"\" decision group).")
@@ -134,6 +133,13 @@ func (e *fleetExportOptions) Complete() error {
 func (e *fleetExportOptions) Validate() error {
 	if err := e.o.Validate(); err != nil {
 		return usageError{msg: err.Error()}
+	}
+	if e.o.Staged() {
+		// The staged wave's documents (apply/fleetexport/stages.go) are
+		// tested against the engines' rules, but its Jobs cannot run yet: the
+		// inspect Job makes remediation plans only (no graph or payloads in
+		// the cluster to make a staged one) and apply has no --until-stage.
+		return usageError{msg: fmt.Sprintf("--plan %s is a staged plan (recover plan --to): a fleet cannot run its stages yet; export one wave per hop (a one-hop plan each), or run recover apply on each cluster", e.planPath)}
 	}
 	return nil
 }
