@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/testing/fleetgen"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
+	"github.com/openshift-recover/recover/internal/testing/stagedplan"
+	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/verdict"
 )
 
@@ -149,10 +152,19 @@ func TestFleetExportWritesTheWave(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	var staged bytes.Buffer
+	if err := plan.Encode(&staged, stagedplan.EUS()); err != nil {
+		t.Fatal(err)
+	}
+	stagedFile := filepath.Join(dir, "staged.json")
+	if err := os.WriteFile(stagedFile, staged.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		msg  string
 	}{
+		{[]string{"fleet", "export", "--wave", "w1", "--image", "i", "--plan", stagedFile, "--i-have-a-backup", "--clusters", "a"}, "a fleet cannot run its stages yet"},
 		{[]string{"fleet", "export", "--wave", "w1", "--image", "i", "--plan", planFile, "--clusters", "a"}, "--i-have-a-backup"},
 		{[]string{"fleet", "export", "--wave", "w1", "--image", "i", "--i-have-a-backup", "--clusters", "a"}, "--plan"},
 		{[]string{"fleet", "export", "--image", "i", "--plan", planFile, "--i-have-a-backup", "--clusters", "a"}, "--wave is required"},
