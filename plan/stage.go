@@ -646,7 +646,7 @@ func RunOrder(p *Plan) []RunStep {
 
 // validateStages checks a staged plan's stages: numbered from 1 in order,
 // each hop starting where the one before it ended, the last ending at the
-// goal, and each stage's own steps valid as steps of a plan of their own (the
+// goal, and each stage's steps, as RunOrder runs them, valid as a plan of their own (the
 // fields each action needs, its gates, the CVO bracket within the stage) with
 // IDs unique across the whole plan.
 func validateStages(p *Plan, add func(format string, args ...any)) {
@@ -681,8 +681,11 @@ func validateStages(p *Plan, add func(format string, args ...any)) {
 			}
 			continue
 		}
+		// A stage is valid as the steps it runs (RunOrder): stage 1's own
+		// steps (the EUS pause) run before the plan's Steps, which hold its
+		// hand-over to the CVO, so they are checked together.
 		sub := *p
-		sub.Steps, sub.Stages = st.Steps, nil
+		sub.Steps, sub.Stages = p.StageSteps(st.Index), nil
 		if err := Validate(&sub); err != nil {
 			add("stage %d: %s", st.Index, strings.TrimPrefix(err.Error(), "invalid plan: "))
 		}

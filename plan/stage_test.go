@@ -271,3 +271,29 @@ func TestRunOrderAndStageValidation(t *testing.T) {
 		t.Fatalf("a plan without stages runs its steps: %+v", plain)
 	}
 }
+
+// TestAStageIsValidAsItRuns: where stage 1 is the paused hop, its own steps
+// (the pools' Updated wait and pause) run before the plan's Steps, which hold
+// its hand-over to the CVO; Validate checks them together, as RunOrder runs
+// them, so a drive-cvo stage 1 is not refused for lacking its desiredUpdate.
+func TestAStageIsValidAsItRuns(t *testing.T) {
+	p, err := makeStagedExample(t, healthyUpdating(t), stagedGraph(t, stagedEdges...), "4.6.1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.EffectiveMode() != ModeDriveCVO {
+		t.Fatalf("mode %s: this test wants a drive-cvo stage 1", p.EffectiveMode())
+	}
+	// Make stage 1 the paused hop: the pause moves from stage 2 to stage 1.
+	pause := p.Stages[1].Steps[:2]
+	p.Stages[0].Steps = append(append([]Step{}, pause...), p.Stages[0].Steps...)
+	p.Stages[1].Steps = p.Stages[1].Steps[2:]
+	if err := Validate(p); err != nil {
+		t.Fatalf("a stage 1 that pauses before the plan's desiredUpdate is refused: %v", err)
+	}
+	// A later stage without its desiredUpdate is still refused.
+	p.Stages[1].Steps = p.Stages[1].Steps[1:]
+	if err := Validate(p); err == nil || !strings.Contains(err.Error(), "stage 2") {
+		t.Fatalf("a later stage without its desiredUpdate: %v", err)
+	}
+}
