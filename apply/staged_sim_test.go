@@ -29,6 +29,7 @@ import (
 	"github.com/openshift-recover/recover/internal/lab/sim"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/internal/testing/realpayload"
+	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
@@ -409,7 +410,7 @@ func TestEUSPathOnTheSimulatorKilledInStage2ResumesInStage2(t *testing.T) {
 	select {
 	case <-killed:
 	default:
-		t.Fatalf("the run ended (exit %d) before stage 2's desiredUpdate: %s", exitCode(err), stderr.String())
+		t.Fatalf("the run ended (exit %d) before stage 2's desiredUpdate: %s", recoverbin.ExitCode(err), stderr.String())
 	}
 	if !pausedAtStage2 {
 		t.Errorf("the worker pool was not paused when stage 2 handed the CVO 4.20.4")
@@ -439,7 +440,7 @@ func TestEUSPathOnTheSimulatorKilledInStage2ResumesInStage2(t *testing.T) {
 		}
 	}, "--kubeconfig", kc, "apply", "--resume", journalPath, "--yes", "--events", "json")
 	if err := <-done; err != nil {
-		t.Fatalf("resume: exit %d: %s", exitCode(err), stderr.String())
+		t.Fatalf("resume: exit %d: %s", recoverbin.ExitCode(err), stderr.String())
 	}
 	if len(resumedStages) != 1 || resumedStages[0] != 2 || len(rerun) > 0 {
 		t.Errorf("the resume ran stages %v and stage 1's steps %v; want stage 2 only", resumedStages, rerun)
