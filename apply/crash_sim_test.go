@@ -35,6 +35,8 @@ import (
 // kubelet), the CVO running with 4.4.4 desired, the journal finished, and no
 // create-only object created twice.
 func TestCrashesDuringTheRealRecoveryOnTheSimulator(t *testing.T) {
+	// Its own API server (Fresh): it runs beside the other tests that have one.
+	t.Parallel()
 	kubetest.Require(t, env)
 	if testing.Short() {
 		t.Skip("end to end on the simulator")
