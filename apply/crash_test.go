@@ -361,10 +361,7 @@ func TestCrashMatrixRemediation(t *testing.T) {
 			if err := c.Reset(ctx); err != nil {
 				t.Fatal(err)
 			}
-			pdb := newPDB(t, ctx, c, "web")
-			drainingMaster(t, ctx, c)
-			before := pdbSpec(t, ctx, c, "web")
-			p, relax, _ := relaxPlan(pdb)
+			p, relax, _, before := relaxCase(t, ctx, c)
 			dir := t.TempDir()
 			planPath := (&applytestPlan{p}).write(t, dir)
 			journalPath := filepath.Join(dir, "run.journal")

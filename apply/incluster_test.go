@@ -88,10 +88,7 @@ func relaxFixture(t *testing.T, c *applytest.Cluster, name string) (context.Cont
 	if err := c.Reset(ctx); err != nil {
 		t.Fatal(err)
 	}
-	pdb := newPDB(t, ctx, c, "web")
-	drainingMaster(t, ctx, c)
-	before := pdbSpec(t, ctx, c, "web")
-	p, relax, _ := relaxPlan(pdb)
+	p, relax, _, before := relaxCase(t, ctx, c)
 	dir := t.TempDir()
 	return ctx, prepareInCluster(t, ctx, c, (&applytestPlan{p}).write(t, dir), name), p, relax, dir, before
 }
