@@ -23,9 +23,10 @@ const DefaultRevertTimeout = 2 * time.Minute
 // outstanding, newest first, when the run ends before the plan's revert steps
 // ran (a gate failed or timed out, the user aborted, a step was refused or
 // failed, Ctrl-C or SIGTERM, --until-step): a relaxed PodDisruptionBudget is
-// never left relaxed. Each revert is journaled like a change (an intent with
-// RevertOf, its outcome) and then a reverted record, so a resume makes the change
-// again before the waits that need it. Not when the lock was lost: another run
+// never left relaxed. A run --until-stage stopped keeps the pool pauses the
+// later stages rely on (keptForLaterStage). Each revert is journaled like a
+// change (an intent with RevertOf, its outcome) and then a reverted record, so
+// a resume makes the change again before the waits that need it. Not when the lock was lost: another run
 // owns the cluster now, and a resume's own revert step restores it.
 func (r *run) revertOnStop(ctx context.Context, runErr error) {
 	if r.j == nil || r.opts.DryRun {
@@ -81,6 +82,12 @@ func (r *run) revertOnStop(ctx context.Context, runErr error) {
 		}()
 	}
 	for _, st := range outstanding {
+		if s := r.planStep(st.ID); s != nil && r.keptForLaterStage(s) {
+			// The run stopped where it was asked to, at a stage boundary:
+			// the pause is the later stages' (EUS), not a leftover.
+			r.kept = append(r.kept, fmt.Sprintf("MachineConfigPool %s (step %s, unpaused by step %s)", s.Pool, st.ID, r.restoredBy(s)))
+			continue
+		}
 		if s := r.planStep(st.ID); s != nil && s.Action == plan.ActionPausePool && r.cvoDisabled {
 			// A pool paused inside a push the CVO is disabled for stays
 			// paused: the push orders its unpause after the control plane
