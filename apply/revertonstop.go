@@ -94,6 +94,10 @@ func (r *run) revertOnStop(ctx context.Context, runErr error) {
 			// is verified, and the CVO, which would order it otherwise, is
 			// not running. A resume continues the push.
 			r.warn("pool %s stays paused (step %s): the run stops with the CVO disabled, inside the push that paused it; resume, or unpause it by hand once the control plane runs the target: %s", s.Pool, st.ID, nextcmd.PausePool(s.Pool, false))
+			// Not only a warning: the result, its one-line error and its
+			// next commands name the pool left paused and how to unpause
+			// it, as for any change not reverted (a script reads those).
+			r.notReverted = append(r.notReverted, r.revertInfo(st, "kept paused: the run stops with the CVO disabled, inside the push that paused it; resume, or unpause it once the control plane runs the target"))
 			continue
 		}
 		if err := r.revertOne(rctx, st); err != nil {
