@@ -187,6 +187,10 @@ func (f *verdictFlags) stagedPlan(ctx context.Context, g *globalOptions, snap *i
 	case err == nil:
 		v.Remedy.Answer = verdict.AnswerPlan
 		v.Remedy.Reason = fmt.Sprintf("a staged plan to %s: %s", p.Goal, strings.Join(p.GoalReasons, " "))
+		if p.Outcome != nil {
+			// The decision stage 1 carries out (the staged goal's).
+			v.Remedy.Outcome, v.Remedy.Rule = p.Outcome.Kind, p.Outcome.Rule
+		}
 		v.Settled = false
 	case errors.As(err, &refused) || errors.As(err, &noTarget) || errors.As(err, &noPlan) || errors.As(err, &remedy):
 		v.Remedy.Answer, v.Remedy.PlanDigest = verdict.AnswerAdvice, ""
