@@ -32,6 +32,11 @@ type Options struct {
 	// Steps before FromStep are journaled as skipped.
 	FromStep  string
 	UntilStep string
+	// UntilStage runs a staged plan until stage UntilStage has landed (its
+	// last step in plan.RunOrder, as UntilStep would name it) and stops,
+	// OutcomeStopped: the pools recover paused for the later stages stay
+	// paused, and a resume goes on with stage UntilStage+1. 0: no limit.
+	UntilStage int
 
 	// AllowStale runs a plan whose cluster fingerprint no longer matches.
 	AllowStale bool

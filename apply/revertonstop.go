@@ -23,9 +23,10 @@ const DefaultRevertTimeout = 2 * time.Minute
 // outstanding, newest first, when the run ends before the plan's revert steps
 // ran (a gate failed or timed out, the user aborted, a step was refused or
 // failed, Ctrl-C or SIGTERM, --until-step): a relaxed PodDisruptionBudget is
-// never left relaxed. Each revert is journaled like a change (an intent with
-// RevertOf, its outcome) and then a reverted record, so a resume makes the change
-// again before the waits that need it. Not when the lock was lost: another run
+// never left relaxed. A run --until-stage stopped keeps the pool pauses the
+// later stages rely on (keptForLaterStage). Each revert is journaled like a
+// change (an intent with RevertOf, its outcome) and then a reverted record, so
+// a resume makes the change again before the waits that need it. Not when the lock was lost: another run
 // owns the cluster now, and a resume's own revert step restores it.
 func (r *run) revertOnStop(ctx context.Context, runErr error) {
 	if r.j == nil || r.opts.DryRun {
@@ -81,12 +82,22 @@ func (r *run) revertOnStop(ctx context.Context, runErr error) {
 		}()
 	}
 	for _, st := range outstanding {
+		if s := r.planStep(st.ID); s != nil && r.keptForLaterStage(s) {
+			// The run stopped where it was asked to, at a stage boundary:
+			// the pause is the later stages' (EUS), not a leftover.
+			r.kept = append(r.kept, fmt.Sprintf("MachineConfigPool %s (step %s, unpaused by step %s)", s.Pool, st.ID, r.restoredBy(s)))
+			continue
+		}
 		if s := r.planStep(st.ID); s != nil && s.Action == plan.ActionPausePool && r.cvoDisabled {
 			// A pool paused inside a push the CVO is disabled for stays
 			// paused: the push orders its unpause after the control plane
 			// is verified, and the CVO, which would order it otherwise, is
 			// not running. A resume continues the push.
 			r.warn("pool %s stays paused (step %s): the run stops with the CVO disabled, inside the push that paused it; resume, or unpause it by hand once the control plane runs the target: %s", s.Pool, st.ID, nextcmd.PausePool(s.Pool, false))
+			// Not only a warning: the result, its one-line error and its
+			// next commands name the pool left paused and how to unpause
+			// it, as for any change not reverted (a script reads those).
+			r.notReverted = append(r.notReverted, r.revertInfo(st, "kept paused: the run stops with the CVO disabled, inside the push that paused it; resume, or unpause it once the control plane runs the target"))
 			continue
 		}
 		if err := r.revertOne(rctx, st); err != nil {

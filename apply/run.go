@@ -52,6 +52,9 @@ type run struct {
 	// reverted and notReverted are the temporary changes revert-on-stop undid,
 	// or could not.
 	reverted, notReverted []RevertInfo
+	// kept are the pool pauses a run stopped by --until-stage leaves in
+	// place for the later stages ("MachineConfigPool worker (step ID)").
+	kept []string
 	// revertedByOther: the reverted changes were reverted by the run that took
 	// the lock over (its journal says so), not by this one.
 	revertedByOther bool
@@ -186,8 +189,13 @@ func (r *run) stepRange() (int, int, error) {
 			return 0, 0, err
 		}
 	}
+	if r.opts.UntilStage != 0 {
+		if until, err = r.untilStage(); err != nil {
+			return 0, 0, err
+		}
+	}
 	if from > until {
-		return 0, 0, fail(OutcomeBadInput, "--from-step %s comes after --until-step %s", r.opts.FromStep, r.opts.UntilStep)
+		return 0, 0, fail(OutcomeBadInput, "--from-step %s comes after the step the run stops after (%s)", r.opts.FromStep, r.p.Steps[until].ID)
 	}
 	return from, until, nil
 }
@@ -335,7 +343,7 @@ func (r *run) steps(ctx context.Context, from, until int) error {
 		if i > until {
 			r.untilHit = true
 			r.stoppedAt = r.p.Steps[until].ID
-			return nil
+			return r.landUntilStage()
 		}
 		if err := ctx.Err(); err != nil {
 			r.stoppedAt = s.ID
@@ -640,6 +648,9 @@ func (r *run) finish(ctx context.Context, res *Result, err error) {
 		res.Journal = r.j.Path()
 	}
 	switch {
+	case err == nil && r.untilHit && r.opts.UntilStage > 0:
+		res.Outcome = OutcomeStopped
+		res.Message = r.untilStageMessage()
 	case err == nil && r.untilHit:
 		res.Outcome = OutcomeStopped
 		res.Message = fmt.Sprintf("stopped after step %s as asked (--until-step): %d steps done", r.stoppedAt, r.done)

@@ -546,3 +546,84 @@ func TestEUSPathOnTheSimulatorFailureInStage2LeavesThePoolsUnpaused(t *testing.T
 		t.Errorf("journal: stage %d, stages %+v, outstanding %d", st.Stage, st.Stages, len(st.Outstanding()))
 	}
 }
+
+// TestEUSPathOnTheSimulatorUntilStageStopsBetweenStages runs the staged EUS
+// plan one stage per change window, as a fleet wave's stage Jobs do: the real
+// recover binary with --until-stage 1 stops once stage 1 has landed (exit 0,
+// outcome stopped, one line naming the stage that landed and the resume), the
+// worker pool recover paused stays paused for stage 2 (revert-on-stop leaves
+// a pause a later stage relies on), and the journal says stage 1 landed and
+// stage 2 holds the run; --resume with --until-stage 2 runs stage 2 only,
+// completes, and unpauses the pool.
+func TestEUSPathOnTheSimulatorUntilStageStopsBetweenStages(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	c := startEUS(t, ctx)
+	planPath := c.writePlan(t)
+	journalPath := filepath.Join(c.dir, "run.journal")
+	stage2 := map[string]bool{}
+	for _, s := range c.plan.StageSteps(2) {
+		stage2[s.ID] = true
+	}
+
+	var result map[string]any
+	var ranStage2 []string
+	_, done, stderr := startRecover(t, func(ev map[string]any) {
+		if ev["type"] == "step-started" && stage2[stepOf(ev)] {
+			ranStage2 = append(ranStage2, stepOf(ev))
+		}
+		if ev["type"] == "done" {
+			result, _ = ev["result"].(map[string]any)
+		}
+	}, "--kubeconfig", c.kubeconfig(t), "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json", "--until-stage", "1")
+	if err := <-done; err != nil {
+		c.logSim(t)
+		t.Fatalf("--until-stage 1: exit %d: %s", exitCode(err), stderr.String())
+	}
+	if result["outcome"] != "stopped" || !strings.Contains(fmt.Sprint(result["message"]), "stage 1 of 2 landed (4.18.9 -> 4.19.17)") ||
+		!strings.Contains(fmt.Sprint(result["message"]), "kept paused for the later stages") || !strings.Contains(fmt.Sprint(result["holds"]), "starts stage 2") {
+		t.Errorf("the result of --until-stage 1: %v", result)
+	}
+	if len(ranStage2) > 0 {
+		t.Errorf("--until-stage 1 ran stage 2's steps %v", ranStage2)
+	}
+	if !c.poolPaused(t, ctx, "worker") {
+		t.Errorf("the worker pool recover paused for stage 2 was unpaused when the run stopped after stage 1")
+	}
+	st := mustLoad(t, journalPath).State()
+	if st.Stage != 1 || st.Stages[0].State != journal.StageLanded || st.Stages[1].State != journal.StagePending || len(st.Outstanding()) != 1 || st.LastStop == nil || st.LastStop.Reason != "stopped" {
+		t.Fatalf("journal after --until-stage 1: stage %d, stages %+v, outstanding %d, stop %+v", st.Stage, st.Stages, len(st.Outstanding()), st.LastStop)
+	}
+
+	var resumed []float64
+	result = nil
+	_, done, stderr = startRecover(t, func(ev map[string]any) {
+		if s, ok := ev["stage"].(map[string]any); ok && ev["type"] == "stage" && s["state"] == "running" {
+			resumed = append(resumed, s["index"].(float64))
+		}
+		if ev["type"] == "done" {
+			result, _ = ev["result"].(map[string]any)
+		}
+	}, "--kubeconfig", c.kubeconfig(t), "apply", "--resume", journalPath, "--yes", "--events", "json", "--until-stage", "2")
+	if err := <-done; err != nil {
+		c.logSim(t)
+		t.Fatalf("resume --until-stage 2: exit %d: %s", exitCode(err), stderr.String())
+	}
+	if result["outcome"] != "completed" || len(resumed) != 1 || resumed[0] != 2 {
+		t.Errorf("the resume ran stages %v: %v", resumed, result)
+	}
+	st = mustLoad(t, journalPath).State()
+	if !st.Finished || st.Stages[1].State != journal.StageLanded || len(st.Outstanding()) != 0 {
+		t.Errorf("journal: finished %v, stages %+v, outstanding %d", st.Finished, st.Stages, len(st.Outstanding()))
+	}
+	if c.poolPaused(t, ctx, "worker") {
+		t.Errorf("the worker pool is still paused at the end")
+	}
+}
+
+// kubeconfig writes a kubeconfig of the simulated cluster's API server.
+func (c *eusCluster) kubeconfig(t *testing.T) string {
+	t.Helper()
+	_, kc := auditProxyFor(t, c.cfg, c.dir, fmt.Sprintf("kc%d", time.Now().UnixNano()), nil)
+	return kc
+}

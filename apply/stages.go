@@ -2,6 +2,7 @@ package apply
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/plan"
@@ -117,4 +118,85 @@ func (r *run) stageHolds() string {
 		return ""
 	}
 	return journal.StageHolds(r.j.Header(), r.j.State(), r.j.ResumeCommand())
+}
+
+// untilStage resolves --until-stage N to the index of the last step of stage
+// N in the run's order (plan.RunOrder, as plan.StageSteps reads it): the step
+// --until-step would name. A plan without stages, a stage it does not have
+// and both flags at once are bad input (CheckUntilStage).
+func (r *run) untilStage() (int, error) {
+	n := r.opts.UntilStage
+	if r.opts.UntilStep != "" {
+		return 0, fail(OutcomeBadInput, "--until-stage %d and --until-step %s both say where to stop: pass one", n, r.opts.UntilStep)
+	}
+	last, err := CheckUntilStage(r.orig, n)
+	if err != nil {
+		return 0, &Error{Outcome: OutcomeBadInput, Err: err}
+	}
+	for i := range r.p.Steps {
+		if r.p.Steps[i].ID == last {
+			return i, nil
+		}
+	}
+	return 0, fail(OutcomeBadInput, "--until-stage %d: its last step %s is not in the plan's run order", n, last)
+}
+
+// CheckUntilStage checks --until-stage n against plan p and returns the ID of
+// the step the run stops after: the last of stage n in plan.RunOrder. The CLI
+// asks it before connecting; the engine again, for every caller.
+func CheckUntilStage(p *plan.Plan, n int) (string, error) {
+	switch {
+	case len(p.Stages) == 0:
+		return "", fmt.Errorf("--until-stage %d: the plan has no stages (a one-hop plan; 'recover plan --to VERSION' makes a staged one): stop it with --until-step ID instead", n)
+	case n < 1 || n > len(p.Stages):
+		return "", fmt.Errorf("--until-stage %d: the plan has stages 1 to %d", n, len(p.Stages))
+	}
+	steps := p.StageSteps(n)
+	if len(steps) == 0 {
+		return "", fmt.Errorf("--until-stage %d: stage %d has no steps", n, n)
+	}
+	return steps[len(steps)-1].ID, nil
+}
+
+// landUntilStage journals, when the run stops as --until-stage asked, that the
+// stage has landed: every one of its steps is done, its gates passed. A
+// stage a resumed run found landed already is not journaled again.
+func (r *run) landUntilStage() error {
+	n := r.opts.UntilStage
+	if n == 0 || r.opts.DryRun {
+		return nil
+	}
+	if r.stage != n && r.state != nil && n <= len(r.state.Stages) && r.state.Stages[n-1].State == journal.StageLanded {
+		return nil
+	}
+	r.stage = n
+	return r.landStage(n)
+}
+
+// keptForLaterStage reports whether a pool pause (step s) stays in place when
+// the run stops as --until-stage asked: the step that unpauses it belongs to
+// a later stage, which relies on the pause (the EUS path's workers stay
+// paused across the intermediate minor). Any other stop reverts it.
+func (r *run) keptForLaterStage(s *plan.Step) bool {
+	if !r.untilHit || r.opts.UntilStage == 0 || s.Action != plan.ActionPausePool {
+		return false
+	}
+	by := r.restoredBy(s)
+	return by != "" && r.stageOf[by] > r.opts.UntilStage
+}
+
+// untilStageMessage is the one line of a run that stopped as --until-stage
+// asked: the stage that landed, and the pools it leaves paused for the next.
+func (r *run) untilStageMessage() string {
+	n := r.opts.UntilStage
+	st := r.orig.Stages[n-1]
+	msg := fmt.Sprintf("stage %d of %d landed (%s -> %s): stopped as asked (--until-stage %d), %d steps done this run", n, len(r.orig.Stages), st.From, st.To, n, r.done)
+	if len(r.kept) > 0 {
+		msg += "; kept paused for the later stages (recover unpauses them at the end): " + strings.Join(r.kept, ", ")
+	}
+	if n < len(r.orig.Stages) {
+		next := r.orig.Stages[n]
+		msg += fmt.Sprintf("; stage %d (%s -> %s) is next", n+1, next.From, next.To)
+	}
+	return msg
 }

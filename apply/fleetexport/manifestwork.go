@@ -173,7 +173,7 @@ func InspectTemplate(o Options) (*Template, error) {
 	for _, obj := range roles(o, InspectServiceAccount, "inspect", InspectAccess(o.Namespace)) {
 		m.add(obj)
 	}
-	m.add(job(o, InspectJobName(o.Wave), InspectServiceAccount, InspectArgs(o), 3))
+	m.add(stagedInspectJob(o, job(o, InspectJobName(o.Wave), InspectServiceAccount, InspectArgs(o), 3)))
 	vi := m.add(configMapRef(o, verdict.DefaultName))
 	expected := []ExpectedValue{{vi, verdict.FieldWave.Name, o.Wave}}
 	return template(o, InspectTemplateName(o.Wave), &m, vi, expected)

@@ -3,6 +3,7 @@ package fleetexport_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -186,6 +187,24 @@ func TestAStagedWaveHasOneStepPerStage(t *testing.T) {
 	for i := 1; i < len(order); i++ {
 		if depends[order[i]] != order[i-1] {
 			t.Errorf("Argo task %s depends on %q, want %s", order[i], depends[order[i]], order[i-1])
+		}
+	}
+	// Each stage's template runs the stored plan until its stage, pushed
+	// with the cluster's kubeconfig; the inspect template stores the staged
+	// plan to the goal.
+	args := map[string]string{}
+	for _, tm := range tmpls {
+		tm := tm.(map[string]any)
+		a, _, _ := unstructured.NestedStringSlice(tm, "container", "args")
+		args[tm["name"].(string)] = " " + strings.Join(a, " ") + " "
+	}
+	if !strings.Contains(args["inspect"], " --save-plan --to 4.20.3 --eus ") {
+		t.Errorf("the Argo inspect runs%s", args["inspect"])
+	}
+	for n := 1; n <= 3; n++ {
+		a := args[fleetexport.StageTaskName(n)]
+		if !strings.Contains(a, fmt.Sprintf(" --%s %d ", nextcmd.FlagUntilStage, n)) || !strings.Contains(a, " --kubeconfig ") || !strings.Contains(a, " --"+nextcmd.FlagJournal+" "+fleetexport.ApplyJournal(argo)+" ") {
+			t.Errorf("the Argo stage %d runs%s", n, a)
 		}
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strconv"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/verdict"
@@ -84,6 +87,24 @@ func stagedInspectArgs(o Options) []string {
 		args = append(args, "--"+nextcmd.FlagEUS)
 	}
 	return args
+}
+
+// stagedInspectJob gives a staged wave's inspect Job the scratch space its
+// planning needs: the release payloads it pulls (recover plan --to's, into
+// the payload cache under HOME) on an emptyDir, HOME=/tmp, as the Argo pods
+// have; the root filesystem stays read-only. The Job ends before any drain
+// (an inspect writes its verdict and plan and exits). A wave without stages
+// keeps the Job as it is.
+func stagedInspectJob(o Options, j *batchv1.Job) *batchv1.Job {
+	if !o.Staged() {
+		return j
+	}
+	spec := &j.Spec.Template.Spec
+	c := &spec.Containers[0]
+	c.Env = append(c.Env, corev1.EnvVar{Name: "HOME", Value: "/tmp"})
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "tmp", MountPath: "/tmp"})
+	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	return j
 }
 
 // eus reports whether a staged plan pauses the worker pools (--eus).

@@ -68,6 +68,32 @@ func TestStagesInTheJournal(t *testing.T) {
 			}
 		}
 	})
+	t.Run("stopped after stage 1 landed, as --until-stage 1 asked", func(t *testing.T) {
+		j := stagedJournal()
+		// Cut at stage 1's landing, then the stop the run journals.
+		var recs []Record
+		for _, r := range j.Records {
+			recs = append(recs, r)
+			if r.Type == TypeStage && r.StageMark.Index == 1 && r.StageMark.State == StageLanded {
+				break
+			}
+		}
+		j.Records = append(recs, Record{Type: TypeStop, Step: "001-set-desired-update", Stop: &Stop{Reason: "stopped", Message: "stage 1 of 2 landed"}})
+		s := Summarize(j)
+		if s.Stage != 1 || s.Stages[0].State != StageLanded || s.Stages[1].State != StagePending || len(j.State().Outstanding()) != 1 {
+			t.Fatalf("stage %d, stages %+v, outstanding %d", s.Stage, s.Stages, len(j.State().Outstanding()))
+		}
+		if !strings.Contains(s.Holds, "stage 2 of 2 (4.19.17 -> 4.20.4) holds the run to 4.20.4, after stage 1 landed") || !strings.Contains(s.Holds, "starts stage 2") || !strings.Contains(s.Holds, "the pools recover paused included") {
+			t.Fatalf("holds: %s", s.Holds)
+		}
+		var buf bytes.Buffer
+		if err := s.WriteTable(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if want := "4.19.17 -> 4.20.4  pending (2 steps, workers follow)  <- holds the run"; !strings.Contains(buf.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, buf.String())
+		}
+	})
 	t.Run("a stage started implies the ones before landed", func(t *testing.T) {
 		j := stagedJournal()
 		recs := j.Records[:0:0]

@@ -159,8 +159,17 @@ func StageHolds(h Header, st *State, resume string) string {
 		return ""
 	}
 	n := max(st.Stage, 1)
-	cur := st.Stages[n-1]
-	msg := fmt.Sprintf("stage %d of %d (%s -> %s) holds the run to %s: '%s' continues stage %d from its first step not done", n, len(st.Stages), cur.From, cur.To, orWord(h.Goal, st.Stages[len(st.Stages)-1].To), resume, n)
+	goal := orWord(h.Goal, st.Stages[len(st.Stages)-1].To)
+	var msg string
+	if st.Stages[n-1].State == StageLanded && n < len(st.Stages) {
+		// Stopped at a stage boundary (recover apply --until-stage): the
+		// next stage holds the run.
+		cur := st.Stages[n]
+		msg = fmt.Sprintf("stage %d of %d (%s -> %s) holds the run to %s, after stage %d landed: '%s' starts stage %d", n+1, len(st.Stages), cur.From, cur.To, goal, n, resume, n+1)
+	} else {
+		cur := st.Stages[n-1]
+		msg = fmt.Sprintf("stage %d of %d (%s -> %s) holds the run to %s: '%s' continues stage %d from its first step not done", n, len(st.Stages), cur.From, cur.To, goal, resume, n)
+	}
 	var back []string
 	if len(st.Outstanding()) > 0 {
 		back = append(back, "restore the temporary changes listed (the pools recover paused included)")
@@ -172,7 +181,7 @@ func StageHolds(h Header, st *State, resume string) string {
 	if len(back) > 0 {
 		hand = strings.Join(back, " and ")
 	}
-	return msg + fmt.Sprintf("; or hand the cluster back: %s, let the CVO carry on with the desiredUpdate it holds ('oc adm upgrade' shows it), and plan again from where the cluster is with 'recover plan --to %s'", hand, orWord(h.Goal, st.Stages[len(st.Stages)-1].To))
+	return msg + fmt.Sprintf("; or hand the cluster back: %s, let the CVO carry on with the desiredUpdate it holds ('oc adm upgrade' shows it), and plan again from where the cluster is with 'recover plan --to %s'", hand, goal)
 }
 
 // approvals are the CSR approvals the journal records (approve-csr has no
@@ -269,6 +278,9 @@ func (s *Summary) WriteTable(w io.Writer) error {
 				if st.State == StageRunning {
 					mark = "  <- current"
 				}
+			} else if s.State != "finished" && st.Index == s.Stage+1 && s.Stage > 0 && s.Stages[s.Stage-1].State == StageLanded {
+				// Stopped at a stage boundary (--until-stage): the next holds it.
+				mark = "  <- holds the run"
 			}
 			fmt.Fprintf(tw, "  stage %d:\t%s -> %s  %s (%d steps, workers %s)%s\n", st.Index, st.From, st.To, st.State, st.Steps, orWord(st.Workers, "follow"), mark)
 		}

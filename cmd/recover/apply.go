@@ -42,6 +42,7 @@ type applyOptions struct {
 	events        string
 	fromStep      string
 	untilStep     string
+	untilStage    int
 	allowStale    bool
 	backupRecord  string
 	iHaveABackup  bool
@@ -110,6 +111,10 @@ an existing journal is resumed, so the Job's next pod continues the run.
   recover apply --plan plan.json --i-have-a-backup --yes --until-step 012-wait-etcd
   recover apply --resume recover-apply-20200524T160251Z.journal --yes
 
+  # A staged plan, one stage per change window
+  recover apply --plan eus-plan.json --i-have-a-backup --yes --until-stage 1
+  recover apply --resume recover-apply-20200524T160251Z.journal --yes --until-stage 2
+
   # Inside the cluster, as a Job
   recover apply --plan plan.json --print-plan-configmap -n openshift-recover | oc apply -f -
   recover apply --plan plan.json --print-rbac -n openshift-recover | oc apply -f -
@@ -134,6 +139,7 @@ an existing journal is resumed, so the Job's next pod continues the run.
 	fs.StringVar(&o.events, "events", o.events, "Event output: plain (one line per finished step) or json (JSON lines, first line the events version).")
 	fs.StringVar(&o.fromStep, "from-step", "", "Start at this step ID; earlier steps are journaled as skipped.")
 	fs.StringVar(&o.untilStep, "until-step", "", "Stop after this step ID (resume later with --resume).")
+	fs.IntVar(&o.untilStage, nextcmd.FlagUntilStage, 0, "Staged plan: stop once stage N has landed (its last step done), exit 0; the pools paused for later stages stay paused, and --resume goes on with stage N+1.")
 	fs.BoolVar(&o.allowStale, "allow-stale", false, "Apply even if the cluster changed since the plan was made (its fingerprint differs).")
 	fs.StringVar(&o.backupRecord, "backup-record", "", "etcd backup record (YAML/JSON: path, sha256, etcdRevision, clusterVersion), checked and journaled.")
 	fs.BoolVar(&o.iHaveABackup, "i-have-a-backup", false, "Acknowledge that a current etcd backup exists, instead of --backup-record (journaled as unverified).")
@@ -196,6 +202,15 @@ func (o *applyOptions) Validate() error {
 		return usageError{msg: "--dry-run cannot resume a journal; run --dry-run with --plan"}
 	case o.backupRecord != "" && o.iHaveABackup:
 		return usageError{msg: "pass either --backup-record FILE or --i-have-a-backup, not both"}
+	case o.untilStage != 0 && o.untilStep != "":
+		return usageError{msg: fmt.Sprintf("--until-stage %d and --until-step %s both say where to stop: pass one", o.untilStage, o.untilStep)}
+	case o.untilStage < 0:
+		return usageError{msg: fmt.Sprintf("--until-stage %d: stages are numbered from 1", o.untilStage)}
+	}
+	if o.untilStage != 0 && o.plan != nil && !o.ic.printing() {
+		if _, err := apply.CheckUntilStage(o.plan, o.untilStage); err != nil {
+			return withExitCode(err, ExitBadInput)
+		}
 	}
 	if err := o.ic.validate(o); err != nil || o.ic.printing() {
 		return err
@@ -243,7 +258,7 @@ func (o *applyOptions) Run(ctx context.Context) error {
 	}
 	opts := apply.Options{
 		PlanPath: o.planPath, PlanDigest: o.digest, JournalPath: o.journalPath, DryRun: o.dryRun,
-		FromStep: o.fromStep, UntilStep: o.untilStep, AllowStale: o.allowStale, Fingerprint: liveFingerprint(cfg),
+		FromStep: o.fromStep, UntilStep: o.untilStep, UntilStage: o.untilStage, AllowStale: o.allowStale, Fingerprint: liveFingerprint(cfg),
 		BackupRecordFile: o.backupRecord, IHaveABackup: o.iHaveABackup, BreakLock: o.breakLock,
 		LeaseDuration: o.leaseDuration, Timeouts: o.timeouts, Generator: currentVersion().Version,
 		Decider: apply.AutoDecider{},

@@ -55,9 +55,11 @@ progress in the verdict, which the templates read back through feedback rules.
 The apply RBAC is generated from --plan, one cluster's plan of the wave's wedge
 (recover fleet groups clusters wedged the same way).
 
-A staged plan as --plan (recover plan --to VERSION [--eus]) is refused for now:
-export one wave per hop, each with a one-hop plan. docs/fleet.md, Staged waves,
-has the design and what it still needs.
+A staged plan as --plan (recover plan --to VERSION [--eus]) makes a staged wave:
+the inspect Job stores each cluster's own staged plan to the goal (recover
+inspect --save-plan --to GOAL [--eus]), and one step per stage runs it until that
+stage has landed (recover apply --in-cluster --until-stage N, resuming the journal
+the stage before kept). docs/fleet.md, Staged waves.
 
 The documents go to stdout as one YAML stream, or into --dir, one file each.`,
 		Example: `  # A TALM wave over the clusters recover fleet grouped under one signature
@@ -133,13 +135,6 @@ func (e *fleetExportOptions) Complete() error {
 func (e *fleetExportOptions) Validate() error {
 	if err := e.o.Validate(); err != nil {
 		return usageError{msg: err.Error()}
-	}
-	if e.o.Staged() {
-		// The staged wave's documents (apply/fleetexport/stages.go) are
-		// tested against the engines' rules, but its Jobs cannot run yet: the
-		// inspect Job makes remediation plans only (no graph or payloads in
-		// the cluster to make a staged one) and apply has no --until-stage.
-		return usageError{msg: fmt.Sprintf("--plan %s is a staged plan (recover plan --to): a fleet cannot run its stages yet; export one wave per hop (a one-hop plan each), or run recover apply on each cluster", e.planPath)}
 	}
 	return nil
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,19 +154,10 @@ func TestFleetExportWritesTheWave(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	var staged bytes.Buffer
-	if err := plan.Encode(&staged, stagedplan.EUS()); err != nil {
-		t.Fatal(err)
-	}
-	stagedFile := filepath.Join(dir, "staged.json")
-	if err := os.WriteFile(stagedFile, staged.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		args []string
 		msg  string
 	}{
-		{[]string{"fleet", "export", "--wave", "w1", "--image", "i", "--plan", stagedFile, "--i-have-a-backup", "--clusters", "a"}, "a fleet cannot run its stages yet"},
 		{[]string{"fleet", "export", "--wave", "w1", "--image", "i", "--plan", planFile, "--clusters", "a"}, "--i-have-a-backup"},
 		{[]string{"fleet", "export", "--wave", "w1", "--image", "i", "--i-have-a-backup", "--clusters", "a"}, "--plan"},
 		{[]string{"fleet", "export", "--image", "i", "--plan", planFile, "--i-have-a-backup", "--clusters", "a"}, "--wave is required"},
@@ -275,5 +268,101 @@ func TestFleetJobArgumentsAreRecoversFlags(t *testing.T) {
 				t.Errorf("the apply run reads %v, want %v, in the cluster", got, want)
 			}
 		})
+	}
+}
+
+// TestFleetExportRunsAStagedWave exports the EUS plan 4.18.3 -> 4.18.9 ->
+// 4.19.14 -> 4.20.3 as a TALM wave through the CLI and reads the Jobs out of
+// the documents written: the inspect Job stores the staged plan to the goal
+// (--save-plan --to 4.20.3 --eus) with scratch space for the payloads it
+// pulls; stage N's Job runs the stored plan with --until-stage N, every stage
+// on the one journal (stage N > 1 resumes the run the stage before kept).
+// recover itself parses every Job's arguments: each gets past its flags and
+// their checks and fails only on the absent cluster (exit 5, not 2).
+func TestFleetExportRunsAStagedWave(t *testing.T) {
+	dir := t.TempDir()
+	var staged bytes.Buffer
+	p := stagedplan.EUS()
+	if err := plan.Encode(&staged, p); err != nil {
+		t.Fatal(err)
+	}
+	stagedFile := filepath.Join(dir, "staged.json")
+	if err := os.WriteFile(stagedFile, staged.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "wave")
+	code, _, errOut := runRecover(t, "fleet", "export", "--for", "talm", "--wave", "eus1", "--image", "quay.io/x/recover:v1", "--plan", stagedFile,
+		"--i-have-a-backup", "--clusters", "a,b", "--canaries", "a", "--dir", out)
+	if code != ExitOK {
+		t.Fatalf("fleet export of a staged plan: exit %d %s", code, errOut)
+	}
+	// job reads the Job of a template file: its container's arguments and
+	// its pod spec.
+	job := func(file string) ([]string, map[string]any) {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(out, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		manifests := doc["spec"].(map[string]any)["manifestWorkTemplate"].(map[string]any)["workload"].(map[string]any)["manifests"].([]any)
+		for _, m := range manifests {
+			obj := m.(map[string]any)
+			if obj["kind"] != "Job" {
+				continue
+			}
+			pod := obj["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+			var args []string
+			for _, a := range pod["containers"].([]any)[0].(map[string]any)["args"].([]any) {
+				args = append(args, a.(string))
+			}
+			return args, pod
+		}
+		t.Fatalf("%s has no Job", file)
+		return nil, nil
+	}
+	flag := func(args []string, name string) string {
+		for i, a := range args {
+			if a == "--"+name && i+1 < len(args) {
+				return args[i+1]
+			}
+		}
+		return ""
+	}
+	parses := func(what string, args []string) {
+		t.Helper()
+		code, _, errOut := runRecover(t, append(args, "--kubeconfig", filepath.Join(dir, "absent"))...)
+		if code != ExitCluster || !strings.Contains(errOut, "kubeconfig") {
+			t.Errorf("%s: recover %v: exit %d %q, want %d (its flags pass; only the cluster is absent)", what, args, code, errOut, ExitCluster)
+		}
+	}
+	in, pod := job("inspect.yaml")
+	if joined := strings.Join(in, " "); !strings.Contains(joined, "--save-plan --to 4.20.3 --eus") {
+		t.Errorf("the inspect Job does not store the staged plan: %v", in)
+	}
+	if vols, _ := pod["volumes"].([]any); len(vols) != 1 || vols[0].(map[string]any)["emptyDir"] == nil {
+		t.Errorf("the inspect Job has no scratch space for the payloads: %v", pod["volumes"])
+	}
+	parses("the inspect Job", in)
+	journal := ""
+	for _, st := range p.Stages {
+		args, _ := job(fmt.Sprintf("stage-%d.yaml", st.Index))
+		if got := flag(args, nextcmd.FlagUntilStage); got != fmt.Sprint(st.Index) {
+			t.Errorf("stage %d's Job runs --until-stage %q: %v", st.Index, got, args)
+		}
+		if !slices.Contains(args, "--"+nextcmd.FlagInCluster) || flag(args, nextcmd.FlagPlanConfigMap) != verdict.PlanConfigMapName("eus1") {
+			t.Errorf("stage %d's Job does not run the stored plan in the cluster: %v", st.Index, args)
+		}
+		j := flag(args, nextcmd.FlagJournal)
+		if journal == "" {
+			journal = j
+		}
+		if j == "" || j != journal {
+			t.Errorf("stage %d keeps journal %q, stage 1 %q: a stage resumes the run the stage before kept", st.Index, j, journal)
+		}
+		parses(fmt.Sprintf("stage %d's Job", st.Index), args)
 	}
 }

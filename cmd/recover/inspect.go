@@ -67,10 +67,15 @@ It exits 0 whenever it could inspect, whatever it found.`,
   recover inspect --must-gather ./must-gather.local.123 -o markdown > report.md
 
   # The verdict a fleet hub reads, written into the live cluster (docs/fleet.md)
-  recover inspect --verdict --verdict-namespace recover`,
+  recover inspect --verdict --verdict-namespace recover
+
+  # A staged fleet wave's inspect: the verdict, and the staged plan to the goal
+  # stored for recover apply --in-cluster (the graph from the cluster's update service)
+  recover inspect --verdict --verdict-namespace recover --wave eus-0601 --save-plan --to 4.20.3 --eus`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.outputSet = cmd.Flags().Changed("output")
+			o.verdict.staged = o.verdict.stagedFlagsSet(cmd)
 			if err := o.Complete(); err != nil {
 				return err
 			}

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/shell"
 	"github.com/openshift-recover/recover/plan"
@@ -138,8 +137,7 @@ report first (-o json: a versioned report).`,
 	fs := cmd.Flags()
 	stringSliceVar(fs, &o.accept, "accept", "Conditional-update risk names (as oc adm upgrade accept names them; those in ClusterVersion spec.desiredUpdate.acceptRisks count already), and remedies that are the admin's promise ("+plan.AcceptUsage()+"), to accept (comma-separated), after reviewing them.")
 	fs.StringVar(&o.forceReason, "force-reason", "", "Force the desired update (desiredUpdate.force), recording why; needed when the target needs force.")
-	fs.StringVar(&o.to, "to", "", "Plan stages to this release: one hop per minor, each intermediate named with why (--accept N:NAME accepts for stage N only).")
-	fs.BoolVar(&o.eus, "eus", false, "With --to: the EUS control-plane-only path: the worker pools stay paused across the intermediate minor and are unpaused at the end.")
+	addGoalFlags(fs, &o.to, &o.eus)
 	fs.StringVar(&o.takeOver, "take-over", "", "Take the wheel from the CVO whatever the decision rules say, recording why: disable it and push the target's manifests in its order (needs --graph and --payload). recover otherwise does so only where the CVO would reconcile a mixed cluster.")
 	o.policy = addPolicyFlag(cmd)
 	o.signatures = addSignatureFlags(cmd)
@@ -228,7 +226,7 @@ func (o *planOptions) Run(ctx context.Context) error {
 		fmt.Fprintf(o.g.streams.ErrOut, "recover plan: a new release is needed (outcome %s, rule %s): asking the cluster's update service for one; pass --graph FILE|URL to use another graph\n", k, d.Outcome.Rule)
 	}
 	if d.Outcome.Kind.NeedsRelease() || o.to != "" { // a staged plan (--to) always follows the graph
-		if g, err = o.graph(ctx, snap); err != nil {
+		if g, err = ps.graph(ctx, snap, o.g.streams.ErrOut, "recover plan"); err != nil {
 			return err
 		}
 	}
@@ -279,23 +277,6 @@ func (o *planOptions) printNoPlan(w io.Writer, e *plan.NoPlanError) error {
 // session is the planning session of these flags (plansession.go).
 func (o *planOptions) session() *planSession {
 	return &planSession{inputs: &o.inputs, policy: o.policy, signatures: o.signatures, forceReason: o.forceReason, takeOver: o.takeOver, to: o.to, eus: o.eus}
-}
-
-// graph loads the update graph: --graph, or the cluster's own update service.
-func (o *planOptions) graph(ctx context.Context, snap *inspect.Snapshot) (*graph.Result, error) {
-	src := plan.ResolveGraphSource(snap, o.inputs.Channel, o.inputs.Graph)
-	o.inputs.Channel, o.inputs.Graph = src.Channel, src.Graph
-	if src.ChannelFromCluster {
-		fmt.Fprintf(o.g.streams.ErrOut, "recover plan: no --channel given; using the cluster's channel %s\n", src.Channel)
-	}
-	if src.Unnarrowed() {
-		fmt.Fprintln(o.g.streams.ErrOut, "recover plan: no --channel given and the cluster names none; every release in the graph is a candidate")
-	}
-	g, err := o.inputs.loadGraph(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("loading the update graph: %w", err)
-	}
-	return g, nil
 }
 
 func (o *planOptions) printRefusals(w io.Writer, e *plan.RemedyRefusedError) error {

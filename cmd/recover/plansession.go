@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"sync"
 
+	"github.com/spf13/pflag"
+
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
 )
@@ -101,4 +106,44 @@ func (ps *planSession) replanner(g *graph.Result) func(ctx context.Context, snap
 		}
 		return ps.make(ctx, snap, g, accept, d)
 	}
+}
+
+// addGoalFlags registers --to and --eus, the staged plan's goal (recover plan,
+// and recover inspect --save-plan, which stores the same plan in the cluster).
+func addGoalFlags(fs *pflag.FlagSet, to *string, eus *bool) {
+	fs.StringVar(to, nextcmd.FlagTo, "", "Plan stages to this release: one hop per minor, each intermediate named with why (--accept N:NAME accepts for stage N only).")
+	fs.BoolVar(eus, nextcmd.FlagEUS, false, "With --to: the EUS control-plane-only path: the worker pools stay paused across the intermediate minor and are unpaused at the end.")
+}
+
+// graph loads the update graph: --graph, or the cluster's own update service
+// (its upstream and channel, plan.ResolveGraphSource); what it chose is said
+// on errOut, prefixed with the command's name.
+func (ps *planSession) graph(ctx context.Context, snap *inspect.Snapshot, errOut io.Writer, cmd string) (*graph.Result, error) {
+	src := plan.ResolveGraphSource(snap, ps.inputs.Channel, ps.inputs.Graph)
+	ps.inputs.Channel, ps.inputs.Graph = src.Channel, src.Graph
+	if src.ChannelFromCluster {
+		fmt.Fprintf(errOut, "%s: no --channel given; using the cluster's channel %s\n", cmd, src.Channel)
+	}
+	if src.Unnarrowed() {
+		fmt.Fprintf(errOut, "%s: no --channel given and the cluster names none; every release in the graph is a candidate\n", cmd)
+	}
+	g, err := ps.inputs.loadGraph(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("loading the update graph: %w", err)
+	}
+	return g, nil
+}
+
+// staged makes the staged plan to ps.to for snap, as recover plan --to does:
+// the decision, the update graph (ps.graph), then plan.MakeStaged.
+func (ps *planSession) staged(ctx context.Context, snap *inspect.Snapshot, accept []string, errOut io.Writer, cmd string) (*plan.Plan, error) {
+	d, err := ps.decide(ctx, snap, accept)
+	if err != nil {
+		return nil, err
+	}
+	g, err := ps.graph(ctx, snap, errOut, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return ps.make(ctx, snap, g, accept, d)
 }
