@@ -578,7 +578,7 @@ func TestEUSPathOnTheSimulatorUntilStageStopsBetweenStages(t *testing.T) {
 	}, "--kubeconfig", c.kubeconfig(t), "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json", "--until-stage", "1")
 	if err := <-done; err != nil {
 		c.logSim(t)
-		t.Fatalf("--until-stage 1: exit %d: %s", exitCode(err), stderr.String())
+		t.Fatalf("--until-stage 1: exit %d: %s", recoverbin.ExitCode(err), stderr.String())
 	}
 	if result["outcome"] != "stopped" || !strings.Contains(fmt.Sprint(result["message"]), "stage 1 of 2 landed (4.18.9 -> 4.19.17)") ||
 		!strings.Contains(fmt.Sprint(result["message"]), "kept paused for the later stages") || !strings.Contains(fmt.Sprint(result["holds"]), "starts stage 2") {
@@ -607,7 +607,7 @@ func TestEUSPathOnTheSimulatorUntilStageStopsBetweenStages(t *testing.T) {
 	}, "--kubeconfig", c.kubeconfig(t), "apply", "--resume", journalPath, "--yes", "--events", "json", "--until-stage", "2")
 	if err := <-done; err != nil {
 		c.logSim(t)
-		t.Fatalf("resume --until-stage 2: exit %d: %s", exitCode(err), stderr.String())
+		t.Fatalf("resume --until-stage 2: exit %d: %s", recoverbin.ExitCode(err), stderr.String())
 	}
 	if result["outcome"] != "completed" || len(resumed) != 1 || resumed[0] != 2 {
 		t.Errorf("the resume ran stages %v: %v", resumed, result)
