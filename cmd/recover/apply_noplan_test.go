@@ -9,10 +9,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/apply/lock"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // TestApplyInClusterWithNothingToApply: when the wave's plan ConfigMap keeps

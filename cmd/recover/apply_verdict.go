@@ -8,13 +8,13 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/apply/printer"
 	"github.com/openshift-recover/recover/internal/nextcmd"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // applyVerdictFlags are apply's --verdict flags: keep the run's phase, step
-// and result in the cluster's verdict (plan/verdict), beside the printed events.
+// and result in the cluster's verdict (apply/fleet/verdict), beside the printed events.
 type applyVerdictFlags struct {
 	enabled   bool
 	namespace string

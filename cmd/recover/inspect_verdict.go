@@ -8,14 +8,14 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // verdictFlags are inspect's --verdict flags: the answer a fleet hub reads
-// (plan/verdict), written into the live cluster or printed.
+// (apply/fleet/verdict), written into the live cluster or printed.
 type verdictFlags struct {
 	enabled   bool
 	namespace string

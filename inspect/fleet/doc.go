@@ -7,6 +7,6 @@
 //
 // What a cluster's answer is (its verdict, and the wedge signature clusters are
 // grouped by) is the planner's business: recover fleet judges with
-// plan/verdict.Judge and groups with verdict.Group. This package only finds the
+// apply/fleet/verdict.Judge and groups with verdict.Group. This package only finds the
 // sources and runs them.
 package fleet

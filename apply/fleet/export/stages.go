@@ -1,12 +1,12 @@
-package fleetexport
+package export
 
 import (
 	"fmt"
 	"strconv"
 
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // A staged wave (--plan is a staged plan, recover plan --to GOAL [--eus]) takes

@@ -1,4 +1,4 @@
-// Package fleetexport writes the documents that run recover across a fleet with
+// Package export writes the documents that run recover across a fleet with
 // the engines that already fan out, instead of a fan-out of recover's own
 // (docs/fleet.md):
 //
@@ -46,4 +46,4 @@
 // apply --print-rbac prints for the same plan, with the kinds mapped by
 // inspect's catalog (apply.CatalogKinds) since the hub cannot reach the
 // clusters.
-package fleetexport
+package export
