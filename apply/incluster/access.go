@@ -4,7 +4,7 @@ import (
 	"sort"
 
 	"github.com/openshift-recover/recover/apply"
-	"github.com/openshift-recover/recover/apply/fleet/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/inspect/live"
 	"github.com/openshift-recover/recover/plan"
 )
@@ -61,9 +61,9 @@ func JournalAccess(namespace string) []apply.Access {
 }
 
 // VerdictAccess is what keeping the verdict and its plan in namespace needs
-// (apply/fleet/verdict.Store).
+// (apply/fleet/verdictstore.Store).
 func VerdictAccess(namespace string) []apply.Access {
-	return configMapAccess(namespace, verdict.StoreVerbs...)
+	return configMapAccess(namespace, verdictstore.Verbs...)
 }
 
 func configMapAccess(namespace string, verbs ...string) []apply.Access {

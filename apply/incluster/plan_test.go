@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift-recover/recover/apply/fleet/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
@@ -211,7 +212,7 @@ func TestARealReleasePlanFitsItsConfigMaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantDigest = plan.Digest(doc.Bytes())
-	store := verdict.Store{Client: c, Namespace: ns, Name: verdict.DefaultName}
+	store := verdictstore.Store{Client: c, Namespace: ns, Name: verdict.DefaultName}
 	saved, err := store.SavePlan(context.Background(), "big", b.Plan(), "")
 	if err != nil || saved != wantDigest {
 		t.Fatalf("SavePlan: digest %s (want the document's %s), %v", saved, wantDigest, err)

@@ -14,7 +14,7 @@ import (
 )
 
 // VerdictStore is where the Verdict printer keeps the cluster's verdict
-// (verdict.Store keeps it in a ConfigMap).
+// (apply/fleet/verdictstore.Store keeps it in a ConfigMap).
 type VerdictStore interface {
 	Load(ctx context.Context) (*verdict.Verdict, error)
 	Save(ctx context.Context, v *verdict.Verdict) error

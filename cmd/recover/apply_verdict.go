@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/openshift-recover/recover/apply/fleet/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/apply/printer"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 )
@@ -47,10 +48,10 @@ func (f *applyVerdictFlags) printer(ctx context.Context, cfg *rest.Config, dryRu
 }
 
 // store is the verdict's ConfigMap in the cluster cfg points at.
-func (f *applyVerdictFlags) store(cfg *rest.Config) (verdict.Store, error) {
+func (f *applyVerdictFlags) store(cfg *rest.Config) (verdictstore.Store, error) {
 	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return verdict.Store{}, withExitCode(err, ExitCluster)
+		return verdictstore.Store{}, withExitCode(err, ExitCluster)
 	}
-	return verdict.Store{Client: kc, Namespace: f.namespace, Name: f.name}, nil
+	return verdictstore.Store{Client: kc, Namespace: f.namespace, Name: f.name}, nil
 }

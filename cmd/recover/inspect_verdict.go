@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift-recover/recover/apply/fleet/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
@@ -85,7 +86,7 @@ func (f *verdictFlags) write(ctx context.Context, g *globalOptions, snap *inspec
 		if err != nil {
 			return withExitCode(err, ExitCluster)
 		}
-		store := verdict.Store{Client: kc, Namespace: f.namespace, Name: f.name}
+		store := verdictstore.Store{Client: kc, Namespace: f.namespace, Name: f.name}
 		if f.savePlan {
 			// A plan already stored for this wave stays: an apply run may be on it.
 			reason := fmt.Sprintf("the verdict's answer is %s: %s", v.Remedy.Answer, v.Remedy.Reason)

@@ -24,6 +24,7 @@ import (
 
 	fleetexport "github.com/openshift-recover/recover/apply/fleet/export"
 	"github.com/openshift-recover/recover/apply/fleet/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/internal/testing/fleetengines"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
@@ -100,7 +101,7 @@ func notApplied(st *fleetengines.WorkStatus) []string {
 
 func saveVerdict(t *testing.T, ctx context.Context, o fleetexport.Options, v *verdict.Verdict) {
 	t.Helper()
-	store := verdict.Store{Client: kubernetes.NewForConfigOrDie(env.Config), Namespace: o.Namespace, Name: verdict.DefaultName}
+	store := verdictstore.Store{Client: kubernetes.NewForConfigOrDie(env.Config), Namespace: o.Namespace, Name: verdict.DefaultName}
 	v.FormatVersion = verdict.FormatVersion
 	if err := store.Save(ctx, v); err != nil {
 		t.Fatal(err)

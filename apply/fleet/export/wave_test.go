@@ -19,6 +19,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	fleetexport "github.com/openshift-recover/recover/apply/fleet/export"
 	"github.com/openshift-recover/recover/apply/fleet/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/apply/incluster"
 	applyjournal "github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/inspect"
@@ -205,7 +206,7 @@ func TestAWaveOnARealAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	createSpokeRBAC(t, ctx, objs, in.Object)
-	store := verdict.Store{Client: c.Kube, Namespace: o.Namespace, Name: verdict.DefaultName}
+	store := verdictstore.Store{Client: c.Kube, Namespace: o.Namespace, Name: verdict.DefaultName}
 	old := &verdict.Verdict{FormatVersion: verdict.FormatVersion, Wave: "w1", Settled: true, Remedy: verdict.Remedy{Answer: verdict.AnswerNone}}
 	if err := store.Save(ctx, old); err != nil {
 		t.Fatal(err)
