@@ -56,6 +56,16 @@ func (b *Builder) seen(kind, ns, name string) bool {
 	return false
 }
 
+// addOnce appends rs to *to, under the lock, unless an object of that kind,
+// namespace and name was added before (a source may list one twice).
+func addOnce[T any](b *Builder, to *[]T, kind, ns, name string, rs ...T) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.seen(kind, ns, name) {
+		*to = append(*to, rs...)
+	}
+}
+
 // SetCollectedAt sets when the state was observed and how that time was found.
 func (b *Builder) SetCollectedAt(t time.Time, from string) {
 	b.mu.Lock()
@@ -94,12 +104,7 @@ func (b *Builder) SetClusterVersion(cv *configv1.ClusterVersion) {
 // AddClusterOperator adds a ClusterOperator.
 func (b *Builder) AddClusterOperator(co *configv1.ClusterOperator) {
 	r := ClusterOperatorFromAPI(co)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.seen("co", "", co.Name) {
-		return
-	}
-	b.s.ClusterOperators = append(b.s.ClusterOperators, r)
+	addOnce(b, &b.s.ClusterOperators, "co", "", co.Name, r)
 }
 
 // SetStaticPodOperator stores a static-pod operator CR (resource is its plural,
@@ -166,23 +171,13 @@ func (b *Builder) AddPod(p *corev1.Pod) {
 // AddNode adds a node's lean record.
 func (b *Builder) AddNode(n *corev1.Node) {
 	r := NodeFromAPI(n)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.seen("node", "", n.Name) {
-		return
-	}
-	b.s.Nodes = append(b.s.Nodes, r)
+	addOnce(b, &b.s.Nodes, "node", "", n.Name, r)
 }
 
 // AddMachineConfigPool adds a pool.
 func (b *Builder) AddMachineConfigPool(p *mcfgv1.MachineConfigPool) {
 	r := MachineConfigPoolFromAPI(p)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.seen("mcp", "", p.Name) {
-		return
-	}
-	b.s.MachineConfigPools = append(b.s.MachineConfigPools, r)
+	addOnce(b, &b.s.MachineConfigPools, "mcp", "", p.Name, r)
 }
 
 // AddMachineConfig adds a MachineConfig from its metadata; only rendered configs
@@ -192,12 +187,7 @@ func (b *Builder) AddMachineConfig(m *metav1.ObjectMeta) {
 	if r.ReleaseImageVersion == "" && !isRendered(m.Name) {
 		return
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.seen("mc", "", m.Name) {
-		return
-	}
-	b.s.MachineConfigs = append(b.s.MachineConfigs, r)
+	addOnce(b, &b.s.MachineConfigs, "mc", "", m.Name, r)
 }
 
 func isRendered(name string) bool { return len(name) > 9 && name[:9] == "rendered-" }

@@ -165,12 +165,7 @@ func (b *Builder) AddCertificateSigningRequest(c *certificatesv1.CertificateSign
 		return
 	}
 	r := CertificateSigningRequestFromAPI(c)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.seen("csr", "", c.Name) {
-		return
-	}
-	b.s.CertificateSigningRequests = append(b.s.CertificateSigningRequests, r)
+	addOnce(b, &b.s.CertificateSigningRequests, "csr", "", c.Name, r)
 }
 
 // AddCSRRecord adds a CSR some source has already reduced (the Insights archive
@@ -179,12 +174,7 @@ func (b *Builder) AddCSRRecord(r CertificateSigningRequest) {
 	if r.State != CSRStatePending {
 		return
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.seen("csr", "", r.Name) {
-		return
-	}
-	b.s.CertificateSigningRequests = append(b.s.CertificateSigningRequests, r)
+	addOnce(b, &b.s.CertificateSigningRequests, "csr", "", r.Name, r)
 }
 
 // AddMachine adds a machine-api Machine of openshift-machine-api (the namespace
@@ -194,12 +184,7 @@ func (b *Builder) AddMachine(m *machinev1beta1.Machine) {
 		return
 	}
 	r := MachineFromAPI(m)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.seen("machine", m.Namespace, m.Name) {
-		return
-	}
-	b.s.Machines = append(b.s.Machines, r)
+	addOnce(b, &b.s.Machines, "machine", m.Namespace, m.Name, r)
 }
 
 // AddConfigMap adds the data of openshift-config-managed/admin-gates or
@@ -230,36 +215,21 @@ func (b *Builder) AddAPIRequestCount(a *apiserverv1.APIRequestCount) {
 	if !ok {
 		return
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.seen("apirequestcount", "", a.Name) {
-		return
-	}
-	b.s.APIRequestCounts = append(b.s.APIRequestCounts, r)
+	addOnce(b, &b.s.APIRequestCounts, "apirequestcount", "", a.Name, r)
 }
 
 // AddValidatingWebhookConfiguration adds the webhooks of a validating webhook
 // configuration.
 func (b *Builder) AddValidatingWebhookConfiguration(c *admissionv1.ValidatingWebhookConfiguration) {
 	ws := ValidatingWebhooksFromAPI(c)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.seen("vwc", "", c.Name) {
-		return
-	}
-	b.s.Webhooks = append(b.s.Webhooks, ws...)
+	addOnce(b, &b.s.Webhooks, "vwc", "", c.Name, ws...)
 }
 
 // AddMutatingWebhookConfiguration adds the webhooks of a mutating webhook
 // configuration.
 func (b *Builder) AddMutatingWebhookConfiguration(c *admissionv1.MutatingWebhookConfiguration) {
 	ws := MutatingWebhooksFromAPI(c)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.seen("mwc", "", c.Name) {
-		return
-	}
-	b.s.Webhooks = append(b.s.Webhooks, ws...)
+	addOnce(b, &b.s.Webhooks, "mwc", "", c.Name, ws...)
 }
 
 // WebhookServices returns the services the webhooks added so far call, as
@@ -284,12 +254,7 @@ func (b *Builder) webhookServices() []string {
 // AddValidatingAdmissionPolicy adds a ValidatingAdmissionPolicy.
 func (b *Builder) AddValidatingAdmissionPolicy(p *admissionv1.ValidatingAdmissionPolicy) {
 	r := AdmissionPolicyFromAPI(p)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.seen("vap", "", p.Name) {
-		return
-	}
-	b.s.AdmissionPolicies = append(b.s.AdmissionPolicies, r)
+	addOnce(b, &b.s.AdmissionPolicies, "vap", "", p.Name, r)
 }
 
 // AddValidatingAdmissionPolicyBinding adds a binding; Finish lists it on its
@@ -331,12 +296,7 @@ func (b *Builder) AddSecretMetadata(m *metav1.ObjectMeta) {
 	if !ok {
 		return
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.seen("secret", m.Namespace, m.Name) {
-		return
-	}
-	b.s.Certificates = append(b.s.Certificates, r)
+	addOnce(b, &b.s.Certificates, "secret", m.Namespace, m.Name, r)
 }
 
 // SetCloudCredential stores cloudcredentials.operator.openshift.io/cluster (other

@@ -30,6 +30,8 @@ func init() {
 			switch {
 			case pm == nil:
 				return m.fail(i, InvariantPools, "pool %s is not in the snapshot", st.Pool)
+			case pm.held:
+				return m.fail(i, InvariantPools, "pool %s is held paused until the staged plan's last stage", st.Pool)
 			case pm.byUser && pm.paused:
 				if !m.remedyUnpause(st) {
 					return m.fail(i, InvariantPools, "pool %s was paused by the user before recovery; recover unpauses it only as an unpause-pool remedy for a PoolPaused finding that says the pause blocks the update", st.Pool)

@@ -38,7 +38,7 @@ var Invariants = []string{
 	InvariantKubeletSkew + ": no kubelet newer than the oldest kube-apiserver and none further behind than the policy allows: no step creates or worsens a violation, and none is left at the end",
 	InvariantControlPlane + ": kube-apiserver instances stay within one minor; kube-controller-manager and kube-scheduler are never newer than the oldest kube-apiserver",
 	InvariantNoDowngrade + ": no ClusterOperator gate moves a component down across a minor, or down within one further than the policy allows",
-	InvariantPools + ": only pools the plan paused are unpaused, all of them by the end, and no gate waits on a pool the plan keeps paused; a pool the user paused is unpaused only by an unpause-pool remedy for a pool whose PoolPaused finding says the pause blocks the update",
+	InvariantPools + ": only pools the plan paused are unpaused, all of them by the end (but the pools a staged plan holds paused until its last stage), and no gate waits on a pool the plan keeps paused; a pool the user paused is unpaused only by an unpause-pool remedy for a pool whose PoolPaused finding says the pause blocks the update",
 	InvariantDesiredUpdate + ": the desired update names the target by digest, with force only when the target gives a reason and acceptRisks only names the admin accepted; a drive-cvo plan sets it once",
 	InvariantTemporary + ": every temporary change names exactly one later revert step of the same object, no step in between changes that object, and none is left unreverted at the end",
 	InvariantRemedies + ": no guard PodDisruptionBudget is relaxed, and a relaxed one is at its limit (inspect.PDBAtLimit) and restored only after a nodes-settled wait; every approved CSR is vouched for on the snapshot (inspect.CSRVouch) as the step describes it; every admin promise (force-redeployment, admin-ack, remove-overrides, upgradeable-to) is named in the plan's accepted inputs; every change sets exactly its fields",
@@ -55,7 +55,10 @@ type nodeModel struct {
 
 type poolModel struct {
 	paused, byUser, byPlan bool
-	required               bool
+	// held: a staged plan holds it paused past this plan (Options.Hold):
+	// paused by the plan and left paused, its last stage unpauses it.
+	held     bool
+	required bool
 	// roll is the kubelet minor the MCO rolls onto the pool's nodes when unpaused
 	// (the highest it may roll), -1 when unknown.
 	roll  int
@@ -158,7 +161,7 @@ func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy, f *facts) *model
 		m.nodes[n.Name] = &nodeModel{kube: span{lo: k, hi: max(k, kubeMinor(n.UpdatingKube))}, pool: n.Pool}
 	}
 	for _, pf := range f.pools {
-		m.pools[pf.Name] = &poolModel{paused: pf.Paused, byUser: pf.Paused, required: pf.Required, roll: kubeMinor(pf.Kube), nodes: pf.Nodes}
+		m.pools[pf.Name] = &poolModel{paused: pf.Paused, byUser: pf.Paused, held: pf.Held, required: pf.Required, roll: kubeMinor(pf.Kube), nodes: pf.Nodes}
 	}
 	for _, o := range f.operators {
 		m.cos[o.Name] = o.Version
@@ -559,7 +562,7 @@ func (m *model) end() error {
 		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(m.pools)) {
-		if pm := m.pools[name]; pm.byPlan && pm.paused {
+		if pm := m.pools[name]; pm.byPlan && pm.paused && !pm.held {
 			return m.fail(-1, InvariantPools, "pool %s is paused by the plan and never unpaused", name)
 		}
 	}

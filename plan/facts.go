@@ -26,6 +26,9 @@ type facts struct {
 	// kas is the oldest running kube-apiserver; kasOK is false when unknown.
 	kas   inspect.KubeAPIServerVersion
 	kasOK bool
+	// hold is what a staged plan holds paused across this hop (Options.Hold):
+	// its pools are Held.
+	hold *PoolHold
 	// operands are the static-pod operands' instances: component -> node -> version.
 	operands map[string]map[string]string
 	nodes    []nodeFact
@@ -76,6 +79,9 @@ type poolFact struct {
 	Nodes   []string
 	// Rolling is true when machines are not yet on spec.configuration.
 	Rolling bool
+	// Held: a staged plan holds this pool paused from this hop until its
+	// last stage (Options.Hold).
+	Held bool
 }
 
 // factsBuilt counts newFacts calls, for the test that holds Make to one set of

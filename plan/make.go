@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -60,6 +61,19 @@ type Options struct {
 	// StageTarget, set by MakeStaged for stage 1, is the one release the
 	// plan may target: the staged path chose it (stage.go).
 	StageTarget string
+	// Hold, set by MakeStaged for an EUS path whose first hop is paused, are
+	// the worker pools held paused from this hop until the path's last stage
+	// unpauses them. A push plan pauses them inside its CVO bracket (after
+	// disable-cvo, once each is Updated) and never unpauses them; no plan
+	// pauses them for the skew or waits on them.
+	Hold *PoolHold
+}
+
+// PoolHold is what a staged plan holds paused across its hops: the worker
+// pools of an EUS path, until the control plane reaches Until.
+type PoolHold struct {
+	Pools []string
+	Until string
 }
 
 // PayloadSource loads the chosen target's release payload, with the cluster's
@@ -357,9 +371,24 @@ func (in Options) decision() *Decision {
 // facts are the planner's facts of in.Snapshot: the decision's, or read now.
 func (in Options) facts() *facts {
 	if d := in.decision(); d != nil {
-		return d.facts
+		return withHeld(d.facts, in.Hold)
 	}
-	return newFacts(in.Snapshot)
+	return withHeld(newFacts(in.Snapshot), in.Hold)
+}
+
+// withHeld are f with the pools a staged plan holds (Options.Hold) marked
+// Held; f itself (the decision's) is not changed.
+func withHeld(f *facts, h *PoolHold) *facts {
+	if h == nil || len(h.Pools) == 0 {
+		return f
+	}
+	hf := *f
+	hf.hold = h
+	hf.pools = slices.Clone(f.pools)
+	for i := range hf.pools {
+		hf.pools[i].Held = slices.Contains(h.Pools, hf.pools[i].Name)
+	}
+	return &hf
 }
 
 // isPromise reports whether a remedy is one of the admin's promises that only

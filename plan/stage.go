@@ -207,6 +207,9 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 	first := in.Options
 	first.Accept = stages[0].Accept
 	first.StageTarget = path.Stages[0].To
+	if in.EUS && stages[0].Workers == WorkersPaused {
+		first.Hold = &PoolHold{Pools: workerPools(f), Until: path.To}
+	}
 	first.Decision = Decide(in.Snapshot, DecideInput{Accept: first.Accept, Signatures: in.ReleaseSignatures, TakeOver: in.TakeOver, Goal: path.To})
 	first.Graph = &graph.Result{Graph: g.Restrict(append(slices.Clone(f.present), path.Stages[0].To)...), Digest: in.Graph.Digest, GraphDataDigest: in.Graph.GraphDataDigest}
 	p, err := Make(ctx, first)
@@ -243,7 +246,7 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 		}
 	}
 	if in.EUS {
-		pauseAndUnpause(f, stages, path.To)
+		pauseAndUnpause(f, stages, path.To, p.Steps)
 	}
 	for i := range stages {
 		numberSteps(stages[i].Steps)
@@ -509,31 +512,39 @@ func stageChain(stages []Stage) string {
 
 // pauseAndUnpause puts the worker pools' pause before the first paused stage's
 // desiredUpdate and their unpause after the last stage's: journaled changes
-// that apply's revert-on-stop undoes (unpause-pool reverts pause-pool).
-func pauseAndUnpause(f *facts, stages []Stage, goal string) {
+// that apply's revert-on-stop undoes (unpause-pool reverts pause-pool). A
+// first hop that recover pushes holds them inside its own CVO bracket
+// (Options.Hold): first are its steps, and a pool they pause already is not
+// paused again.
+func pauseAndUnpause(f *facts, stages []Stage, goal string, first []Step) {
 	workers := workerPools(f)
-	first := -1
-	for i, st := range stages {
-		if st.Workers == WorkersPaused {
-			first = i
-			break
-		}
-	}
-	if first < 0 || len(workers) == 0 {
+	firstPaused := slices.IndexFunc(stages, func(st Stage) bool { return st.Workers == WorkersPaused })
+	if firstPaused < 0 || len(workers) == 0 {
 		return
 	}
 	var pause []Step
 	for _, pool := range workers {
-		pause = append(pause, Step{Action: ActionWait, Reason: fmt.Sprintf("pool %s is paused only once it is Updated: a pause freezes a pool half-rolled", pool),
-			Gate: &Gate{Kind: GatePoolUpdated, Pool: pool, Description: fmt.Sprintf("pool %s reports Updated", pool)}})
-		pause = append(pause, Step{Action: ActionPausePool, Pool: pool, Reason: fmt.Sprintf("EUS control-plane-only path: pool %s (Updated) keeps its kubelets until the control plane reaches %s", pool, goal)})
+		if firstPaused == 0 && slices.ContainsFunc(first, func(s Step) bool { return s.Action == ActionPausePool && s.Pool == pool }) {
+			continue
+		}
+		pause = append(pause, holdSteps(pool, goal)...)
 	}
-	st := &stages[first]
+	st := &stages[firstPaused]
 	st.Steps = append(pause, st.Steps...)
 	last := &stages[len(stages)-1]
 	for _, pool := range workers {
 		last.Steps = append(last.Steps, Step{Action: ActionUnpausePool, Pool: pool, Reason: fmt.Sprintf("the control plane is at %s: pool %s updates straight to it", goal, pool),
 			Gate: &Gate{Kind: GatePoolUpdated, Pool: pool, Description: fmt.Sprintf("pool %s reports Updated at %s", pool, goal)}})
+	}
+}
+
+// holdSteps pause a worker pool for an EUS path once it is Updated (a pause
+// freezes a pool half-rolled), until the control plane reaches goal.
+func holdSteps(pool, goal string) []Step {
+	return []Step{
+		{Action: ActionWait, Reason: fmt.Sprintf("pool %s is paused only once it is Updated: a pause freezes a pool half-rolled", pool),
+			Gate: &Gate{Kind: GatePoolUpdated, Pool: pool, Description: fmt.Sprintf("pool %s reports Updated", pool)}},
+		{Action: ActionPausePool, Pool: pool, Reason: fmt.Sprintf("EUS control-plane-only path: pool %s (Updated) keeps its kubelets until the control plane reaches %s", pool, goal)},
 	}
 }
 

@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/payload"
 )
 
 // stagedGraph is an update-service graph of the given "from>to" edges, every
@@ -295,5 +298,63 @@ func TestAStageIsValidAsItRuns(t *testing.T) {
 	p.Stages[1].Steps = p.Stages[1].Steps[1:]
 	if err := Validate(p); err == nil || !strings.Contains(err.Error(), "stage 2") {
 		t.Fatalf("a later stage without its desiredUpdate: %v", err)
+	}
+}
+
+// An EUS path whose first hop recover pushes (the real BZ1838497 wedge, which
+// the CVO would reconcile flat): the push plan pauses the worker pool inside
+// its CVO bracket (every change between disable-cvo and restore-cvo) once it
+// is Updated, and holds it there: it neither unpauses it once the control
+// plane is at 4.4.4 (which would roll the workers onto the intermediate minor
+// EUS skips) nor waits on it; the last stage unpauses it. Before Options.Hold
+// the stage paused it ahead of disable-cvo and the planner refused its own plan.
+func TestEUSPushedFirstHopHoldsTheWorkers(t *testing.T) {
+	pdir := shareddata.RealData(t, realPayload)
+	pl, err := payload.LoadDir(pdir, payload.Options{Version: "4.4.4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := realWedge(t, pl)
+	// The workers settled on 4.4's kubelet (the skew rule refuses the path
+	// with them on 4.3's): the pool is Updated, so it may be paused.
+	for i := range s.MachineConfigPools {
+		if mp := &s.MachineConfigPools[i]; mp.Name == "worker" {
+			mp.UpdatedMachineCount, mp.StatusConfiguration = mp.MachineCount, mp.Configuration
+		}
+	}
+	for i := range s.Nodes {
+		if !s.Nodes[i].IsControlPlane() {
+			s.Nodes[i].KubeletVersion = "v1.17.1"
+		}
+	}
+	g := stagedGraph(t, "4.3.19>4.4.4", "4.4.3>4.4.4", "4.4.4>4.5.1", "4.5.1>4.6.1")
+	p, err := MakeStaged(t.Context(), StagedOptions{To: "4.6.1", EUS: true,
+		Options: Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: pdir, Version: "4.4.4"}, Now: fixedClock, Generator: "recover test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Steps[0].Action != ActionDisableCVO || p.Stages[0].Workers != WorkersPaused {
+		t.Fatalf("want a pushed, paused first hop: first step %s, workers %s", p.Steps[0].Action, p.Stages[0].Workers)
+	}
+	var touches []string
+	for _, rs := range RunOrder(p) {
+		st := rs.Step
+		if st.Pool == "worker" || st.Gate != nil && st.Gate.Pool == "worker" {
+			touches = append(touches, fmt.Sprintf("%d:%s", rs.Stage, st.Action))
+		}
+	}
+	if got, want := strings.Join(touches, " "), "1:wait 1:pause-pool 3:unpause-pool"; got != want {
+		t.Fatalf("the worker pool's steps in run order: %s, want %s", got, want)
+	}
+	if pause := slices.IndexFunc(p.Steps, func(st Step) bool { return st.Action == ActionPausePool && st.Pool == "worker" }); pause < 1 {
+		t.Fatalf("the worker pool's pause is not inside the push plan's CVO bracket (at %d)", pause)
+	}
+	if !slices.ContainsFunc(p.Steps, func(st Step) bool { return st.Action == ActionPausePool && st.Pool == "master" }) {
+		t.Fatal("the push plan no longer pauses the master pool it must hold behind the kube-apiserver")
+	}
+	for _, w := range p.Warnings {
+		if strings.Contains(w, "MachineConfigPool worker was paused before recovery") {
+			t.Fatalf("the stage's own pause is called the user's: %s", w)
+		}
 	}
 }

@@ -80,6 +80,11 @@ func buildSteps(sel *Selection, pl *payload.Payload, force bool, rs *remedyStage
 	b.steps = placeGroups(b.steps, rs.groups, func(g *remedyGroup) bool {
 		return g.phase < phasePromises && !b.deferred[g.pool] && !b.dropped(g)
 	})
+	if h := b.f.hold; h != nil {
+		for _, pool := range h.Pools {
+			b.steps = append(b.steps, holdSteps(pool, h.Until)...)
+		}
+	}
 	for _, pool := range b.pausedByPlan {
 		b.steps = append(b.steps, Step{Action: ActionPausePool, Pool: pool, Reason: b.pauseReasons[pool]})
 	}
@@ -241,6 +246,11 @@ func versionEvidence(vf inspect.VersionFact) string {
 func (b *builder) decidePauses() {
 	f := b.f
 	for _, p := range f.pools {
+		if p.Held {
+			// The staged plan holds it paused across the hop (holdSteps)
+			// and its last stage unpauses it (MakeStaged).
+			continue
+		}
 		if p.Paused && b.remedyPools[p.Name] {
 			// The remedy unpauses it: first when its kubelets stay within the
 			// kube-apiserver's minor, else where the plan unpauses its own pools.
