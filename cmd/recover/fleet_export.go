@@ -135,7 +135,7 @@ func (e *fleetExportOptions) Validate() error {
 		return usageError{msg: err.Error()}
 	}
 	if e.o.Staged() {
-		// The staged wave's documents (apply/fleet/export/stages.go) are
+		// The staged wave's documents (apply/fleetexport/stages.go) are
 		// tested against the engines' rules, but its Jobs cannot run yet: the
 		// inspect Job makes remediation plans only (no graph or payloads in
 		// the cluster to make a staged one) and apply has no --until-stage.
