@@ -53,6 +53,6 @@
 // inspect (inspect/live.Reads), and inspect must not import apply. The
 // verdict the templates read is apply/fleet/verdict; inspect/fleet, which
 // collects many snapshots for recover fleet, stays in inspect: it is a source,
-// not a fleet engine's document. Importers outside the room may name it
-// fleetexport (cmd/recover does), where export alone would be ambiguous.
+// not a fleet engine's document. cmd/recover and this package's own tests name
+// it fleetexport on import, where export alone would be ambiguous.
 package export
