@@ -21,6 +21,7 @@ import (
 	"github.com/openshift-recover/recover/internal/lab/sim"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
+	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
 )
@@ -34,6 +35,8 @@ import (
 // kubelet), the CVO running with 4.4.4 desired, the journal finished, and no
 // create-only object created twice.
 func TestCrashesDuringTheRealRecoveryOnTheSimulator(t *testing.T) {
+	// Its own API server (Fresh): it runs beside the other tests that have one.
+	t.Parallel()
 	kubetest.Require(t, env)
 	if testing.Short() {
 		t.Skip("end to end on the simulator")
@@ -159,14 +162,14 @@ func TestCrashesDuringTheRealRecoveryOnTheSimulator(t *testing.T) {
 		case <-killed:
 			t.Logf("crash %d: killed with %s", i+1, k.name)
 		case <-time.After(10 * time.Second):
-			t.Fatalf("crash %d: the run ended (exit %d) before %s: %s", i+1, exitCode(err), k.name, stderr.String())
+			t.Fatalf("crash %d: the run ended (exit %d) before %s: %s", i+1, recoverbin.ExitCode(err), k.name, stderr.String())
 		}
 		args = []string{"apply", "--resume", journalPath, "--yes", "--events", "json"}
 	}
 	proxy, kc := auditProxyFor(t, fresh.Config, dir, "final", nil)
 	_, done, stderr := startRecover(t, onEvent, append([]string{"--kubeconfig", kc}, args...)...)
 	if err := <-done; err != nil {
-		t.Fatalf("final resume: exit %d: %s", exitCode(err), stderr.String())
+		t.Fatalf("final resume: exit %d: %s", recoverbin.ExitCode(err), stderr.String())
 	}
 	logs = append(logs, proxy.Log()...)
 	proxy.Close()

@@ -21,6 +21,7 @@ import (
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
+	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -111,7 +112,7 @@ func TestCrashMatrix(t *testing.T) {
 			second, kc2 := auditProxy(t, dir, "resume", nil)
 			_, done, stderr := startRecover(t, nil, "--kubeconfig", kc2, "apply", "--resume", journalPath, "--yes", "--events", "json")
 			if err := <-done; err != nil {
-				t.Fatalf("resume: exit %d: %s", exitCode(err), stderr.String())
+				t.Fatalf("resume: exit %d: %s", recoverbin.ExitCode(err), stderr.String())
 			}
 			assertState(t, "after crash and resume", finalState(t, ctx, c, sc), want)
 			assertAtMostOnce(t, journalPath, b.Plan())
@@ -186,7 +187,7 @@ func crashRunAs(t *testing.T, upstream *rest.Config, dir string, cp crashPoint, 
 	select {
 	case <-killed:
 	case <-time.After(10 * time.Second):
-		t.Fatalf("the run ended (exit %d) before reaching the crash point: %s", exitCode(err), stderr.String())
+		t.Fatalf("the run ended (exit %d) before reaching the crash point: %s", recoverbin.ExitCode(err), stderr.String())
 	}
 	return proxy
 }
@@ -250,7 +251,7 @@ func assertCVOHonest(t *testing.T, c *applytest.Cluster, journalArgs ...string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runBinary(t, append(append([]string{"journal"}, journalArgs...), "-o", "json")...)
+	code, out, errOut := recoverbin.Run(t, nil, append(append([]string{"journal"}, journalArgs...), "-o", "json")...)
 	if code != 0 {
 		t.Fatalf("recover journal after the crash: exit %d: %s", code, errOut)
 	}
@@ -360,10 +361,7 @@ func TestCrashMatrixRemediation(t *testing.T) {
 			if err := c.Reset(ctx); err != nil {
 				t.Fatal(err)
 			}
-			pdb := newPDB(t, ctx, c, "web")
-			drainingMaster(t, ctx, c)
-			before := pdbSpec(t, ctx, c, "web")
-			p, relax, _ := relaxPlan(pdb)
+			p, relax, _, before := relaxCase(t, ctx, c)
 			dir := t.TempDir()
 			planPath := (&applytestPlan{p}).write(t, dir)
 			journalPath := filepath.Join(dir, "run.journal")
@@ -386,7 +384,7 @@ func TestCrashMatrixRemediation(t *testing.T) {
 				}
 			}, "--kubeconfig", kc2, "apply", "--resume", journalPath, "--yes", "--events", "json")
 			if err := <-done; err != nil {
-				t.Fatalf("resume: exit %d: %s", exitCode(err), stderr.String())
+				t.Fatalf("resume: exit %d: %s", recoverbin.ExitCode(err), stderr.String())
 			}
 			if got := pdbSpec(t, ctx, c, "web"); !reflect.DeepEqual(got, before) {
 				t.Errorf("after the crash and the resume the budget is not restored exactly:\n got %+v\nwant %+v", got, before)
@@ -429,7 +427,7 @@ func (a *applytestPlan) write(t *testing.T, dir string) string {
 // recover journal reports outstanding, with the resume and restore commands.
 func assertChangeHonest(t *testing.T, ctx context.Context, c *applytest.Cluster, relax string, journalArgs ...string) {
 	t.Helper()
-	code, out, errOut := runBinary(t, append(append([]string{"journal"}, journalArgs...), "-o", "json")...)
+	code, out, errOut := recoverbin.Run(t, nil, append(append([]string{"journal"}, journalArgs...), "-o", "json")...)
 	if code != 0 {
 		t.Fatalf("recover journal after the crash: exit %d: %s", code, errOut)
 	}

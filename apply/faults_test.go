@@ -131,10 +131,7 @@ func TestRemediationUnderFaults(t *testing.T) {
 		if err := c.Reset(ctx); err != nil {
 			t.Fatal(err)
 		}
-		pdb := newPDB(t, ctx, c, "web")
-		drainingMaster(t, ctx, c)
-		before := pdbSpec(t, ctx, c, "web")
-		p, relax, _ := relaxPlan(pdb)
+		p, relax, _, before := relaxCase(t, ctx, c)
 		opts := defaults(t)
 		var mu sync.Mutex
 		var problems []string

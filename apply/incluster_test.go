@@ -27,6 +27,8 @@ import (
 	"github.com/openshift-recover/recover/inspect/live"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
+	"github.com/openshift-recover/recover/internal/testing/recoverbin"
+	"github.com/openshift-recover/recover/plan"
 	policyv1 "k8s.io/api/policy/v1"
 )
 
@@ -67,12 +69,28 @@ func (ic *inCluster) relaxRunToTheEnd(t *testing.T, ctx context.Context, c *appl
 		}
 	}, append([]string{"--kubeconfig", kc}, ic.args()...)...)
 	if err := <-done; err != nil {
-		t.Fatalf("%s: exit %d: %s", what, exitCode(err), stderr.String())
+		t.Fatalf("%s: exit %d: %s", what, recoverbin.ExitCode(err), stderr.String())
 	}
 	if got := pdbSpec(t, ctx, c, "web"); !reflect.DeepEqual(got, before) {
 		t.Fatalf("%s: the budget is not restored exactly:\n got %+v\nwant %+v", what, got, before)
 	}
 	return proxy
+}
+
+// relaxFixture is the start of an in-cluster run of a plan that relaxes the
+// budget "web" while a master drains: the fixture reset, the budget made, the
+// plan in ConfigMaps named after name. It returns the case's context, the run,
+// the plan, the relax step's ID, the test's directory and the budget's spec
+// before the run.
+func relaxFixture(t *testing.T, c *applytest.Cluster, name string) (context.Context, *inCluster, *plan.Plan, string, string, policyv1.PodDisruptionBudgetSpec) {
+	t.Helper()
+	ctx := caseContext(t)
+	if err := c.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, relax, _, before := relaxCase(t, ctx, c)
+	dir := t.TempDir()
+	return ctx, prepareInCluster(t, ctx, c, (&applytestPlan{p}).write(t, dir), name), p, relax, dir, before
 }
 
 // journalArgs name the journal for recover journal, read as the admin.
@@ -113,7 +131,7 @@ func prepareInClusterRBAC(t *testing.T, ctx context.Context, c *applytest.Cluste
 	if _, err := c.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: icNS}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	code, out, errOut := runBinary(t, "--kubeconfig", env.Kubeconfig, "apply", "--plan", planPath, "--print-plan-configmap", "--namespace", icNS, "--plan-configmap", ic.planCM)
+	code, out, errOut := recoverbin.Run(t, nil, "--kubeconfig", env.Kubeconfig, "apply", "--plan", planPath, "--print-plan-configmap", "--namespace", icNS, "--plan-configmap", ic.planCM)
 	if code != 0 {
 		t.Fatalf("--print-plan-configmap: exit %d: %s", code, errOut)
 	}
@@ -128,7 +146,7 @@ func prepareInClusterRBAC(t *testing.T, ctx context.Context, c *applytest.Cluste
 	if sa == icFirstSA {
 		args = append(args, "--service-account", icFirstSA)
 	}
-	code, out, errOut = runBinary(t, args...)
+	code, out, errOut = recoverbin.Run(t, nil, args...)
 	if code != 0 {
 		t.Fatalf("--print-rbac: exit %d: %s", code, errOut)
 	}
@@ -309,7 +327,7 @@ func TestInClusterCrashMatrix(t *testing.T) {
 			second, kc := auditProxyFor(t, ic.next, dir, "next", nil)
 			_, done, stderr := startRecover(t, nil, append([]string{"--kubeconfig", kc}, ic.args()...)...)
 			if err := <-done; err != nil {
-				t.Fatalf("the next run: exit %d: %s", exitCode(err), stderr.String())
+				t.Fatalf("the next run: exit %d: %s", recoverbin.ExitCode(err), stderr.String())
 			}
 			assertState(t, "after crash and resume", finalState(t, ctx, c, sc), want)
 			path := ic.export(t, c)
@@ -361,16 +379,7 @@ func TestInClusterCrashMatrixRemediation(t *testing.T) {
 	points := append(append([]crashPoint(nil), remedyCrashPoints...), crashPoint{name: "evicted (SIGTERM) during the nodes-settled wait", event: "waiting", stepPart: "relax-pdb"})
 	for i, cp := range points {
 		t.Run(cp.name, func(t *testing.T) {
-			ctx := caseContext(t)
-			if err := c.Reset(ctx); err != nil {
-				t.Fatal(err)
-			}
-			pdb := newPDB(t, ctx, c, "web")
-			drainingMaster(t, ctx, c)
-			before := pdbSpec(t, ctx, c, "web")
-			p, relax, _ := relaxPlan(pdb)
-			dir := t.TempDir()
-			ic := prepareInCluster(t, ctx, c, (&applytestPlan{p}).write(t, dir), fmt.Sprintf("remedy-%d", i))
+			ctx, ic, p, relax, dir, before := relaxFixture(t, c, fmt.Sprintf("remedy-%d", i))
 			evicted := strings.HasPrefix(cp.name, "evicted")
 
 			var logs []faultproxy.Entry
@@ -391,7 +400,7 @@ func TestInClusterCrashMatrixRemediation(t *testing.T) {
 				mu.Lock()
 				victim = cmd.Process
 				mu.Unlock()
-				if code := exitCode(<-done); code != 10 {
+				if code := recoverbin.ExitCode(<-done); code != 10 {
 					t.Fatalf("the evicted run: exit %d, want 10 (aborted, resumable): %s", code, stderr.String())
 				}
 				if got := pdbSpec(t, ctx, c, "web"); !reflect.DeepEqual(got, before) {
@@ -449,12 +458,12 @@ func TestInClusterRunIsAJobRetry(t *testing.T) {
 	dir := t.TempDir()
 	ic := prepareInCluster(t, ctx, c, b.Write(t, dir), "plan-job")
 	_, kc := auditProxyFor(t, ic.first, dir, "first", nil)
-	code, _, errOut := runBinary(t, append([]string{"--kubeconfig", kc}, ic.args("--i-have-a-backup", "--allow-stale")...)...)
+	code, _, errOut := recoverbin.Run(t, nil, append([]string{"--kubeconfig", kc}, ic.args("--i-have-a-backup", "--allow-stale")...)...)
 	if code != 0 {
 		t.Fatalf("the run: exit %d: %s", code, errOut)
 	}
 	proxy, kc2 := auditProxyFor(t, ic.next, dir, "again", nil)
-	code, out, errOut := runBinary(t, append([]string{"--kubeconfig", kc2}, ic.args()...)...)
+	code, out, errOut := recoverbin.Run(t, nil, append([]string{"--kubeconfig", kc2}, ic.args()...)...)
 	if code != 0 || !strings.Contains(out, "already done in the journal") {
 		t.Fatalf("the run again: exit %d: %s %s", code, out, errOut)
 	}
@@ -492,7 +501,7 @@ func TestInClusterRunChecksStalenessWithItsRBAC(t *testing.T) {
 	ic := &inCluster{planCM: "plan-stale", journal: incluster.DefaultJournal("plan-stale")}
 	prepared := prepareInClusterRBAC(t, ctx, c, planPath, ic, "--allow-stale=false")
 	_, kc := auditProxyFor(t, prepared.first, dir, "first", nil)
-	code, out, errOut := runBinary(t, append([]string{"--kubeconfig", kc}, ic.args("--dry-run")...)...)
+	code, out, errOut := recoverbin.Run(t, nil, append([]string{"--kubeconfig", kc}, ic.args("--dry-run")...)...)
 	if code != 0 || !strings.Contains(out, "the cluster still matches the plan's fingerprint") {
 		t.Fatalf("dry run with the staleness check: exit %d: %s\n%s", code, errOut, out)
 	}
@@ -501,7 +510,7 @@ func TestInClusterRunChecksStalenessWithItsRBAC(t *testing.T) {
 	unread := &inCluster{planCM: "plan-stale-allow", journal: incluster.DefaultJournal("plan-stale-allow")}
 	withoutReads := prepareInClusterRBAC(t, ctx, c, planPath, unread, "--allow-stale", "--service-account", "recover-stale")
 	_, kc = auditProxyFor(t, withoutReads.first, dir, "without", nil)
-	if code, out, _ := runBinary(t, append([]string{"--kubeconfig", kc}, unread.args("--dry-run")...)...); code == 0 || !strings.Contains(out, "the cluster changed since the plan was made") {
+	if code, out, _ := recoverbin.Run(t, nil, append([]string{"--kubeconfig", kc}, unread.args("--dry-run")...)...); code == 0 || !strings.Contains(out, "the cluster changed since the plan was made") {
 		t.Fatalf("a ServiceAccount without the fingerprint's reads passed the staleness check: exit %d: %s", code, out)
 	}
 }
@@ -516,16 +525,7 @@ func TestInClusterRunChecksStalenessWithItsRBAC(t *testing.T) {
 // journal the run that took over finished (issue 34).
 func TestInClusterFencedRunTellsTheTruth(t *testing.T) {
 	c, _ := setup(t)
-	ctx := caseContext(t)
-	if err := c.Reset(ctx); err != nil {
-		t.Fatal(err)
-	}
-	pdb := newPDB(t, ctx, c, "web")
-	drainingMaster(t, ctx, c)
-	before := pdbSpec(t, ctx, c, "web")
-	p, _, _ := relaxPlan(pdb)
-	dir := t.TempDir()
-	ic := prepareInCluster(t, ctx, c, (&applytestPlan{p}).write(t, dir), "fenced")
+	ctx, ic, _, _, dir, before := relaxFixture(t, c, "fenced")
 
 	_, kc := auditProxyFor(t, ic.first, dir, "first", nil)
 	var once sync.Once

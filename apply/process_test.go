@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
@@ -75,17 +74,6 @@ func startRecover(t testing.TB, onEvent func(map[string]any), args ...string) (*
 	return cmd, done, &stderr
 }
 
-func exitCode(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	if err != nil {
-		return -1
-	}
-	return 0
-}
-
 func stepOf(ev map[string]any) string {
 	if s, ok := ev["step"].(map[string]any); ok {
 		id, _ := s["id"].(string)
@@ -133,18 +121,18 @@ func TestKilledAndInterruptedProcessesResume(t *testing.T) {
 		select {
 		case <-signalled:
 		default:
-			t.Fatalf("the run ended before step %s (exit %d): %s", stopAt, exitCode(err), stderr.String())
+			t.Fatalf("the run ended before step %s (exit %d): %s", stopAt, recoverbin.ExitCode(err), stderr.String())
 		}
 		switch sig {
 		case syscall.SIGKILL:
-			if code := exitCode(err); code != -1 {
+			if code := recoverbin.ExitCode(err); code != -1 {
 				t.Fatalf("kill -9: exit %d", code)
 			}
 		case syscall.SIGINT:
-			if code := exitCode(err); code != 10 && code != 0 {
+			if code := recoverbin.ExitCode(err); code != 10 && code != 0 {
 				t.Fatalf("SIGINT: exit %d, want 10 (aborted, resumable): %s", code, stderr.String())
 			}
-			if exitCode(err) == 10 && (!strings.Contains(stderr.String(), "interrupted") || (stopAt != steps[0].ID && (!strings.Contains(stderr.String(), "left DISABLED") || !strings.Contains(stderr.String(), "next: recover apply --resume")))) {
+			if recoverbin.ExitCode(err) == 10 && (!strings.Contains(stderr.String(), "interrupted") || (stopAt != steps[0].ID && (!strings.Contains(stderr.String(), "left DISABLED") || !strings.Contains(stderr.String(), "next: recover apply --resume")))) {
 				t.Errorf("SIGINT: stderr should say the run was interrupted and the CVO is left disabled: %s", stderr.String())
 			}
 		}
@@ -158,7 +146,7 @@ func TestKilledAndInterruptedProcessesResume(t *testing.T) {
 
 		_, done, stderr = startRecover(t, nil, "apply", "--resume", journalPath, "--yes", "--events", "json")
 		if err := <-done; err != nil {
-			t.Fatalf("resume after %v: exit %d: %s", sig, exitCode(err), stderr.String())
+			t.Fatalf("resume after %v: exit %d: %s", sig, recoverbin.ExitCode(err), stderr.String())
 		}
 		got := finalState(t, ctx, c, sc)
 		if !reflect.DeepEqual(got, want) {

@@ -344,6 +344,8 @@ func groupOf(apiVersion string) string {
 // no longer serves (v1beta1 CRDs and RBAC, policy/v1beta1) are restated in the
 // served version and not compared.
 func TestRealPayloadAppliesAsTheCVO(t *testing.T) {
+	// Its own API server (Fresh): it runs beside the other tests that have one.
+	t.Parallel()
 	checkRealRun(t, runRealPayload(t, hop44))
 }
 
@@ -354,6 +356,8 @@ func TestRealPayloadAppliesAsTheCVO(t *testing.T) {
 // step runs; every object is what CVO main stores for it
 // (merge-cases-4.20.jsonl) and every injected or admin field is kept.
 func TestRealPayload420AppliesAsTheCVO(t *testing.T) {
+	// Its own API server (Fresh): it runs beside the other tests that have one.
+	t.Parallel()
 	checkRealRun(t, runRealPayload(t, hop420))
 }
 

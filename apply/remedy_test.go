@@ -79,6 +79,17 @@ func relaxPlan(pdb *policyv1.PodDisruptionBudget) (*plan.Plan, string, string) {
 	return b.RestoreCVO().Plan(), relax, revert
 }
 
+// relaxCase is the start of a remediation test on the (reset) fixture: the
+// budget "web" made while master-1 drains, the plan that relaxes it (relaxPlan),
+// the relax and revert steps' IDs, and the budget's spec before the run.
+func relaxCase(t testing.TB, ctx context.Context, c *applytest.Cluster) (*plan.Plan, string, string, policyv1.PodDisruptionBudgetSpec) {
+	t.Helper()
+	pdb := newPDB(t, ctx, c, "web")
+	drainingMaster(t, ctx, c)
+	p, relax, revert := relaxPlan(pdb)
+	return p, relax, revert, pdbSpec(t, ctx, c, "web")
+}
+
 func pdbSpec(t testing.TB, ctx context.Context, c *applytest.Cluster, name string) policyv1.PodDisruptionBudgetSpec {
 	t.Helper()
 	p, err := c.Kube.PolicyV1().PodDisruptionBudgets(remedyNS).Get(ctx, name, metav1.GetOptions{})

@@ -67,10 +67,7 @@ func assertRevertedOnStop(t *testing.T, ctx context.Context, c *applytest.Cluste
 // drain completes, and the plan's revert restores it.
 func TestGateTimeoutRevertsTheRelaxedPDBAndResumeMakesItAgain(t *testing.T) {
 	c, ctx := setup(t)
-	pdb := newPDB(t, ctx, c, "web")
-	drainingMaster(t, ctx, c)
-	p, relax, revert := relaxPlan(pdb)
-	before := pdbSpec(t, ctx, c, "web")
+	p, relax, revert, before := relaxCase(t, ctx, c)
 	opts := defaults(t)
 	opts.Timeouts = map[plan.GateKind]time.Duration{plan.GateNodesSettled: 2 * time.Second}
 	res, events := run(t, ctx, p, opts)
@@ -110,10 +107,7 @@ func TestGateTimeoutRevertsTheRelaxedPDBAndResumeMakesItAgain(t *testing.T) {
 // user aborts; the engine still restores the budget before it stops.
 func TestDeciderAbortRevertsTheRelaxedPDB(t *testing.T) {
 	c, ctx := setup(t)
-	pdb := newPDB(t, ctx, c, "web")
-	drainingMaster(t, ctx, c)
-	p, relax, revert := relaxPlan(pdb)
-	before := pdbSpec(t, ctx, c, "web")
+	p, relax, revert, before := relaxCase(t, ctx, c)
 	opts := defaults(t)
 	opts.Confirm = true
 	var asked []apply.Request
@@ -147,10 +141,7 @@ func TestDeciderAbortRevertsTheRelaxedPDB(t *testing.T) {
 // the drain is awaited: the revert runs on its own bounded context.
 func TestCancelledContextRevertsTheRelaxedPDB(t *testing.T) {
 	c, ctx := setup(t)
-	pdb := newPDB(t, ctx, c, "web")
-	drainingMaster(t, ctx, c)
-	p, relax, _ := relaxPlan(pdb)
-	before := pdbSpec(t, ctx, c, "web")
+	p, relax, _, before := relaxCase(t, ctx, c)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	res, events := runWith(t, runCtx, mustEngine(t), p, defaults(t), func(ev apply.Event) {
@@ -173,10 +164,7 @@ func TestCancelledContextRevertsTheRelaxedPDB(t *testing.T) {
 // patch, writes the budget's status on the API server itself.
 func TestARetriedRevertIsOneRevert(t *testing.T) {
 	c, ctx := setup(t)
-	pdb := newPDB(t, ctx, c, "web")
-	drainingMaster(t, ctx, c)
-	p, relax, _ := relaxPlan(pdb)
-	before := pdbSpec(t, ctx, c, "web")
+	p, relax, _, before := relaxCase(t, ctx, c)
 	pdbs := c.Kube.PolicyV1().PodDisruptionBudgets(remedyNS)
 	var mu sync.Mutex
 	patches := 0
@@ -239,10 +227,7 @@ func TestARetriedRevertIsOneRevert(t *testing.T) {
 // journal say so, and a resume restores it at the plan's revert step.
 func TestLostLockLeavesTheChangeToTheResume(t *testing.T) {
 	c, ctx := setup(t)
-	pdb := newPDB(t, ctx, c, "web")
-	drainingMaster(t, ctx, c)
-	p, relax, revert := relaxPlan(pdb)
-	before := pdbSpec(t, ctx, c, "web")
+	p, relax, revert, before := relaxCase(t, ctx, c)
 	opts := defaults(t)
 	opts.LeaseDuration = 3 * time.Second
 	leases := c.Kube.CoordinationV1().Leases("openshift-cluster-version")

@@ -1,11 +1,9 @@
 package apply_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,17 +15,6 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 )
-
-// runBinary runs the recover binary to the end and returns its exit code and
-// output streams.
-func runBinary(t testing.TB, args ...string) (int, string, string) {
-	t.Helper()
-	cmd := exec.Command(recoverbin.Path(t), args...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	return exitCode(err), out.String(), errOut.String()
-}
 
 // TestSecretValuesNeverLeaveTheCluster applies the full test plan, whose Secret
 // changes a live Secret's value, with the real binary: as a dry run with plain
@@ -56,7 +43,7 @@ func TestSecretValuesNeverLeaveTheCluster(t *testing.T) {
 
 	var outputs []string
 	run := func(want int, args ...string) string {
-		code, out, errOut := runBinary(t, append(kc, args...)...)
+		code, out, errOut := recoverbin.Run(t, nil, append(kc, args...)...)
 		if code != want {
 			t.Fatalf("%v: exit %d, want %d: %s", args, code, want, errOut)
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,6 +30,7 @@ import (
 	"github.com/openshift-recover/recover/internal/lab/sim"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/internal/testing/realpayload"
+	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
@@ -374,6 +376,8 @@ func (c *eusCluster) writePlan(t testing.TB) string {
 // the worker pool unpaused and Updated, and recover journal shows both stages
 // landed.
 func TestEUSPathOnTheSimulatorKilledInStage2ResumesInStage2(t *testing.T) {
+	// Its own API server (Fresh): it runs beside the other tests that have one.
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	c := startEUS(t, ctx)
@@ -409,7 +413,7 @@ func TestEUSPathOnTheSimulatorKilledInStage2ResumesInStage2(t *testing.T) {
 	select {
 	case <-killed:
 	default:
-		t.Fatalf("the run ended (exit %d) before stage 2's desiredUpdate: %s", exitCode(err), stderr.String())
+		t.Fatalf("the run ended (exit %d) before stage 2's desiredUpdate: %s", recoverbin.ExitCode(err), stderr.String())
 	}
 	if !pausedAtStage2 {
 		t.Errorf("the worker pool was not paused when stage 2 handed the CVO 4.20.4")
@@ -439,7 +443,7 @@ func TestEUSPathOnTheSimulatorKilledInStage2ResumesInStage2(t *testing.T) {
 		}
 	}, "--kubeconfig", kc, "apply", "--resume", journalPath, "--yes", "--events", "json")
 	if err := <-done; err != nil {
-		t.Fatalf("resume: exit %d: %s", exitCode(err), stderr.String())
+		t.Fatalf("resume: exit %d: %s", recoverbin.ExitCode(err), stderr.String())
 	}
 	if len(resumedStages) != 1 || resumedStages[0] != 2 || len(rerun) > 0 {
 		t.Errorf("the resume ran stages %v and stage 1's steps %v; want stage 2 only", resumedStages, rerun)
@@ -476,6 +480,8 @@ func TestEUSPathOnTheSimulatorKilledInStage2ResumesInStage2(t *testing.T) {
 // stage 2, says so, and revert-on-stop unpauses the worker pool recover
 // paused; the master pool, which recover never paused, stays as it was.
 func TestEUSPathOnTheSimulatorFailureInStage2LeavesThePoolsUnpaused(t *testing.T) {
+	// Its own API server (Fresh): it runs beside the other tests that have one.
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	c := startEUS(t, ctx)
@@ -485,12 +491,25 @@ func TestEUSPathOnTheSimulatorFailureInStage2LeavesThePoolsUnpaused(t *testing.T
 		t.Fatal(err)
 	}
 	pausedAtStage2 := false
+	// The injected failure is a rollout that never finishes: the gate's own
+	// timeout ends the wait, and the run stops as a scripted run (--yes)
+	// does. A gate that times out for any other reason (a slow rollout on a
+	// loaded machine, before the fault or on another operator) is waited for
+	// again, as an admin would, so that the timeout can be short: it used to
+	// be 3 minutes for every gate, all of which this test then spent waiting
+	// for the stuck rollout.
+	var injected atomic.Bool
+	decider := apply.DeciderFunc(func(ctx context.Context, req apply.Request) (apply.Decision, error) {
+		if req.Kind == apply.RequestGate && (!injected.Load() || !strings.Contains(req.Message, "ClusterOperator machine-config")) {
+			t.Logf("gate of %s timed out before the injected failure could hold it: waiting again: %s", req.Step.ID, req.Message)
+			return apply.Retry, nil
+		}
+		return apply.AutoDecider{}.Decide(ctx, req)
+	})
 	res, _ := eng.Execute(ctx, c.plan, apply.Options{
 		JournalPath: filepath.Join(c.dir, "run.journal"), IHaveABackup: true, AllowStale: true, PlanPath: "plan.json", PlanDigest: "sha256:eus",
-		Decider: apply.AutoDecider{}, Heartbeat: -1,
-		// The injected failure is a rollout that never finishes: the gate's
-		// own timeout ends the wait.
-		Timeouts: map[plan.GateKind]time.Duration{plan.GateClusterOperator: 3 * time.Minute},
+		Decider: decider, Heartbeat: -1,
+		Timeouts: map[plan.GateKind]time.Duration{plan.GateClusterOperator: 30 * time.Second},
 	}, func(e apply.Event) {
 		switch e.Type {
 		case apply.EventStage, apply.EventGateFailed, apply.EventWarning, apply.EventError, apply.EventReverted, apply.EventDone:
@@ -501,6 +520,7 @@ func TestEUSPathOnTheSimulatorFailureInStage2LeavesThePoolsUnpaused(t *testing.T
 			if err := c.sim.InjectFault(sim.Fault{Type: sim.FaultStuckRollout, ClusterOperator: "machine-config"}); err != nil {
 				t.Error(err)
 			}
+			injected.Store(true)
 		}
 	})
 	if res == nil {

@@ -32,6 +32,8 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_CACHE_HOME", dir)
 	code := m.Run()
+	// What tests left for the package's end: the binary recoverbin built.
+	kubetest.RunAtExit()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/openshift-recover/recover/internal/lab/sim"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
+	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 )
 
 func TestInvokedName(t *testing.T) {
@@ -86,13 +87,12 @@ func TestPluginNamesAgainstARealAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The package's one build of the binary (recoverbin), under both plugin names.
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-recover"), ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	if err := os.Link(filepath.Join(bin, "kubectl-recover"), filepath.Join(bin, "oc-recover")); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"kubectl-recover", "oc-recover"} {
+		if err := os.Link(recoverbin.Path(t), filepath.Join(bin, name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
 

@@ -32,6 +32,7 @@ import (
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
+	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 	"github.com/openshift-recover/recover/plan"
 )
 
@@ -298,7 +299,7 @@ func startPod(t *testing.T, pm *podman, pod container, image string, args []stri
 			killIt()
 		}
 	}
-	run.code = exitCodeOf(cmd.Wait())
+	run.code = recoverbin.ExitCode(cmd.Wait())
 	run.stderr = stderr.String()
 	pm.remove(pod.name)
 	return run

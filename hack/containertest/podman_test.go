@@ -248,15 +248,3 @@ func (p *podman) writeFiles(t *testing.T, name string, files map[string][]byte) 
 	}
 	return dir
 }
-
-// exitCodeOf is an exec error's exit code (-1 when it did not exit).
-func exitCodeOf(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	if err != nil {
-		return -1
-	}
-	return 0
-}

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // RunFakes plays, until ctx ends, the controllers the gates wait for: a CVO that,
@@ -14,20 +14,57 @@ import (
 // status.desired (with a Partial history entry) and observes the spec; and
 // operators that, once a Deployment labelled OperatorLabel has rolled out, make the
 // named ClusterOperator report the Deployment's VersionAnnotation, Available and
-// not Degraded; and an MCO that observes every pool's spec. It is a test fixture
-// and polls.
+// not Degraded; and an MCO that observes every pool's spec. It is a test fixture.
+//
+// It reconciles when one of the objects it reads changes (a watch on each of
+// their kinds), as a controller does, and once a second besides in case a watch
+// broke. It used to poll every 50 ms: with twenty operators that was about 340
+// GETs a second for the whole of apply's package run, most of kube-apiserver's
+// CPU on a 2-core machine (measured with its /metrics while the suite ran).
 func (c *Cluster) RunFakes(ctx context.Context) {
-	t := time.NewTicker(50 * time.Millisecond)
-	defer t.Stop()
+	kick := make(chan struct{}, 1)
+	for _, w := range []func(context.Context, metav1.ListOptions) (watch.Interface, error){
+		c.Kube.AppsV1().Deployments("").Watch,
+		c.OSConfig.ConfigV1().ClusterVersions().Watch,
+		c.OSConfig.ConfigV1().ClusterOperators().Watch,
+		c.MCFG.MachineconfigurationV1().MachineConfigPools().Watch,
+	} {
+		go kickOnChange(ctx, w, kick)
+	}
+	resync := time.NewTicker(time.Second)
+	defer resync.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-kick:
+		case <-resync.C:
 		}
 		c.fakeCVO(ctx)
 		c.fakeOperators(ctx)
 		c.fakeMCO(ctx)
+	}
+}
+
+// kickOnChange sends on kick (without blocking: one pending kick is enough) for
+// every event of a watch, restarting the watch when it ends, until ctx ends.
+func kickOnChange(ctx context.Context, start func(context.Context, metav1.ListOptions) (watch.Interface, error), kick chan<- struct{}) {
+	for ctx.Err() == nil {
+		w, err := start(ctx, metav1.ListOptions{})
+		if err != nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		for range w.ResultChan() {
+			select {
+			case kick <- struct{}{}:
+			default:
+			}
+		}
+		w.Stop()
 	}
 }
 
@@ -61,6 +98,15 @@ func (c *Cluster) fakeOperators(ctx context.Context) {
 	if err != nil {
 		return
 	}
+	cos := c.OSConfig.ConfigV1().ClusterOperators()
+	coList, err := cos.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	byName := map[string]*configv1.ClusterOperator{}
+	for i := range coList.Items {
+		byName[coList.Items[i].Name] = &coList.Items[i]
+	}
 	for _, d := range list.Items {
 		want := int32(1)
 		if d.Spec.Replicas != nil {
@@ -70,9 +116,8 @@ func (c *Cluster) fakeOperators(ctx context.Context) {
 			continue
 		}
 		name, version := d.Labels[OperatorLabel], d.Annotations[VersionAnnotation]
-		cos := c.OSConfig.ConfigV1().ClusterOperators()
-		co, err := cos.Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) || err != nil {
+		co, ok := byName[name]
+		if !ok {
 			continue
 		}
 		if len(co.Status.Versions) == 1 && co.Status.Versions[0].Version == version {

@@ -17,7 +17,7 @@ func Main(m *testing.M, opts Options, env **Env) {
 	flag.Parse()
 	if testing.Short() {
 		code := m.Run()
-		runAtExit()
+		RunAtExit()
 		os.Exit(code)
 	}
 	e, err := Start(opts)
@@ -28,7 +28,7 @@ func Main(m *testing.M, opts Options, env **Env) {
 	*env = e
 	code := m.Run()
 	e.Stop()
-	runAtExit()
+	RunAtExit()
 	os.Exit(code)
 }
 
@@ -46,7 +46,9 @@ func AtExit(f func()) {
 	atExit = append(atExit, f)
 }
 
-func runAtExit() {
+// RunAtExit runs, last registered first, what AtExit registered: Main calls
+// it; a package whose TestMain does not use Main calls it after m.Run.
+func RunAtExit() {
 	atExitMu.Lock()
 	defer atExitMu.Unlock()
 	for i := len(atExit) - 1; i >= 0; i-- {

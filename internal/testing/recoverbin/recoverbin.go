@@ -62,11 +62,21 @@ func Run(t testing.TB, env []string, args ...string) (int, string, string) {
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
 	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return ee.ExitCode(), out.String(), errOut.String()
-	case err != nil:
+	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
 	}
-	return 0, out.String(), errOut.String()
+	return ExitCode(err), out.String(), errOut.String()
+}
+
+// ExitCode is the exit code of a command that ran (0 for a nil error), or -1
+// when err says it did not start or did not exit (killed by a signal).
+func ExitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,17 +34,6 @@ func (r cliResult) String() string {
 	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 }
 
-func exitCode(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	if err != nil {
-		return -1
-	}
-	return 0
-}
-
 // recover runs the recover binary against the cluster (its own API server, no
 // proxy) in the test's working directory.
 func (c *cluster) recover(args ...string) cliResult {
@@ -62,7 +50,7 @@ func (c *cluster) recoverVia(kubeconfig string, args ...string) cliResult {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	return cliResult{code: exitCode(err), stdout: stdout.String(), stderr: stderr.String()}
+	return cliResult{code: recoverbin.ExitCode(err), stdout: stdout.String(), stderr: stderr.String()}
 }
 
 // inspectCLI is `recover inspect -o json` and `recover inspect` (the table), once
@@ -193,7 +181,7 @@ func (p *proc) wait(t testing.TB) int {
 	t.Helper()
 	select {
 	case err := <-p.done:
-		return exitCode(err)
+		return recoverbin.ExitCode(err)
 	case <-time.After(8 * time.Minute):
 		_ = p.cmd.Process.Kill()
 		t.Fatalf("recover did not end; stderr:\n%s", p.stderr.String())
