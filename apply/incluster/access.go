@@ -4,9 +4,9 @@ import (
 	"sort"
 
 	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/inspect/live"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // AccessOptions describe a run inside the cluster for RunAccess.
@@ -31,7 +31,7 @@ var PreflightAccess = []apply.Access{{Verb: "create", Group: "authorization.k8s.
 
 // RunAccess is every permission a run of p inside the cluster needs, the one
 // list recover apply --print-rbac and the fleet's apply template
-// (apply/fleetexport) grant: what preflight checks (apply.RequiredAccess: the
+// (apply/fleet/export) grant: what preflight checks (apply.RequiredAccess: the
 // lease, ClusterVersion, each step's and gate's permissions, plus the
 // journal's ConfigMaps, JournalAccess), the SelfSubjectAccessReviews
 // preflight asks with (PreflightAccess), the staleness check's reads unless
@@ -61,9 +61,9 @@ func JournalAccess(namespace string) []apply.Access {
 }
 
 // VerdictAccess is what keeping the verdict and its plan in namespace needs
-// (plan/verdict.Store).
+// (apply/fleet/verdictstore.Store).
 func VerdictAccess(namespace string) []apply.Access {
-	return configMapAccess(namespace, verdict.StoreVerbs...)
+	return configMapAccess(namespace, verdictstore.Verbs...)
 }
 
 func configMapAccess(namespace string, verbs ...string) []apply.Access {

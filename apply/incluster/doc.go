@@ -6,7 +6,7 @@
 // the one list of its permissions (what preflight checks, apply.RequiredAccess,
 // plus the journal, the staleness check's reads and the verdict), rendered as
 // Roles by RBAC. recover apply --print-rbac derives it with the cluster's
-// discovery, the fleet's apply template (apply/fleetexport) with inspect's
+// discovery, the fleet's apply template (apply/fleet/export) with inspect's
 // catalog, for the same rules.
 //
 // The engine, the journal's records, its summary and resume are the ones of a

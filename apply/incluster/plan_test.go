@@ -14,13 +14,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/payload"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // create creates the ConfigMaps in the API server.
@@ -211,7 +212,7 @@ func TestARealReleasePlanFitsItsConfigMaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantDigest = plan.Digest(doc.Bytes())
-	store := verdict.Store{Client: c, Namespace: ns, Name: verdict.DefaultName}
+	store := verdictstore.Store{Client: c, Namespace: ns, Name: verdict.DefaultName}
 	saved, err := store.SavePlan(context.Background(), "big", b.Plan(), "")
 	if err != nil || saved != wantDigest {
 		t.Fatalf("SavePlan: digest %s (want the document's %s), %v", saved, wantDigest, err)

@@ -9,12 +9,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/internal/nextcmd"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // VerdictStore is where the Verdict printer keeps the cluster's verdict
-// (verdict.Store keeps it in a ConfigMap).
+// (apply/fleet/verdictstore.Store keeps it in a ConfigMap).
 type VerdictStore interface {
 	Load(ctx context.Context) (*verdict.Verdict, error)
 	Save(ctx context.Context, v *verdict.Verdict) error

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/openshift-recover/recover/apply"
-	"github.com/openshift-recover/recover/plan/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 )
 
 // memStore keeps the verdict in memory and records every save.

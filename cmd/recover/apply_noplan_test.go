@@ -9,10 +9,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/apply/lock"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // TestApplyInClusterWithNothingToApply: when the wave's plan ConfigMap keeps
@@ -27,7 +28,7 @@ func TestApplyInClusterWithNothingToApply(t *testing.T) {
 	const ns, wave = "recover", "w1"
 	// As inspect --verdict --save-plan stores them, the plan first: its
 	// namespace is made (a run pushed from a hub finds none).
-	store := verdict.Store{Client: kc, Namespace: ns, Name: verdict.DefaultName}
+	store := verdictstore.Store{Client: kc, Namespace: ns, Name: verdict.DefaultName}
 	reason := "the verdict's answer is refused: a guard PodDisruptionBudget is never relaxed"
 	if d, err := store.SavePlan(ctx, wave, nil, reason); err != nil || d != "" {
 		t.Fatalf("saving the reason: %q %v", d, err)

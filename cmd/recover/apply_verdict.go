@@ -8,13 +8,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/apply/printer"
 	"github.com/openshift-recover/recover/internal/nextcmd"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // applyVerdictFlags are apply's --verdict flags: keep the run's phase, step
-// and result in the cluster's verdict (plan/verdict), beside the printed events.
+// and result in the cluster's verdict (apply/fleet/verdict), beside the printed events.
 type applyVerdictFlags struct {
 	enabled   bool
 	namespace string
@@ -47,10 +48,10 @@ func (f *applyVerdictFlags) printer(ctx context.Context, cfg *rest.Config, dryRu
 }
 
 // store is the verdict's ConfigMap in the cluster cfg points at.
-func (f *applyVerdictFlags) store(cfg *rest.Config) (verdict.Store, error) {
+func (f *applyVerdictFlags) store(cfg *rest.Config) (verdictstore.Store, error) {
 	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return verdict.Store{}, withExitCode(err, ExitCluster)
+		return verdictstore.Store{}, withExitCode(err, ExitCluster)
 	}
-	return verdict.Store{Client: kc, Namespace: f.namespace, Name: f.name}, nil
+	return verdictstore.Store{Client: kc, Namespace: f.namespace, Name: f.name}, nil
 }

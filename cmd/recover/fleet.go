@@ -12,10 +12,10 @@ import (
 	"github.com/charmbracelet/bubbles/progress"
 	"github.com/spf13/cobra"
 
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/fleet"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 func init() { registerCommand(newFleetCmd) }

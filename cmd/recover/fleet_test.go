@@ -16,13 +16,13 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
-	"github.com/openshift-recover/recover/apply/fleetexport"
+	fleetexport "github.com/openshift-recover/recover/apply/fleet/export"
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/testing/fleetgen"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/internal/testing/stagedplan"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // TestFleetReportsAGeneratedFleet runs recover fleet over generated
@@ -227,7 +227,7 @@ func TestFleetOfContexts(t *testing.T) {
 }
 
 // TestFleetJobArgumentsAreRecoversFlags parses the arguments the fleet's Jobs
-// run (apply/fleetexport, spelled by internal/nextcmd) with recover's own
+// run (apply/fleet/export, spelled by internal/nextcmd) with recover's own
 // commands: every flag exists, and the in-cluster run reads the wave's plan
 // and keeps its journal where the templates say. A renamed flag fails here.
 func TestFleetJobArgumentsAreRecoversFlags(t *testing.T) {

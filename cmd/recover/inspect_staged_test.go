@@ -9,11 +9,12 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/internal/lab/sim"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // TestInspectSavesTheStagedPlanInTheCluster is a staged fleet wave's inspect
@@ -57,7 +58,7 @@ func TestInspectSavesTheStagedPlanInTheCluster(t *testing.T) {
 	if p.Goal != "4.6.1" || len(p.Stages) != 3 || p.Stages[1].To != "4.5.1" || p.Stages[1].Workers != plan.WorkersPaused {
 		t.Fatalf("the stored plan: goal %s, stages %+v", p.Goal, p.Stages)
 	}
-	v, err := (&verdict.Store{Client: kc, Namespace: ns, Name: verdict.DefaultName}).Load(ctx)
+	v, err := (&verdictstore.Store{Client: kc, Namespace: ns, Name: verdict.DefaultName}).Load(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,14 +10,15 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // verdictFlags are inspect's --verdict flags: the answer a fleet hub reads
-// (plan/verdict), written into the live cluster or printed.
+// (apply/fleet/verdict), written into the live cluster or printed.
 type verdictFlags struct {
 	enabled   bool
 	namespace string
@@ -147,7 +148,7 @@ func (f *verdictFlags) write(ctx context.Context, g *globalOptions, snap *inspec
 		if err != nil {
 			return withExitCode(err, ExitCluster)
 		}
-		store := verdict.Store{Client: kc, Namespace: f.namespace, Name: f.name}
+		store := verdictstore.Store{Client: kc, Namespace: f.namespace, Name: f.name}
 		if f.savePlan {
 			// A plan already stored for this wave stays: an apply run may be on it.
 			reason := fmt.Sprintf("the verdict's answer is %s: %s", v.Remedy.Answer, v.Remedy.Reason)

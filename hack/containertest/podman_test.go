@@ -176,7 +176,7 @@ func layoutRef(dir string) (string, error) {
 }
 
 // container is how a container runs recover: as the apply Job's pod does
-// (apply/fleetexport's job: non-root, a read-only root with no writable
+// (apply/fleet/export's job: non-root, a read-only root with no writable
 // volume, every capability dropped, no privilege escalation), on the host's
 // network (the API server listens on loopback), named name with the hostname
 // of a pod, and with volumes (host:container:ro) and environment.

@@ -6,7 +6,8 @@
 // memory a fleet run takes does not grow with the number of clusters.
 //
 // What a cluster's answer is (its verdict, and the wedge signature clusters are
-// grouped by) is the planner's business: recover fleet judges with
-// plan/verdict.Judge and groups with verdict.Group. This package only finds the
-// sources and runs them.
+// grouped by) is the fleet room's business (apply/fleet): recover fleet judges
+// with apply/fleet/verdict.Judge and groups with verdict.Group. This package
+// only finds the sources and runs them; it stays in inspect, a source of many
+// snapshots, since inspect imports nothing of apply.
 package fleet

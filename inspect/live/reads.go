@@ -21,7 +21,7 @@ type ReadOptions struct {
 
 // Reads is the one list of what the live source reads, as the permissions an
 // identity needs for a complete snapshot: the fleet's inspect Job
-// (apply/fleetexport) and the staleness check of a run inside the cluster
+// (apply/fleet/export) and the staleness check of a run inside the cluster
 // (apply/incluster, ForFingerprint) are granted exactly these.
 //
 // The live source only lists (paged), so the verb is list. A read of anything
@@ -32,7 +32,7 @@ type ReadOptions struct {
 // stay in the namespaces the source reads them in. Each resource comes once,
 // in the catalog's order.
 //
-// TestAWaveOnARealAPIServer (apply/fleetexport) collects a live snapshot with
+// TestAWaveOnARealAPIServer (apply/fleet/export) collects a live snapshot with
 // these reads and nothing else and finds no resource forbidden;
 // TestInClusterRunChecksStalenessWithItsRBAC (apply) computes the fingerprint
 // with the ForFingerprint reads.

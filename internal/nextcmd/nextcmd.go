@@ -129,7 +129,7 @@ func DesiredUpdate(version, image string, force bool, acceptRisks ...string) str
 
 // The flags of a run inside the cluster, spelled once: recover apply defines
 // them with these names (cmd/recover), and the commands below and the fleet's
-// Jobs (apply/fleetexport) pass them.
+// Jobs (apply/fleet/export) pass them.
 const (
 	FlagInCluster     = "in-cluster"
 	FlagPlanConfigMap = "plan-configmap"
@@ -146,7 +146,7 @@ const (
 	FlagWave             = "wave"
 	FlagSavePlan         = "save-plan"
 
-	// The flags of a staged wave (apply/fleetexport, docs/fleet.md): inspect
+	// The flags of a staged wave (apply/fleet/export, docs/fleet.md): inspect
 	// --save-plan stores the staged plan to the wave's goal (recover plan's
 	// --to and --eus), and each stage's Job runs the stored plan until that
 	// stage has landed, a resume of the run the stage before it journaled

@@ -12,7 +12,7 @@
 // NAME --from-file=plan.json). Either way the assembled bytes are the plan
 // document's bytes, so its digest (plan.Digest) is the document's.
 //
-// recover inspect --verdict --save-plan (plan/verdict.Store.SavePlan) and
+// recover inspect --verdict --save-plan (apply/fleet/verdictstore.Store.SavePlan) and
 // recover apply --print-plan-configmap write with Encode; recover apply
 // --in-cluster (apply/incluster.LoadPlan) reads with Assemble. The client I/O
 // is theirs: this package reads and writes no cluster.

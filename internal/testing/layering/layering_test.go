@@ -295,3 +295,49 @@ func goList(t *testing.T, fields string) *json.Decoder {
 	}
 	return json.NewDecoder(bytes.NewReader(out))
 }
+
+// pure are the rows whose design is to do no cluster I/O: the snapshot and
+// its offline readers, the planner and the plan document, and the verdict's
+// codec (its ConfigMap store, apply/fleet/verdictstore, is the edge).
+var pure = []string{"inspect", "plan", "apply/fleet/verdict"}
+
+// TestPureRowsReachNoClientGo: the packages of the pure rows reach no
+// k8s.io/client-go, directly or through anything they import, so that
+// cluster I/O stays at the edges (inspect/live, apply, the verdict's store).
+// The import table alone would let a row name client-go; this says it never
+// may for these.
+func TestPureRowsReachNoClientGo(t *testing.T) {
+	rows := readImportTable(t, architecture)
+	for _, key := range pure {
+		i := slices.IndexFunc(rows, func(r row) bool { return r.Key == key })
+		if i < 0 {
+			t.Errorf("pure row %s is not in the import table of docs/architecture.md", key)
+		} else if slices.Contains(rows[i].Imports, clientGo) {
+			t.Errorf("docs/architecture.md:%d: row %s names %s; it is a pure row (no cluster I/O)", rows[i].Line, key, clientGo)
+		}
+	}
+	dec := goList(t, "ImportPath,Deps")
+	seen := 0
+	for {
+		var p struct {
+			ImportPath string
+			Deps       []string
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		rel := strings.TrimPrefix(p.ImportPath, module)
+		if !slices.Contains(pure, rowOf(rows, rel)) {
+			continue
+		}
+		seen++
+		if i := slices.IndexFunc(p.Deps, func(d string) bool { return d == clientGo || strings.HasPrefix(d, clientGo+"/") }); i >= 0 {
+			t.Errorf("%s (a pure row: no cluster I/O) reaches %s: keep the client at the edge (apply/fleet/verdictstore, inspect/live, apply)", rel, p.Deps[i])
+		}
+	}
+	if seen < len(pure) {
+		t.Fatalf("only %d packages of the pure rows; go list did not see the module", seen)
+	}
+}

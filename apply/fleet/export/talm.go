@@ -1,6 +1,6 @@
-package fleetexport
+package export
 
-import "github.com/openshift-recover/recover/plan/verdict"
+import "github.com/openshift-recover/recover/apply/fleet/verdict"
 
 // The ClusterGroupUpgrade as recover fills it (openshift-kni/cluster-group-upgrades-operator
 // pkg/api/clustergroupupgrades/v1alpha1/types.go).

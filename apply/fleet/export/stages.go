@@ -1,15 +1,14 @@
-package fleetexport
+package export
 
 import (
 	"fmt"
 	"strconv"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/verdict"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // A staged wave (--plan is a staged plan, recover plan --to GOAL [--eus]) takes

@@ -12,13 +12,25 @@
 // question, because the ACM work agent's feedbackRules read single scalar values
 // by JSONPath (.data.<field>) and TALM completes a step when named values equal
 // expected strings. Fields lists those fields; the fleet emitters name them from
-// there, so a template cannot ask for a field the verdict does not write.
+// there, so a template cannot ask for a field the verdict does not write. A
+// wave's plan travels beside it (PlanConfigMaps, named by PlanConfigMapName),
+// and Merge is the record a new verdict makes over a stored one (an apply run's
+// state of the same wave outlives inspect run again).
 //
 // Signature groups clusters that are wedged the same way: the same causes (code
 // and subject, with per-node subjects folded) and the same answer. Group turns
 // many verdicts into a FleetReport (recover fleet), written as a table, JSON or
 // Markdown.
 //
-// Store keeps a verdict in a cluster (a ConfigMap in one namespace), created or
-// updated, and the plan its remedies come from beside it (SavePlan, create-only).
+// This package is pure: it builds and reads the ConfigMap objects (k8s.io/api
+// types) but talks to no cluster, and imports no client-go (the import table
+// of docs/architecture.md holds it to that). apply/fleet/verdictstore keeps a
+// verdict and its plan in a cluster; apply/fleet/export writes the fleet
+// engines' documents that read them; inspect/fleet collects the many
+// snapshots recover fleet judges here.
+//
+// It lives in the fleet room under apply/ (apply/fleet) rather than in the plan
+// tree because it is the fleet's record, not a planner's rule: it asks the
+// planner (plan.Decide, plan.Make) and is updated by apply's events, and the
+// room's other packages (the store, the export) import apply.
 package verdict

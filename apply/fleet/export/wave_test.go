@@ -1,4 +1,4 @@
-package fleetexport_test
+package export_test
 
 import (
 	"context"
@@ -17,7 +17,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift-recover/recover/apply"
-	"github.com/openshift-recover/recover/apply/fleetexport"
+	fleetexport "github.com/openshift-recover/recover/apply/fleet/export"
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/apply/incluster"
 	applyjournal "github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/inspect"
@@ -26,7 +28,6 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // runRecover runs the recover binary against the test control plane.
@@ -205,7 +206,7 @@ func TestAWaveOnARealAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	createSpokeRBAC(t, ctx, objs, in.Object)
-	store := verdict.Store{Client: c.Kube, Namespace: o.Namespace, Name: verdict.DefaultName}
+	store := verdictstore.Store{Client: c.Kube, Namespace: o.Namespace, Name: verdict.DefaultName}
 	old := &verdict.Verdict{FormatVersion: verdict.FormatVersion, Wave: "w1", Settled: true, Remedy: verdict.Remedy{Answer: verdict.AnswerNone}}
 	if err := store.Save(ctx, old); err != nil {
 		t.Fatal(err)

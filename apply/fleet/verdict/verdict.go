@@ -160,6 +160,20 @@ func (v *Verdict) SetApply(a ApplyState) {
 	}
 }
 
+// Merge is the record to store when next is written over stored (nil when
+// there is none): next, except that an apply run's state of the same wave
+// outlives a verdict that has none, with what the run settled. The verdict is
+// one record per wave: inspect --verdict run again after the wave's apply
+// never erases settled, applyPhase or applyResult (issue 34).
+func Merge(stored, next *Verdict) *Verdict {
+	if stored == nil || stored.Apply == nil || next.Apply != nil || stored.Wave != next.Wave {
+		return next
+	}
+	merged := *next
+	merged.SetApply(*stored.Apply)
+	return &merged
+}
+
 // MaxWaveLength keeps a wave name short enough for the object names it is part
 // of (recover-inspect-<wave>, a Job whose name is also a label value).
 const MaxWaveLength = 40

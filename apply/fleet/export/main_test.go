@@ -1,4 +1,4 @@
-package fleetexport_test
+package export_test
 
 import (
 	"context"
@@ -16,12 +16,12 @@ import (
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 
-	"github.com/openshift-recover/recover/apply/fleetexport"
+	fleetexport "github.com/openshift-recover/recover/apply/fleet/export"
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 var env *kubetest.Env
@@ -61,7 +61,7 @@ func fleetCRDs(t testing.TB) []*apiextensionsv1.CustomResourceDefinition {
 // example: a plan of the wave's wedge, as an SRE passes it with --plan.
 func examplePlan(t testing.TB) *plan.Plan {
 	t.Helper()
-	s, err := mustgather.New(filepath.Join("..", "..", "examples", "pdb-blocks-drain", "must-gather")).Collect(context.Background())
+	s, err := mustgather.New(filepath.Join("..", "..", "..", "examples", "pdb-blocks-drain", "must-gather")).Collect(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

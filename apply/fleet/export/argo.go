@@ -1,4 +1,4 @@
-package fleetexport
+package export
 
 import (
 	"encoding/json"
@@ -7,8 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/internal/openshift"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // The Workflow as recover fills it (argoproj/argo-workflows

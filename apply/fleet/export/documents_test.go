@@ -1,4 +1,4 @@
-package fleetexport_test
+package export_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/openshift-recover/recover/apply/fleetexport"
+	fleetexport "github.com/openshift-recover/recover/apply/fleet/export"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 )
 

@@ -1,4 +1,4 @@
-package fleetexport
+package export
 
 import (
 	"fmt"
@@ -12,8 +12,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/internal/nextcmd"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // The spoke objects' names.

@@ -1,4 +1,4 @@
-package fleetexport
+package export
 
 import (
 	"k8s.io/apimachinery/pkg/runtime"

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -8,6 +9,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planconfigmap"
 )
 
 // The verdict ConfigMap's defaults and its whole-document key.
@@ -158,4 +162,45 @@ func Parse(doc []byte) (*Verdict, error) {
 		return nil, fmt.Errorf("verdict format version %q is not supported (this recover reads %s.x)", v.FormatVersion, want)
 	}
 	return &v, nil
+}
+
+// PlanConfigMapName is the plan ConfigMap of a wave: one per wave, so a new
+// wave never runs a plan an earlier one made for a cluster that has changed
+// since.
+func PlanConfigMapName(wave string) string {
+	if wave == "" {
+		return "recover-plan"
+	}
+	return "recover-plan-" + wave
+}
+
+// WaveLabel marks what a fleet wave leaves on a cluster with the wave's name.
+const WaveLabel = "recover.openshift.io/wave"
+
+// PlanConfigMaps are the wave's plan ConfigMaps (PlanConfigMapName) in
+// namespace: the plan p as plan/planconfigmap encodes it (gzip'd and split
+// when large; the head first, then its parts), or, when p is nil, the one
+// ConfigMap that says why there is none (reason); labelled as recover's plan
+// of the wave. apply/fleet/verdictstore writes them.
+func PlanConfigMaps(namespace, wave string, p *plan.Plan, reason string) ([]*corev1.ConfigMap, error) {
+	name := PlanConfigMapName(wave)
+	objs := []*corev1.ConfigMap{planconfigmap.NoPlan(namespace, name, reason)}
+	if p != nil {
+		var doc bytes.Buffer
+		if err := plan.Encode(&doc, p); err != nil {
+			return nil, fmt.Errorf("encoding the plan: %w", err)
+		}
+		var err error
+		if objs, err = planconfigmap.Encode(doc.Bytes(), namespace, name); err != nil {
+			return nil, err
+		}
+	}
+	for _, cm := range objs {
+		cm.Labels["app.kubernetes.io/name"] = "recover"
+		cm.Labels["app.kubernetes.io/component"] = "plan"
+		if wave != "" {
+			cm.Labels[WaveLabel] = wave
+		}
+	}
+	return objs, nil
 }

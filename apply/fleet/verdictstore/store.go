@@ -1,7 +1,6 @@
-package verdict
+package verdictstore
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
@@ -12,25 +11,16 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
 )
 
-// StoreVerbs are the verbs Store uses on the ConfigMaps of its namespace
+// Verbs are the verbs Store uses on the ConfigMaps of its namespace
 // (Save, Load, SavePlan): what an identity that keeps a verdict and its plan
 // needs there. (Save also creates the namespace when it is missing; a Job's
 // namespace exists.)
-var StoreVerbs = []string{"get", "create", "update"}
-
-// PlanConfigMapName is the plan ConfigMap of a wave: one per wave, so a new
-// wave never runs a plan an earlier one made for a cluster that has changed
-// since.
-func PlanConfigMapName(wave string) string {
-	if wave == "" {
-		return "recover-plan"
-	}
-	return "recover-plan-" + wave
-}
+var Verbs = []string{"get", "create", "update"}
 
 // Store keeps one cluster's verdict in the ConfigMap Namespace/Name.
 type Store struct {
@@ -42,20 +32,20 @@ type Store struct {
 // Save writes v, creating the ConfigMap (and its namespace, when missing) or
 // replacing its data. The verdict is one record per wave: a verdict without an
 // apply state (inspect's) written over one of the same wave that has one (an
-// apply run's) keeps the run's state and what it settled (Merge), so running
+// apply run's) keeps the run's state and what it settled (verdict.Merge), so running
 // inspect --verdict again after the apply never erases settled, applyPhase or
 // applyResult (issue 34). A verdict of another wave replaces the record.
-func (s Store) Save(ctx context.Context, v *Verdict) error {
+func (s Store) Save(ctx context.Context, v *verdict.Verdict) error {
 	cms := s.Client.CoreV1().ConfigMaps(s.Namespace)
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur, err := cms.Get(ctx, s.Name, metav1.GetOptions{})
-		var stored *Verdict
+		var stored *verdict.Verdict
 		if err == nil {
 			// A record that is not a verdict (or of a format this recover does
 			// not read) is replaced, as before.
-			stored, _ = FromConfigMap(cur)
+			stored, _ = verdict.FromConfigMap(cur)
 		}
-		want, werr := ToConfigMap(Merge(stored, v), s.Namespace, s.Name)
+		want, werr := verdict.ToConfigMap(verdict.Merge(stored, v), s.Namespace, s.Name)
 		if werr != nil {
 			return werr
 		}
@@ -89,18 +79,6 @@ func (s Store) Save(ctx context.Context, v *Verdict) error {
 	return nil
 }
 
-// Merge is the record to store when next is written over stored (nil when
-// there is none): next, except that an apply run's state of the same wave
-// outlives a verdict that has none, with what the run settled.
-func Merge(stored, next *Verdict) *Verdict {
-	if stored == nil || stored.Apply == nil || next.Apply != nil || stored.Wave != next.Wave {
-		return next
-	}
-	merged := *next
-	merged.SetApply(*stored.Apply)
-	return &merged
-}
-
 func (s Store) createNamespace(ctx context.Context) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.Namespace, Labels: map[string]string{"app.kubernetes.io/name": "recover"}}}
 	if _, err := s.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -111,31 +89,28 @@ func (s Store) createNamespace(ctx context.Context) error {
 
 // Load reads the verdict; a missing ConfigMap is an error that says so
 // (apierrors.IsNotFound holds for it).
-func (s Store) Load(ctx context.Context) (*Verdict, error) {
+func (s Store) Load(ctx context.Context) (*verdict.Verdict, error) {
 	cm, err := s.Client.CoreV1().ConfigMaps(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
 	if err != nil {
 		return nil, s.wrap("reading", err)
 	}
-	return FromConfigMap(cm)
+	return verdict.FromConfigMap(cm)
 }
 
 func (s Store) wrap(doing string, err error) error {
 	return fmt.Errorf("%s the verdict configmap %s/%s: %w", doing, s.Namespace, s.Name, err)
 }
 
-// WaveLabel marks what a fleet wave leaves on a cluster with the wave's name.
-const WaveLabel = "recover.openshift.io/wave"
-
 // SavePlan stores the plan (nil when the verdict has none, with reason saying
-// why) in the wave's plan ConfigMap (PlanConfigMapName) of the verdict's
-// namespace, as plan/planconfigmap encodes it (gzip'd and split when large: a
-// plan of any size apply takes is kept whole), unless it exists: a plan
+// why) in the wave's plan ConfigMap (verdict.PlanConfigMapName) of the verdict's
+// namespace, as verdict.PlanConfigMaps encodes it (gzip'd and split when large:
+// a plan of any size apply takes is kept whole), unless it exists: a plan
 // already stored stays, since an apply run may have started on it. The parts
 // are written before the head, so a head that exists has all its parts; the
 // namespace is created when missing. It returns the digest of the plan the
 // ConfigMaps hold afterwards ("" for none).
 func (s Store) SavePlan(ctx context.Context, wave string, p *plan.Plan, reason string) (string, error) {
-	name := PlanConfigMapName(wave)
+	name := verdict.PlanConfigMapName(wave)
 	cms := s.Client.CoreV1().ConfigMaps(s.Namespace)
 	wrap := func(err error) error {
 		return fmt.Errorf("writing the plan configmap %s/%s: %w", s.Namespace, name, err)
@@ -147,22 +122,9 @@ func (s Store) SavePlan(ctx context.Context, wave string, p *plan.Plan, reason s
 	case !apierrors.IsNotFound(err):
 		return "", wrap(err)
 	}
-	objs := []*corev1.ConfigMap{planconfigmap.NoPlan(s.Namespace, name, reason)}
-	if p != nil {
-		var doc bytes.Buffer
-		if err := plan.Encode(&doc, p); err != nil {
-			return "", fmt.Errorf("encoding the plan: %w", err)
-		}
-		if objs, err = planconfigmap.Encode(doc.Bytes(), s.Namespace, name); err != nil {
-			return "", err
-		}
-	}
-	for _, cm := range objs {
-		cm.Labels["app.kubernetes.io/name"] = "recover"
-		cm.Labels["app.kubernetes.io/component"] = "plan"
-		if wave != "" {
-			cm.Labels[WaveLabel] = wave
-		}
+	objs, err := verdict.PlanConfigMaps(s.Namespace, wave, p, reason)
+	if err != nil {
+		return "", err
 	}
 	// The namespace is made when missing, as Save makes it (a run pushed
 	// from a hub finds none).

@@ -1,4 +1,4 @@
-package fleetexport_test
+package export_test
 
 import (
 	"os"
@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/openshift-recover/recover/apply"
-	"github.com/openshift-recover/recover/apply/fleetexport"
+	fleetexport "github.com/openshift-recover/recover/apply/fleet/export"
 )
 
 // drainRules reads docs/apply.md's list of what the apply Job's pod must be
@@ -22,7 +22,7 @@ import (
 // to revert:").
 func drainRules(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "apply.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "apply.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,21 +2,13 @@ package verdict
 
 import (
 	"bytes"
-	"context"
-	"encoding/base64"
-	"errors"
-	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"regexp"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/fleetengines"
@@ -139,127 +131,56 @@ func TestSignatureFoldsNodes(t *testing.T) {
 	}
 }
 
-// TestStoreRoundTrip keeps a verdict in a ConfigMap through a fake clientset
-// (the store's one function; the real API server proves it in cmd/recover's
-// and apply/incluster's integration tests), keeps the plan as
-// plan/planconfigmap encodes it, a large one in parts, and never overwrites a
-// stored plan.
-func TestStoreRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	st := Store{Client: newFakeClient(), Namespace: "recover", Name: "recover-verdict"}
-	v := sampleVerdict()
-	if err := st.Save(ctx, v); err != nil {
-		t.Fatal(err)
+// TestMergeKeepsTheRunOfTheWave: the record written over a stored one is the
+// new verdict, except that an apply run's state of the same wave outlives a
+// verdict without one (inspect --verdict run again after the apply), with
+// what the run settled.
+func TestMergeKeepsTheRunOfTheWave(t *testing.T) {
+	done := sampleVerdict()
+	done.SetApply(ApplyState{Phase: PhaseDone, Result: ResultCompleted})
+	inspected := func() *Verdict { v := sampleVerdict(); v.Apply, v.Settled = nil, false; return v }
+	if got := Merge(done, inspected()); got.Apply == nil || got.Apply.Result != ResultCompleted || !got.Settled || FieldApplyPhase.Value(got) != "done" {
+		t.Errorf("inspect after a completed run of its wave: %+v", got)
 	}
-	v.SetApply(ApplyState{Phase: PhaseDone, Result: ResultCompleted})
-	if err := st.Save(ctx, v); err != nil {
-		t.Fatal(err)
-	}
-	got, err := st.Load(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Settled || got.Apply == nil || got.Apply.Result != ResultCompleted {
-		t.Errorf("loaded %+v", got)
-	}
-	first, second := largePlan(t, 1), largePlan(t, 2)
-	d1, err := st.SavePlan(ctx, "w7", first, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d2, err := st.SavePlan(ctx, "w7", second, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d1 != documentDigest(t, first) || d2 != d1 {
-		t.Errorf("digests %s %s, want the first plan's %s: the stored plan was replaced", d1, d2, documentDigest(t, first))
-	}
-	cms := st.Client.CoreV1().ConfigMaps("recover")
-	head, err := cms.Get(ctx, "recover-plan-w7", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := planconfigmap.Assemble(head, func(name string) (*corev1.ConfigMap, error) { return cms.Get(ctx, name, metav1.GetOptions{}) })
-	if err != nil || plan.Digest(data) != d1 || head.Labels[WaveLabel] != "w7" || head.Annotations[planconfigmap.PartsAnnotation] == "1" {
-		t.Errorf("the stored plan: %v, digest %s, labels %v, annotations %v", err, plan.Digest(data), head.Labels, head.Annotations)
-	}
-	if d, err := st.SavePlan(ctx, "w8", nil, "answer none: nothing holds the update"); err != nil || d != "" {
-		t.Errorf("no plan: digest %q, %v", d, err)
-	}
-	cm, err := cms.Get(ctx, "recover-plan-w8", metav1.GetOptions{})
-	if err != nil || cm.Labels[WaveLabel] != "w8" || cm.Data[planconfigmap.ReasonKey] == "" || len(cm.Data) != 1 || len(cm.BinaryData) != 0 {
-		t.Errorf("the plan configmap of a wave without a plan: %+v %v", cm, err)
-	}
-	var none *planconfigmap.NoPlanError
-	if _, err := planconfigmap.Assemble(cm, nil); !errors.As(err, &none) {
-		t.Errorf("a wave without a plan reads as %v", err)
-	}
-}
-
-// TestInspectAfterApplyKeepsTheApplyFields: the verdict is one record per
-// wave. inspect --verdict run again after the wave's apply completed writes a
-// verdict with no apply state (and wedged, as the snapshot was read); the
-// stored record keeps settled, applyPhase and applyResult (issue 34: they were
-// erased). A verdict of another wave replaces the record. cmd/recover's
-// TestApplyInClusterWithNothingToApply holds the same on the real API server.
-func TestInspectAfterApplyKeepsTheApplyFields(t *testing.T) {
-	ctx := context.Background()
-	st := Store{Client: newFakeClient(), Namespace: "recover", Name: "recover-verdict"}
-	applied := sampleVerdict()
-	applied.SetApply(ApplyState{Phase: PhaseDone, Result: ResultCompleted, Step: "007-restore-cvo"})
-	if err := st.Save(ctx, applied); err != nil {
-		t.Fatal(err)
-	}
-	again := sampleVerdict()
-	again.Apply, again.Settled = nil, false
-	if err := st.Save(ctx, again); err != nil {
-		t.Fatal(err)
-	}
-	cm, err := st.Client.CoreV1().ConfigMaps("recover").Get(ctx, "recover-verdict", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for key, want := range map[string]string{FieldSettled.Name: "true", FieldApplyPhase.Name: string(PhaseDone), FieldApplyResult.Name: ResultCompleted} {
-		if cm.Data[key] != want {
-			t.Errorf("after a second inspect %s = %q, want %q", key, cm.Data[key], want)
+	other := inspected()
+	other.Wave = "w8"
+	running := sampleVerdict()
+	for name, next := range map[string]*Verdict{"another wave": other, "a run's own state": running} {
+		if got := Merge(done, next); got != next {
+			t.Errorf("%s: the stored run's state was kept: %+v", name, got)
 		}
 	}
-	if got, err := FromConfigMap(cm); err != nil || got.Apply == nil || got.Apply.Step != "007-restore-cvo" || !got.Settled {
-		t.Errorf("the document after a second inspect: %+v %v", got, err)
+	if v := inspected(); Merge(nil, v) != v {
+		t.Error("nothing stored: the record is not the new verdict")
 	}
-	next := sampleVerdict()
-	next.Wave, next.Apply, next.Settled = "w8", nil, false
-	if err := st.Save(ctx, next); err != nil {
+}
+
+// TestPlanConfigMaps: a wave's plan ConfigMaps hold the plan document's bytes
+// (the digest the verdict names) under the wave's name and label; a wave
+// without a plan gets the one ConfigMap that says why.
+func TestPlanConfigMaps(t *testing.T) {
+	p := applytest.NewPlan().DisableCVO().RestoreCVO().Plan()
+	objs, err := PlanConfigMaps("recover", "w7", p, "")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := st.Load(ctx); err != nil || got.Apply != nil || got.Settled || got.Wave != "w8" {
-		t.Errorf("a new wave's verdict: %+v %v", got, err)
-	}
-}
-
-// largePlan is a valid plan of more than a ConfigMap holds (2 MB of
-// incompressible manifests), different for each seed.
-func largePlan(t *testing.T, seed uint64) *plan.Plan {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, seed))
-	b := applytest.NewPlan().DisableCVO()
-	for i := range 16 {
-		raw := make([]byte, 96<<10)
-		for j := range raw {
-			raw[j] = byte(rng.Uint32())
-		}
-		b.Apply(fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c%d","namespace":"n"},"data":{"x":%q}}`, i, base64.StdEncoding.EncodeToString(raw)), nil)
-	}
-	return b.RestoreCVO().Plan()
-}
-
-func documentDigest(t *testing.T, p *plan.Plan) string {
-	t.Helper()
 	var doc bytes.Buffer
 	if err := plan.Encode(&doc, p); err != nil {
 		t.Fatal(err)
 	}
-	return plan.Digest(doc.Bytes())
+	head := objs[0]
+	if head.Name != PlanConfigMapName("w7") || head.Namespace != "recover" || planconfigmap.Digest(head) != plan.Digest(doc.Bytes()) {
+		t.Errorf("the head %s/%s holds digest %q, want %q", head.Namespace, head.Name, planconfigmap.Digest(head), plan.Digest(doc.Bytes()))
+	}
+	none, err := PlanConfigMaps("recover", "", nil, "answer none")
+	if err != nil || len(none) != 1 || none[0].Name != "recover-plan" || none[0].Data[planconfigmap.ReasonKey] != "answer none" {
+		t.Fatalf("no plan: %v %+v", err, none)
+	}
+	for wave, cms := range map[string][]*corev1.ConfigMap{"w7": objs, "": none} {
+		for _, cm := range cms {
+			if cm.Labels["app.kubernetes.io/component"] != "plan" || cm.Labels[WaveLabel] != wave {
+				t.Errorf("%s: labels %v, want wave %q", cm.Name, cm.Labels, wave)
+			}
+		}
+	}
 }
-
-func newFakeClient() kubernetes.Interface { return fake.NewClientset() }

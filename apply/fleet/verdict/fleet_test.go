@@ -41,7 +41,7 @@ func judgeFleet(t testing.TB, dir string, concurrency int) *FleetReport {
 
 func generate(t testing.TB, n int) *fleetgen.Fleet {
 	t.Helper()
-	f, err := fleetgen.Generate(filepath.Join("..", ".."), t.TempDir(), n)
+	f, err := fleetgen.Generate(filepath.Join("..", "..", ".."), t.TempDir(), n)
 	if err != nil {
 		t.Fatal(err)
 	}

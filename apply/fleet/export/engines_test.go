@@ -1,4 +1,4 @@
-package fleetexport_test
+package export_test
 
 import (
 	"context"
@@ -22,11 +22,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/restmapper"
 
-	"github.com/openshift-recover/recover/apply/fleetexport"
+	fleetexport "github.com/openshift-recover/recover/apply/fleet/export"
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/internal/testing/fleetengines"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // newAgent is a work agent as it starts: its own clients and mapper, nothing
@@ -100,7 +101,7 @@ func notApplied(st *fleetengines.WorkStatus) []string {
 
 func saveVerdict(t *testing.T, ctx context.Context, o fleetexport.Options, v *verdict.Verdict) {
 	t.Helper()
-	store := verdict.Store{Client: kubernetes.NewForConfigOrDie(env.Config), Namespace: o.Namespace, Name: verdict.DefaultName}
+	store := verdictstore.Store{Client: kubernetes.NewForConfigOrDie(env.Config), Namespace: o.Namespace, Name: verdict.DefaultName}
 	v.FormatVersion = verdict.FormatVersion
 	if err := store.Save(ctx, v); err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ var fixedNow = func() time.Time { return time.Date(2026, 9, 1, 12, 0, 0, 0, time
 // collectExample reads an example must-gather of the repository.
 func collectExample(t testing.TB, name string) *inspect.Snapshot {
 	t.Helper()
-	s, err := mustgather.New(filepath.Join("..", "..", "examples", name, "must-gather")).Collect(context.Background())
+	s, err := mustgather.New(filepath.Join("..", "..", "..", "examples", name, "must-gather")).Collect(context.Background())
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

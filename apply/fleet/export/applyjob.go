@@ -1,14 +1,14 @@
-package fleetexport
+package export
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/openshift-recover/recover/apply"
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // The apply Job runs recover apply --in-cluster (apply/incluster): the plan

@@ -1,4 +1,4 @@
-package fleetexport
+package export
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package fleetexport_test
+package export_test
 
 import (
 	"context"
@@ -14,18 +14,18 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/openshift-recover/recover/apply/fleetexport"
+	fleetexport "github.com/openshift-recover/recover/apply/fleet/export"
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // judgedPlan is the remediation plan recover makes for an example wedge with
 // the admin's promises accept.
 func judgedPlan(t testing.TB, example string, accept ...string) *plan.Plan {
 	t.Helper()
-	s, err := mustgather.New(filepath.Join("..", "..", "examples", example, "must-gather")).Collect(context.Background())
+	s, err := mustgather.New(filepath.Join("..", "..", "..", "examples", example, "must-gather")).Collect(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package fleetexport
+package export
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openshift-recover/recover/plan/verdict"
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 )
 
 // The ManifestWorkReplicaSet as recover fills it (open-cluster-management-io/api

@@ -1,4 +1,4 @@
-package fleetexport_test
+package export_test
 
 import (
 	"bytes"
@@ -10,12 +10,12 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/openshift-recover/recover/apply/fleetexport"
+	fleetexport "github.com/openshift-recover/recover/apply/fleet/export"
+	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/internal/testing/stagedplan"
 	"github.com/openshift-recover/recover/plan"
-	"github.com/openshift-recover/recover/plan/verdict"
 )
 
 // stagedOptions is a staged wave of the EUS plan 4.18.3 -> 4.18.9 -> 4.19.14

@@ -1,4 +1,4 @@
-// Package fleetexport writes the documents that run recover across a fleet with
+// Package export writes the documents that run recover across a fleet with
 // the engines that already fan out, instead of a fan-out of recover's own
 // (docs/fleet.md):
 //
@@ -46,4 +46,13 @@
 // apply --print-rbac prints for the same plan, with the kinds mapped by
 // inspect's catalog (apply.CatalogKinds) since the hub cannot reach the
 // clusters.
-package fleetexport
+//
+// The package is export in apply/fleet, the fleet room: export.Options,
+// export.Documents, export.Engine read as what recover fleet export does. It
+// sits under apply because its Jobs run apply (apply/incluster.RunAccess) and
+// inspect (inspect/live.Reads), and inspect must not import apply. The
+// verdict the templates read is apply/fleet/verdict; inspect/fleet, which
+// collects many snapshots for recover fleet, stays in inspect: it is a source,
+// not a fleet engine's document. cmd/recover and this package's own tests name
+// it fleetexport on import, where export alone would be ambiguous.
+package export
