@@ -14,7 +14,7 @@ import (
 	"github.com/openshift-recover/recover/apply/lock"
 	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/inspect/live"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Access is one permission a run needs: what preflight asks the API server
@@ -85,7 +85,7 @@ func CatalogKinds(apiVersion, kind string) (schema.GroupVersionResource, bool, e
 // list preflight checks and an RBAC role for the plan grants
 // (apply/incluster.RunAccess). It reads nothing but through o.MapKind.
 // Problems are the kinds that could not be mapped, one line each.
-func RequiredAccess(p *plan.Plan, o AccessOptions) ([]Access, []string) {
+func RequiredAccess(p *planfile.Plan, o AccessOptions) ([]Access, []string) {
 	var problems []string
 	set := map[Access]bool{}
 	add := func(as ...Access) {
@@ -111,7 +111,7 @@ func RequiredAccess(p *plan.Plan, o AccessOptions) ([]Access, []string) {
 	}
 	add(verbs("config.openshift.io", "clusterversions", "", "get")...)
 	// A staged plan's later stages need their access too (plan.RunOrder).
-	for _, rs := range plan.RunOrder(p) {
+	for _, rs := range planfile.RunOrder(p) {
 		s := rs.Step
 		ex := executorOf(s.Action)
 		if ex == nil {
@@ -151,7 +151,7 @@ type accessNeeder interface {
 // RequiredAccess is RequiredAccess with the engine's discovery and gates, plus
 // what the run's journal store needs (a run that writes a journal: not a dry
 // run). It is the list preflight checks and apply/incluster's RBAC grants.
-func (e *Engine) RequiredAccess(ctx context.Context, p *plan.Plan, opts Options) ([]Access, []string) {
+func (e *Engine) RequiredAccess(ctx context.Context, p *planfile.Plan, opts Options) ([]Access, []string) {
 	ao := e.AccessOptions(ctx)
 	ao.DryRun = opts.DryRun
 	out, problems := RequiredAccess(p, ao)
@@ -216,7 +216,7 @@ func scoped(namespaced bool, ns string) string {
 }
 
 // objectAccess is the verbs on the object an ObjectRef names.
-func objectAccess(mapKind KindMapper, o plan.ObjectRef, vs ...string) ([]Access, error) {
+func objectAccess(mapKind KindMapper, o planfile.ObjectRef, vs ...string) ([]Access, error) {
 	gvr, namespaced, err := mapKind(o.APIVersion, o.Kind)
 	if err != nil {
 		return nil, err
@@ -229,9 +229,9 @@ type planCRD struct {
 	namespaced bool
 }
 
-func crdsInPlan(p *plan.Plan) map[schema.GroupKind]planCRD {
+func crdsInPlan(p *planfile.Plan) map[schema.GroupKind]planCRD {
 	out := map[schema.GroupKind]planCRD{}
-	for _, rs := range plan.RunOrder(p) {
+	for _, rs := range planfile.RunOrder(p) {
 		s := rs.Step
 		if s.Manifest == nil || s.Spec().Deletes || s.Manifest.Kind != "CustomResourceDefinition" {
 			continue

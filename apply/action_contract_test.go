@@ -11,44 +11,45 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/plan/render"
 	"github.com/openshift-recover/recover/tui/common"
 )
 
 // contractSteps is one step of every action, as a plan carries it: the
 // contract test fails for an action registered without one here.
-func contractSteps() map[plan.Action]plan.Step {
-	pdb := plan.ObjectRef{APIVersion: "policy/v1", Kind: "PodDisruptionBudget", Namespace: "shop", Name: "web"}
-	change := func(o plan.ObjectRef, patch string, fields ...[]string) *plan.Change {
-		return &plan.Change{Object: o, Patch: []byte(patch), Fields: fields}
+func contractSteps() map[planfile.Action]planfile.Step {
+	pdb := planfile.ObjectRef{APIVersion: "policy/v1", Kind: "PodDisruptionBudget", Namespace: "shop", Name: "web"}
+	change := func(o planfile.ObjectRef, patch string, fields ...[]string) *planfile.Change {
+		return &planfile.Change{Object: o, Patch: []byte(patch), Fields: fields}
 	}
 	cm := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"n"}}`)
-	digest, _ := plan.ManifestDigest(cm)
-	mf := &plan.Manifest{File: "f.yaml", APIVersion: "v1", Kind: "ConfigMap", Namespace: "n", Name: "a", Object: cm, Digest: digest}
-	return map[plan.Action]plan.Step{
-		plan.ActionDisableCVO:       {},
-		plan.ActionRestoreCVO:       {},
-		plan.ActionApply:            {Manifest: mf},
-		plan.ActionDelete:           {Manifest: mf},
-		plan.ActionPausePool:        {Pool: "worker"},
-		plan.ActionUnpausePool:      {Pool: "worker", Remedy: plan.RemedyUnpausePool},
-		plan.ActionWait:             {Remedy: plan.RemedyRelaxPDB, Gate: &plan.Gate{Kind: plan.GateNodesSettled, Nodes: []string{"worker-0"}}},
-		plan.ActionSetDesiredUpdate: {DesiredUpdate: &plan.DesiredUpdate{Version: "4.4.4", Image: "x@sha256:" + strings.Repeat("a", 64)}},
-		plan.ActionRelaxPDB: {Remedy: plan.RemedyRelaxPDB, RevertedBy: "003-revert", ID: "002-relax",
+	digest, _ := planfile.ManifestDigest(cm)
+	mf := &planfile.Manifest{File: "f.yaml", APIVersion: "v1", Kind: "ConfigMap", Namespace: "n", Name: "a", Object: cm, Digest: digest}
+	return map[planfile.Action]planfile.Step{
+		planfile.ActionDisableCVO:       {},
+		planfile.ActionRestoreCVO:       {},
+		planfile.ActionApply:            {Manifest: mf},
+		planfile.ActionDelete:           {Manifest: mf},
+		planfile.ActionPausePool:        {Pool: "worker"},
+		planfile.ActionUnpausePool:      {Pool: "worker", Remedy: planfile.RemedyUnpausePool},
+		planfile.ActionWait:             {Remedy: planfile.RemedyRelaxPDB, Gate: &planfile.Gate{Kind: planfile.GateNodesSettled, Nodes: []string{"worker-0"}}},
+		planfile.ActionSetDesiredUpdate: {DesiredUpdate: &planfile.DesiredUpdate{Version: "4.4.4", Image: "x@sha256:" + strings.Repeat("a", 64)}},
+		planfile.ActionRelaxPDB: {Remedy: planfile.RemedyRelaxPDB, RevertedBy: "003-revert", ID: "002-relax",
 			Change: change(pdb, `{"spec":{"minAvailable":0}}`, []string{"spec", "minAvailable"})},
-		plan.ActionRevert: {Remedy: plan.RemedyRelaxPDB, Reverts: "002-relax", ID: "003-revert",
+		planfile.ActionRevert: {Remedy: planfile.RemedyRelaxPDB, Reverts: "002-relax", ID: "003-revert",
 			Change: change(pdb, `{"spec":{"minAvailable":2}}`, []string{"spec", "minAvailable"})},
-		plan.ActionApproveCSR: {Remedy: plan.RemedyApproveCSR, CSR: &plan.CSRApproval{Name: "csr-a", SignerName: "kubernetes.io/kube-apiserver-client-kubelet", Username: "u", CommonName: "system:node:w", Node: "w"}},
-		plan.ActionForceRedeployment: {Remedy: plan.RemedyForceRedeployment,
-			Change: change(plan.ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "KubeAPIServer", Name: "cluster"}, `{"spec":{"forceRedeploymentReason":"x"}}`, []string{"spec", "forceRedeploymentReason"})},
-		plan.ActionAcknowledgeGate: {Remedy: plan.RemedyAdminAck,
-			Change: change(plan.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "openshift-config", Name: "admin-acks"}, `{"data":{"ack-4.18-x":"true"}}`, []string{"data", "ack-4.18-x"})},
-		plan.ActionRemoveOverrides: {Remedy: plan.RemedyRemoveOverrides,
-			Change: change(plan.ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: "version"}, `{"spec":{"overrides":null}}`, []string{"spec", "overrides"})},
-		plan.ActionAnnotateUpgradeableTo: {Remedy: plan.RemedyUpgradeableTo,
-			Change: change(plan.ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "CloudCredential", Name: "cluster"}, `{"metadata":{"annotations":{"cloudcredential.openshift.io/upgradeable-to":"4.17"}}}`, []string{"metadata", "annotations", "cloudcredential.openshift.io/upgradeable-to"})},
-		plan.ActionCreateReleaseSignature: {Remedy: plan.RemedyReleaseSignature,
-			Manifest: &plan.Manifest{APIVersion: "v1", Kind: "ConfigMap", Namespace: "openshift-config-managed", Name: "sha256-" + strings.Repeat("a", 64), CreateOnly: true}},
+		planfile.ActionApproveCSR: {Remedy: planfile.RemedyApproveCSR, CSR: &planfile.CSRApproval{Name: "csr-a", SignerName: "kubernetes.io/kube-apiserver-client-kubelet", Username: "u", CommonName: "system:node:w", Node: "w"}},
+		planfile.ActionForceRedeployment: {Remedy: planfile.RemedyForceRedeployment,
+			Change: change(planfile.ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "KubeAPIServer", Name: "cluster"}, `{"spec":{"forceRedeploymentReason":"x"}}`, []string{"spec", "forceRedeploymentReason"})},
+		planfile.ActionAcknowledgeGate: {Remedy: planfile.RemedyAdminAck,
+			Change: change(planfile.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "openshift-config", Name: "admin-acks"}, `{"data":{"ack-4.18-x":"true"}}`, []string{"data", "ack-4.18-x"})},
+		planfile.ActionRemoveOverrides: {Remedy: planfile.RemedyRemoveOverrides,
+			Change: change(planfile.ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: "version"}, `{"spec":{"overrides":null}}`, []string{"spec", "overrides"})},
+		planfile.ActionAnnotateUpgradeableTo: {Remedy: planfile.RemedyUpgradeableTo,
+			Change: change(planfile.ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "CloudCredential", Name: "cluster"}, `{"metadata":{"annotations":{"cloudcredential.openshift.io/upgradeable-to":"4.17"}}}`, []string{"metadata", "annotations", "cloudcredential.openshift.io/upgradeable-to"})},
+		planfile.ActionCreateReleaseSignature: {Remedy: planfile.RemedyReleaseSignature,
+			Manifest: &planfile.Manifest{APIVersion: "v1", Kind: "ConfigMap", Namespace: "openshift-config-managed", Name: "sha256-" + strings.Repeat("a", 64), CreateOnly: true}},
 	}
 }
 
@@ -76,8 +77,8 @@ func TestEveryActionKeepsTheContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &plan.Plan{}
-	for _, spec := range plan.Actions() {
+	p := &planfile.Plan{}
+	for _, spec := range planfile.Actions() {
 		a := spec.Action
 		t.Run(string(a), func(t *testing.T) {
 			st, ok := samples[a]
@@ -95,20 +96,20 @@ func TestEveryActionKeepsTheContract(t *testing.T) {
 				t.Errorf("docs/apply.md's table of actions lacks %s", a)
 			}
 			access, err := apply.StepAccess(p, &st, mapKind)
-			if a == plan.ActionRevert {
-				pp := &plan.Plan{Steps: []plan.Step{samples[plan.ActionRelaxPDB], st}}
+			if a == planfile.ActionRevert {
+				pp := &planfile.Plan{Steps: []planfile.Step{samples[planfile.ActionRelaxPDB], st}}
 				access, err = apply.StepAccess(pp, &pp.Steps[1], mapKind)
 			}
 			if err != nil {
 				t.Fatalf("StepAccess: %v", err)
 			}
-			changes := a != plan.ActionWait
+			changes := a != planfile.ActionWait
 			if changes && len(access) == 0 {
 				t.Errorf("%s changes the cluster but lists no permission", a)
 			}
 			if spec.Temporary {
-				rev := plan.SpecOf(spec.RevertedWith)
-				if rev == nil || !slices.Contains(rev.Gates, plan.GateRestored) {
+				rev := planfile.SpecOf(spec.RevertedWith)
+				if rev == nil || !slices.Contains(rev.Gates, planfile.GateRestored) {
 					t.Errorf("%s is temporary but its revert action %q waits on no restored gate", a, spec.RevertedWith)
 				}
 				if common.TemporaryText(&st) == "" {
@@ -116,7 +117,7 @@ func TestEveryActionKeepsTheContract(t *testing.T) {
 				}
 			}
 			if spec.Remedy || spec.Mutates && !spec.Temporary && spec.RevertHint == "" && spec.RevertedWith == "" {
-				if spec.RevertHint == "" && !spec.Temporary && a != plan.ActionRevert {
+				if spec.RevertHint == "" && !spec.Temporary && a != planfile.ActionRevert {
 					t.Errorf("%s is lasting but says nothing of what reverts it (RevertHint)", a)
 				}
 			}
@@ -144,15 +145,15 @@ func TestEveryActionKeepsTheContract(t *testing.T) {
 		})
 	}
 	for a := range samples {
-		if plan.SpecOf(a) == nil {
+		if planfile.SpecOf(a) == nil {
 			t.Errorf("contractSteps has %s, which is not registered", a)
 		}
 	}
 }
 
 // contractPlan is a plan around one remedy step, for the renderer.
-func contractPlan(st plan.Step) *plan.Plan {
+func contractPlan(st planfile.Step) *planfile.Plan {
 	st.ID = "002-" + string(st.Action)
-	return &plan.Plan{APIVersion: plan.APIVersion, Kind: plan.Kind, FormatVersion: plan.FormatVersion, Mode: plan.ModeRemediation,
-		Steps: []plan.Step{{ID: "001-disable-cvo", Action: plan.ActionDisableCVO}, st, {ID: "003-restore-cvo", Action: plan.ActionRestoreCVO}}}
+	return &planfile.Plan{APIVersion: planfile.APIVersion, Kind: planfile.Kind, FormatVersion: planfile.FormatVersion, Mode: planfile.ModeRemediation,
+		Steps: []planfile.Step{{ID: "001-disable-cvo", Action: planfile.ActionDisableCVO}, st, {ID: "003-restore-cvo", Action: planfile.ActionRestoreCVO}}}
 }

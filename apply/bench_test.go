@@ -13,7 +13,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 func percentile(ds []time.Duration, p float64) time.Duration {
@@ -46,7 +46,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 		b.StartTimer()
 		started := map[string]time.Time{}
 		res, events := runWith(b, ctx, mustEngine(b), p, defaults(b), func(ev apply.Event) {
-			if ev.Step == nil || ev.Step.Action != plan.ActionApply {
+			if ev.Step == nil || ev.Step.Action != planfile.ActionApply {
 				return
 			}
 			switch ev.Type {
@@ -92,7 +92,7 @@ func BenchmarkGateReaction(b *testing.B) {
 		}
 		return time.Now()
 	}
-	p := applytest.NewPlan().Wait("reaction", &plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: name, Versions: []plan.OperandVersion{{Name: "operator", Version: applytest.TargetVersion}}}).Plan()
+	p := applytest.NewPlan().Wait("reaction", &planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: name, Versions: []planfile.OperandVersion{{Name: "operator", Version: applytest.TargetVersion}}}).Plan()
 	e := mustEngine(b)
 	var reactions []time.Duration
 	b.ResetTimer()
@@ -169,9 +169,9 @@ func BenchmarkRemediationStepOverhead(b *testing.B) {
 			case apply.EventStepDone:
 				d := time.Since(started[ev.Step.ID])
 				switch ev.Step.Action {
-				case plan.ActionRelaxPDB:
+				case planfile.ActionRelaxPDB:
 					relaxes = append(relaxes, d)
-				case plan.ActionRevert:
+				case planfile.ActionRevert:
 					reverts = append(reverts, d)
 				}
 			}

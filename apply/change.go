@@ -19,7 +19,7 @@ import (
 	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/resource"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // A remediation step's change (relax-pdb, force-redeployment,
@@ -42,7 +42,7 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("step %s refused: %s", e.Step, e.Reason)
 }
 
-func refuse(s *plan.Step, format string, args ...any) *RefusedError {
+func refuse(s *planfile.Step, format string, args ...any) *RefusedError {
 	return &RefusedError{Step: s.ID, Reason: fmt.Sprintf(format, args...)}
 }
 
@@ -53,10 +53,10 @@ type changedObject struct {
 	live   *unstructured.Unstructured
 }
 
-func changeRef(o plan.ObjectRef) journal.ObjectRef { return o }
+func changeRef(o planfile.ObjectRef) journal.ObjectRef { return o }
 
 // objectClient maps a Change's object to its resource.
-func (r *run) objectClient(o plan.ObjectRef) (dynamic.ResourceInterface, schema.GroupVersionResource, error) {
+func (r *run) objectClient(o planfile.ObjectRef) (dynamic.ResourceInterface, schema.GroupVersionResource, error) {
 	gv, err := schema.ParseGroupVersion(o.APIVersion)
 	if err != nil {
 		return nil, schema.GroupVersionResource{}, fmt.Errorf("object %s %s: %w", o.Kind, o.Name, err)
@@ -75,7 +75,7 @@ func (r *run) objectClient(o plan.ObjectRef) (dynamic.ResourceInterface, schema.
 }
 
 // readChanged reads a Change's object live.
-func (r *run) readChanged(ctx context.Context, s *plan.Step, o plan.ObjectRef) (*changedObject, error) {
+func (r *run) readChanged(ctx context.Context, s *planfile.Step, o planfile.ObjectRef) (*changedObject, error) {
 	client, _, err := r.objectClient(o)
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func withResourceVersion(patch map[string]any, rv string) []byte {
 }
 
 // prepareChange prepares a remediation step's merge patch.
-func (r *run) prepareChange(ctx context.Context, s *plan.Step) (*mutation, error) {
+func (r *run) prepareChange(ctx context.Context, s *planfile.Step) (*mutation, error) {
 	ch := s.Change
 	obj, err := r.readChanged(ctx, s, ch.Object)
 	if err != nil {
@@ -244,10 +244,10 @@ func (r *run) prepareChange(ctx context.Context, s *plan.Step) (*mutation, error
 }
 
 // revertTarget returns the step a revert undoes.
-func (r *run) revertTarget(s *plan.Step) (*plan.Step, error) { return revertTarget(r.p, s) }
+func (r *run) revertTarget(s *planfile.Step) (*planfile.Step, error) { return revertTarget(r.p, s) }
 
 // revertTarget returns the step of p that the revert step s undoes.
-func revertTarget(p *plan.Plan, s *plan.Step) (*plan.Step, error) {
+func revertTarget(p *planfile.Plan, s *planfile.Step) (*planfile.Step, error) {
 	for i := range p.Steps {
 		if t := &p.Steps[i]; t.ID == s.Reverts {
 			if t.Change == nil {
@@ -260,7 +260,7 @@ func revertTarget(p *plan.Plan, s *plan.Step) (*plan.Step, error) {
 }
 
 // prepareRevertStep is the revert executor's prepare.
-func prepareRevertStep(ctx context.Context, r *run, s *plan.Step) (*mutation, error) {
+func prepareRevertStep(ctx context.Context, r *run, s *planfile.Step) (*mutation, error) {
 	return r.prepareRevert(ctx, s)
 }
 
@@ -268,7 +268,7 @@ func prepareRevertStep(ctx context.Context, r *run, s *plan.Step) (*mutation, er
 // undoes is written back. Fields already at their pre-image make it a no-op;
 // fields that are neither the pre-image nor what the change set are someone
 // else's edit, which the revert never overwrites.
-func (r *run) prepareRevert(ctx context.Context, s *plan.Step) (*mutation, error) {
+func (r *run) prepareRevert(ctx context.Context, s *planfile.Step) (*mutation, error) {
 	target, err := r.revertTarget(s)
 	if err != nil {
 		return nil, err
@@ -288,7 +288,7 @@ func (r *run) prepareRevert(ctx context.Context, s *plan.Step) (*mutation, error
 
 // prepareRestore builds the patch that writes target's journaled pre-image
 // back. onStop: the engine reverts on its own because the run stopped.
-func (r *run) prepareRestore(ctx context.Context, s, target *plan.Step, js *journal.StepState, onStop bool) (*mutation, error) {
+func (r *run) prepareRestore(ctx context.Context, s, target *planfile.Step, js *journal.StepState, onStop bool) (*mutation, error) {
 	ch := target.Change
 	obj, err := r.readChanged(ctx, s, ch.Object)
 	if err != nil {

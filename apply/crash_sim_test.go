@@ -24,6 +24,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestCrashesDuringTheRealRecoveryOnTheSimulator is the first incident end to end
@@ -97,7 +98,7 @@ func TestCrashesDuringTheRealRecoveryOnTheSimulator(t *testing.T) {
 	journalPath := filepath.Join(dir, "run.journal")
 	lastHold := ""
 	for _, st := range p.Steps {
-		if st.Action == plan.ActionDisableCVO || st.Action == plan.ActionPausePool {
+		if st.Action == planfile.ActionDisableCVO || st.Action == planfile.ActionPausePool {
 			lastHold = st.ID
 		}
 	}
@@ -118,7 +119,7 @@ func TestCrashesDuringTheRealRecoveryOnTheSimulator(t *testing.T) {
 			return ev["type"] == "step-started" && strings.Contains(stepOf(ev), "wait-static-pods")
 		}},
 		{"the master pool unpaused", func(ev map[string]any) bool {
-			return ev["type"] == "applied" && field(ev, "step", "action") == string(plan.ActionUnpausePool)
+			return ev["type"] == "applied" && field(ev, "step", "action") == string(planfile.ActionUnpausePool)
 		}},
 		{"the CVO being restored", func(ev map[string]any) bool {
 			return ev["type"] == "cvo" && field(ev, "cvo", "state") == "restoring"

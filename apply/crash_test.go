@@ -22,7 +22,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
 	"github.com/openshift-recover/recover/internal/testing/recoverbin"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // crashPoint is one moment at which the crash matrix kills `recover apply`.
@@ -270,16 +270,16 @@ func assertCVOHonest(t *testing.T, c *applytest.Cluster, journalArgs ...string) 
 // assertGatesBeforeDone checks that no step is journaled done unless every gate
 // it waits for (its plan gate, and the CVO's own gate for the CVO steps) passed
 // after the step's last change.
-func assertGatesBeforeDone(t *testing.T, path string, p *plan.Plan) {
+func assertGatesBeforeDone(t *testing.T, path string, p *planfile.Plan) {
 	t.Helper()
 	want := map[string][]string{}
 	for _, s := range p.Steps {
 		var kinds []string
 		switch s.Action {
-		case plan.ActionDisableCVO:
-			kinds = append(kinds, string(plan.GateCVOScaledDown))
-		case plan.ActionRestoreCVO:
-			kinds = append(kinds, string(plan.GateCVORunning))
+		case planfile.ActionDisableCVO:
+			kinds = append(kinds, string(planfile.GateCVOScaledDown))
+		case planfile.ActionRestoreCVO:
+			kinds = append(kinds, string(planfile.GateCVORunning))
 		}
 		if s.Gate != nil && (len(kinds) == 0 || kinds[0] != string(s.Gate.Kind)) {
 			kinds = append(kinds, string(s.Gate.Kind))
@@ -408,7 +408,7 @@ func TestCrashMatrixRemediation(t *testing.T) {
 }
 
 // applytestPlan writes a hand-built plan like applytest.Builder.Write.
-type applytestPlan struct{ p *plan.Plan }
+type applytestPlan struct{ p *planfile.Plan }
 
 func (a *applytestPlan) write(t *testing.T, dir string) string {
 	t.Helper()

@@ -19,7 +19,7 @@ import (
 	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 var machinesGVK = schema.GroupVersionKind{Group: "machine.openshift.io", Version: "v1beta1", Kind: "Machine"}
@@ -51,7 +51,7 @@ func approvalReason(c inspect.CertificateSigningRequest) string {
 // pending, is the one the plan names (UID, signer, requestor, common name), and
 // inspect.CSRVouch still vouches for it against the live Nodes and Machines.
 // Anything else refuses the step: recover never approves what it cannot vouch for.
-func (r *run) prepareApproveCSR(ctx context.Context, s *plan.Step) (*mutation, error) {
+func (r *run) prepareApproveCSR(ctx context.Context, s *planfile.Step) (*mutation, error) {
 	want := s.CSR
 	client := r.e.kube.CertificatesV1().CertificateSigningRequests()
 	ref := journal.ObjectRef{APIVersion: "certificates.k8s.io/v1", Kind: "CertificateSigningRequest", Name: want.Name}

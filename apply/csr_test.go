@@ -17,13 +17,13 @@ import (
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // kubeletCSR creates a client certificate request for node as its requestor
 // makes it (the node renewing, or the node-bootstrapper for a new node) and
 // returns it with the plan's approval of it.
-func kubeletCSR(t testing.TB, ctx context.Context, c *applytest.Cluster, name, node, requestor string) (*certificatesv1.CertificateSigningRequest, plan.CSRApproval) {
+func kubeletCSR(t testing.TB, ctx context.Context, c *applytest.Cluster, name, node, requestor string) (*certificatesv1.CertificateSigningRequest, planfile.CSRApproval) {
 	t.Helper()
 	groups := []string{openshift.NodesGroup}
 	if requestor == openshift.NodeBootstrapper {
@@ -39,11 +39,11 @@ func kubeletCSR(t testing.TB, ctx context.Context, c *applytest.Cluster, name, n
 	if csr.Spec.Username != requestor {
 		t.Fatalf("the CSR was recorded as requested by %q, not %q", csr.Spec.Username, requestor)
 	}
-	return csr, plan.CSRApproval{Name: name, UID: string(csr.UID), SignerName: openshift.SignerKubeletClient, Username: requestor,
+	return csr, planfile.CSRApproval{Name: name, UID: string(csr.UID), SignerName: openshift.SignerKubeletClient, Username: requestor,
 		CommonName: openshift.NodeUserPrefix + node, Node: node}
 }
 
-func csrPlan(approvals ...plan.CSRApproval) *plan.Plan {
+func csrPlan(approvals ...planfile.CSRApproval) *planfile.Plan {
 	b := applytest.NewPlan().DisableCVO()
 	for _, a := range approvals {
 		b.ApproveCSR(a)
@@ -54,7 +54,7 @@ func csrPlan(approvals ...plan.CSRApproval) *plan.Plan {
 // issueWhileWaiting plays the signer when a csr-issued gate waits.
 func issueWhileWaiting(t testing.TB, ctx context.Context, c *applytest.Cluster) func(apply.Event) {
 	return func(ev apply.Event) {
-		if ev.Type == apply.EventWaiting && ev.Gate != nil && ev.Gate.Kind == plan.GateCSRIssued {
+		if ev.Type == apply.EventWaiting && ev.Gate != nil && ev.Gate.Kind == planfile.GateCSRIssued {
 			name := strings.TrimPrefix(ev.Gate.Subject, "certificatesigningrequest/")
 			if err := c.IssueCSR(ctx, name); err != nil {
 				t.Error(err)
@@ -142,17 +142,17 @@ func TestApproveCSRRefusesWhatNobodyVouchesFor(t *testing.T) {
 	csrs := c.Kube.CertificatesV1().CertificateSigningRequests()
 	for _, tc := range []struct {
 		name string
-		make func() plan.CSRApproval
+		make func() planfile.CSRApproval
 		want string
 	}{
-		{"another requestor", func() plan.CSRApproval {
+		{"another requestor", func() planfile.CSRApproval {
 			// The plan was made for master-1's own renewal; the request now
 			// is master-2's, asking for master-1's name.
 			_, a := kubeletCSR(t, ctx, c, "csr-other", "master-1", openshift.NodeUserPrefix+"master-2")
 			a.Username = openshift.NodeUserPrefix + "master-1"
 			return a
 		}, `requested by "system:node:master-2", not "system:node:master-1"`},
-		{"already denied", func() plan.CSRApproval {
+		{"already denied", func() planfile.CSRApproval {
 			csr, a := kubeletCSR(t, ctx, c, "csr-denied", "master-1", openshift.NodeUserPrefix+"master-1")
 			csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue, Reason: "AdminDenied"})
 			if _, err := csrs.UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
@@ -160,7 +160,7 @@ func TestApproveCSRRefusesWhatNobodyVouchesFor(t *testing.T) {
 			}
 			return a
 		}, "is Denied: recover never approves it"},
-		{"no vouching machine", func() plan.CSRApproval {
+		{"no vouching machine", func() planfile.CSRApproval {
 			_, a := kubeletCSR(t, ctx, c, "csr-ghost", "worker-ghost", openshift.NodeBootstrapper)
 			return a
 		}, "no machine without a node has InternalDNS address worker-ghost"},

@@ -15,7 +15,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply/gate"
 	"github.com/openshift-recover/recover/apply/resource"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Engine runs plans against one cluster. It is safe to start several runs; the
@@ -49,7 +49,7 @@ func New(cfg *rest.Config) (*Engine, error) {
 // Run executes the plan and returns its events. The channel is closed after the
 // last event, EventDone, whose Result says how the run ended. The caller must
 // drain the channel; the engine waits for it.
-func (e *Engine) Run(ctx context.Context, p *plan.Plan, opts Options) <-chan Event {
+func (e *Engine) Run(ctx context.Context, p *planfile.Plan, opts Options) <-chan Event {
 	ch := make(chan Event, 16)
 	go func() {
 		defer close(ch)
@@ -62,7 +62,7 @@ func (e *Engine) Run(ctx context.Context, p *plan.Plan, opts Options) <-chan Eve
 
 // Execute runs the plan, hands every event to handle (if not nil), and returns
 // the result, with the run's error (an *Error) when it did not complete.
-func (e *Engine) Execute(ctx context.Context, p *plan.Plan, opts Options, handle func(Event)) (*Result, error) {
+func (e *Engine) Execute(ctx context.Context, p *planfile.Plan, opts Options, handle func(Event)) (*Result, error) {
 	var res *Result
 	for ev := range e.Run(ctx, p, opts) {
 		if handle != nil {
@@ -98,7 +98,7 @@ func DefaultHolder() string {
 // admin's: hard, it ends a wait even where the CVO would still wait), else the
 // plan's, else the kind's default. explicit is false for the default, which
 // the gate may scale (machine-config's, to its pools).
-func timeoutFor(g *plan.Gate, overrides map[plan.GateKind]time.Duration) (d time.Duration, explicit, hard bool) {
+func timeoutFor(g *planfile.Gate, overrides map[planfile.GateKind]time.Duration) (d time.Duration, explicit, hard bool) {
 	if d, ok := overrides[g.Kind]; ok && d > 0 {
 		return d, true, true
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // prepareScenario creates what exists before the plan runs (applytest's
@@ -151,7 +151,7 @@ func TestFullPlanReachesTargetWithEveryGatePassing(t *testing.T) {
 		t.Fatalf("second run: %s\n%s", res2.Message, dump(events2))
 	}
 	for _, e := range events2 {
-		if e.Type == apply.EventApplied && e.Step.Action == plan.ActionApply && e.Change.Result != "unchanged" && e.Change.Result != "exists" {
+		if e.Type == apply.EventApplied && e.Step.Action == planfile.ActionApply && e.Change.Result != "unchanged" && e.Change.Result != "exists" {
 			t.Errorf("second run changed %s: %s", e.Change.Object, e.Change.Result)
 		}
 	}

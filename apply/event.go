@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/apply/gate"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // EventsVersion is the version of the event stream's JSON form (the JSON-lines
@@ -98,11 +98,11 @@ type StageInfo struct {
 type StepInfo struct {
 	ID string `json:"id"`
 	// Index counts from 1; Total is the number of steps in the plan.
-	Index     int         `json:"index"`
-	Total     int         `json:"total"`
-	Action    plan.Action `json:"action"`
-	Component string      `json:"component,omitempty"`
-	Reason    string      `json:"reason,omitempty"`
+	Index     int             `json:"index"`
+	Total     int             `json:"total"`
+	Action    planfile.Action `json:"action"`
+	Component string          `json:"component,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
 	// Object names the step's object ("Deployment openshift-etcd/etcd-operator").
 	Object string `json:"object,omitempty"`
 	// Remedy is the remedy of a remediation step; RevertedBy, on a temporary
@@ -202,9 +202,9 @@ type FieldChange struct {
 
 // GateInfo is a gate's progress.
 type GateInfo struct {
-	Kind        plan.GateKind `json:"kind"`
-	Subject     string        `json:"subject"`
-	Description string        `json:"description"`
+	Kind        planfile.GateKind `json:"kind"`
+	Subject     string            `json:"subject"`
+	Description string            `json:"description"`
 	gate.Progress
 	ElapsedSeconds float64 `json:"elapsedSeconds"`
 	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty"`

@@ -13,7 +13,7 @@ import (
 	"github.com/openshift-recover/recover/apply/printer"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/golden"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The JSON-lines event stream (recover apply --events json) is the contract
@@ -49,9 +49,9 @@ func TestJSONEventStreamGolden(t *testing.T) {
 // object of the step it reverts. (The engine had a function of its own, which
 // named a wait's object its own way: "clusteroperator/x" where the runbook has
 // none.)
-func assertStepObjects(t *testing.T, p *plan.Plan, events []apply.Event) {
+func assertStepObjects(t *testing.T, p *planfile.Plan, events []apply.Event) {
 	t.Helper()
-	byID := map[string]*plan.Step{}
+	byID := map[string]*planfile.Step{}
 	for i := range p.Steps {
 		byID[p.Steps[i].ID] = &p.Steps[i]
 	}
@@ -81,7 +81,7 @@ func TestJSONEventStreamGoldenRevertOnStop(t *testing.T) {
 	p, _, _ := relaxPlan(pdb)
 	opts := defaults(t)
 	opts.Holder = "golden@test"
-	opts.Timeouts = map[plan.GateKind]time.Duration{plan.GateNodesSettled: 2 * time.Second}
+	opts.Timeouts = map[planfile.GateKind]time.Duration{planfile.GateNodesSettled: 2 * time.Second}
 	res, events := run(t, ctx, p, opts)
 	if res.Outcome != apply.OutcomeGateFailed {
 		t.Fatalf("outcome %s: %s\n%s", res.Outcome, res.Message, dump(events))

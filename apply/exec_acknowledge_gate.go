@@ -1,9 +1,11 @@
 package apply
 
-import "github.com/openshift-recover/recover/plan"
+import (
+	"github.com/openshift-recover/recover/plan/planfile"
+)
 
 // acknowledge-gate: a JSON merge patch of one object, its pre-image journaled first
 // (change.go prepareChange).
 func init() {
-	registerExecutor(plan.ActionAcknowledgeGate, execFuncs{accessFn: changeAccess, prepareFn: prepareChangeStep})
+	registerExecutor(planfile.ActionAcknowledgeGate, execFuncs{accessFn: changeAccess, prepareFn: prepareChangeStep})
 }

@@ -4,14 +4,14 @@ import (
 	"context"
 
 	"github.com/openshift-recover/recover/internal/openshift"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // apply: create or update a payload manifest's object with the CVO's
 // semantics (resource.Applier through prepareManifest).
 func init() {
-	registerExecutor(plan.ActionApply, execFuncs{
-		accessFn: func(_ *plan.Plan, s *plan.Step, mapKind KindMapper) ([]Access, error) {
+	registerExecutor(planfile.ActionApply, execFuncs{
+		accessFn: func(_ *planfile.Plan, s *planfile.Step, mapKind KindMapper) ([]Access, error) {
 			m := s.Manifest
 			if m == nil {
 				return nil, nil
@@ -20,7 +20,7 @@ func init() {
 			if m.CreateOnly {
 				vs = []string{"get", "create"}
 			}
-			out, err := objectAccess(mapKind, plan.ObjectRef{APIVersion: m.APIVersion, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name}, vs...)
+			out, err := objectAccess(mapKind, planfile.ObjectRef{APIVersion: m.APIVersion, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name}, vs...)
 			if err != nil {
 				return nil, err
 			}
@@ -38,6 +38,8 @@ func init() {
 			}
 			return out, nil
 		},
-		prepareFn: func(ctx context.Context, r *run, s *plan.Step) (*mutation, error) { return r.prepareManifest(ctx, s) },
+		prepareFn: func(ctx context.Context, r *run, s *planfile.Step) (*mutation, error) {
+			return r.prepareManifest(ctx, s)
+		},
 	})
 }

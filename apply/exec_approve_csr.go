@@ -4,14 +4,14 @@ import (
 	"context"
 
 	"github.com/openshift-recover/recover/internal/openshift"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // approve-csr: approve one CSR after checking live that it is still pending
 // and still vouched for (csr.go prepareApproveCSR).
 func init() {
-	registerExecutor(plan.ActionApproveCSR, execFuncs{
-		accessFn: func(_ *plan.Plan, s *plan.Step, mapKind KindMapper) ([]Access, error) {
+	registerExecutor(planfile.ActionApproveCSR, execFuncs{
+		accessFn: func(_ *planfile.Plan, s *planfile.Step, mapKind KindMapper) ([]Access, error) {
 			out := verbs("certificates.k8s.io", "certificatesigningrequests", "", "get")
 			out = append(out, Access{Verb: "update", Group: "certificates.k8s.io", Resource: "certificatesigningrequests", Subresource: "approval"})
 			if s.CSR != nil && s.CSR.SignerName != "" {
@@ -25,6 +25,8 @@ func init() {
 			}
 			return out, nil
 		},
-		prepareFn: func(ctx context.Context, r *run, s *plan.Step) (*mutation, error) { return r.prepareApproveCSR(ctx, s) },
+		prepareFn: func(ctx context.Context, r *run, s *planfile.Step) (*mutation, error) {
+			return r.prepareApproveCSR(ctx, s)
+		},
 	})
 }

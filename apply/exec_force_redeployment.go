@@ -1,9 +1,11 @@
 package apply
 
-import "github.com/openshift-recover/recover/plan"
+import (
+	"github.com/openshift-recover/recover/plan/planfile"
+)
 
 // force-redeployment: a JSON merge patch of one object, its pre-image journaled first
 // (change.go prepareChange).
 func init() {
-	registerExecutor(plan.ActionForceRedeployment, execFuncs{accessFn: changeAccess, prepareFn: prepareChangeStep})
+	registerExecutor(planfile.ActionForceRedeployment, execFuncs{accessFn: changeAccess, prepareFn: prepareChangeStep})
 }

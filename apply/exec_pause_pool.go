@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/openshift-recover/recover/apply/journal"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // pause-pool: set a MachineConfigPool's spec.paused (preparePaused). The
@@ -15,9 +15,9 @@ import (
 // is left alone and journaled as nothing: this run did not pause it, so no
 // step of it unpauses it.
 func init() {
-	registerExecutor(plan.ActionPausePool, execFuncs{
+	registerExecutor(planfile.ActionPausePool, execFuncs{
 		accessFn: poolAccess,
-		prepareFn: func(ctx context.Context, r *run, s *plan.Step) (*mutation, error) {
+		prepareFn: func(ctx context.Context, r *run, s *planfile.Step) (*mutation, error) {
 			m, err := r.preparePaused(ctx, s.Pool, true)
 			if err != nil || m.noop {
 				return m, err
@@ -33,7 +33,7 @@ func init() {
 var pausedField = journal.FieldKey([]string{"spec", "paused"})
 
 // poolAccess is what pausing or unpausing a pool needs.
-func poolAccess(*plan.Plan, *plan.Step, KindMapper) ([]Access, error) {
+func poolAccess(*planfile.Plan, *planfile.Step, KindMapper) ([]Access, error) {
 	return verbs("machineconfiguration.openshift.io", "machineconfigpools", "", "get", "patch"), nil
 }
 
@@ -47,7 +47,7 @@ func (r *run) pausedByRun(pool string) string {
 	st := r.j.State()
 	for i := range r.p.Steps {
 		s := &r.p.Steps[i]
-		if s.Action != plan.ActionPausePool || s.Pool != pool {
+		if s.Action != planfile.ActionPausePool || s.Pool != pool {
 			continue
 		}
 		js := st.Step(s.ID)

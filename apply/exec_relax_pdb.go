@@ -1,9 +1,11 @@
 package apply
 
-import "github.com/openshift-recover/recover/plan"
+import (
+	"github.com/openshift-recover/recover/plan/planfile"
+)
 
 // relax-pdb: a JSON merge patch of one object, its pre-image journaled first
 // (change.go prepareChange).
 func init() {
-	registerExecutor(plan.ActionRelaxPDB, execFuncs{accessFn: changeAccess, prepareFn: prepareChangeStep})
+	registerExecutor(planfile.ActionRelaxPDB, execFuncs{accessFn: changeAccess, prepareFn: prepareChangeStep})
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/openshift-recover/recover/internal/nextcmd"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // unpause-pool: unpause a pool the plan paused (preparePaused), or, as a
@@ -13,9 +13,9 @@ import (
 // intent names the pause it undoes (RevertOf), and a pool paused by someone
 // else since the plan was made is refused, not unpaused.
 func init() {
-	registerExecutor(plan.ActionUnpausePool, execFuncs{
+	registerExecutor(planfile.ActionUnpausePool, execFuncs{
 		accessFn: poolAccess,
-		prepareFn: func(ctx context.Context, r *run, s *plan.Step) (*mutation, error) {
+		prepareFn: func(ctx context.Context, r *run, s *planfile.Step) (*mutation, error) {
 			if s.Change != nil {
 				return r.prepareChange(ctx, s)
 			}

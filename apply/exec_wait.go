@@ -1,8 +1,10 @@
 package apply
 
-import "github.com/openshift-recover/recover/plan"
+import (
+	"github.com/openshift-recover/recover/plan/planfile"
+)
 
 // wait: nothing to change; the engine waits for the step's gate.
 func init() {
-	registerExecutor(plan.ActionWait, execFuncs{})
+	registerExecutor(planfile.ActionWait, execFuncs{})
 }

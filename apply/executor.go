@@ -3,7 +3,7 @@ package apply
 import (
 	"context"
 
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // An executor is the engine's half of one action (the plan's half is its
@@ -17,35 +17,35 @@ import (
 // (change.go prepareRestore). Each exec_<action>.go registers one executor.
 type executor interface {
 	// access lists the permissions a step needs besides its gate's reads.
-	access(p *plan.Plan, s *plan.Step, mapKind KindMapper) ([]Access, error)
+	access(p *planfile.Plan, s *planfile.Step, mapKind KindMapper) ([]Access, error)
 	// prepare builds the step's change from the live cluster without making it.
-	prepare(ctx context.Context, r *run, s *plan.Step) (*mutation, error)
+	prepare(ctx context.Context, r *run, s *planfile.Step) (*mutation, error)
 }
 
 // execFuncs is an executor made of two functions.
 type execFuncs struct {
-	accessFn  func(p *plan.Plan, s *plan.Step, mapKind KindMapper) ([]Access, error)
-	prepareFn func(ctx context.Context, r *run, s *plan.Step) (*mutation, error)
+	accessFn  func(p *planfile.Plan, s *planfile.Step, mapKind KindMapper) ([]Access, error)
+	prepareFn func(ctx context.Context, r *run, s *planfile.Step) (*mutation, error)
 }
 
-func (e execFuncs) access(p *plan.Plan, s *plan.Step, mapKind KindMapper) ([]Access, error) {
+func (e execFuncs) access(p *planfile.Plan, s *planfile.Step, mapKind KindMapper) ([]Access, error) {
 	if e.accessFn == nil {
 		return nil, nil
 	}
 	return e.accessFn(p, s, mapKind)
 }
 
-func (e execFuncs) prepare(ctx context.Context, r *run, s *plan.Step) (*mutation, error) {
+func (e execFuncs) prepare(ctx context.Context, r *run, s *planfile.Step) (*mutation, error) {
 	if e.prepareFn == nil {
 		return nil, nil
 	}
 	return e.prepareFn(ctx, r, s)
 }
 
-var executors = map[plan.Action]executor{}
+var executors = map[planfile.Action]executor{}
 
 // registerExecutor adds an action's executor; each exec_*.go calls it from init.
-func registerExecutor(a plan.Action, e executor) {
+func registerExecutor(a planfile.Action, e executor) {
 	if _, dup := executors[a]; dup {
 		panic("apply: executor of " + string(a) + " registered twice")
 	}
@@ -53,14 +53,14 @@ func registerExecutor(a plan.Action, e executor) {
 }
 
 // executorOf returns the action's executor, nil for an unknown action.
-func executorOf(a plan.Action) executor { return executors[a] }
+func executorOf(a planfile.Action) executor { return executors[a] }
 
 // HasExecutor reports whether the engine can run steps of the action.
-func HasExecutor(a plan.Action) bool { return executors[a] != nil }
+func HasExecutor(a planfile.Action) bool { return executors[a] != nil }
 
 // StepAccess is the permissions one step's action needs (its gates' reads
 // aside), for tests and RBAC generation that look at one action.
-func StepAccess(p *plan.Plan, s *plan.Step, mapKind KindMapper) ([]Access, error) {
+func StepAccess(p *planfile.Plan, s *planfile.Step, mapKind KindMapper) ([]Access, error) {
 	ex := executorOf(s.Action)
 	if ex == nil {
 		return nil, nil
@@ -69,7 +69,7 @@ func StepAccess(p *plan.Plan, s *plan.Step, mapKind KindMapper) ([]Access, error
 }
 
 // changeAccess is the permissions of a step that patches its Change's object.
-func changeAccess(_ *plan.Plan, s *plan.Step, mapKind KindMapper) ([]Access, error) {
+func changeAccess(_ *planfile.Plan, s *planfile.Step, mapKind KindMapper) ([]Access, error) {
 	if s.Change == nil {
 		return nil, nil
 	}
@@ -77,6 +77,6 @@ func changeAccess(_ *plan.Plan, s *plan.Step, mapKind KindMapper) ([]Access, err
 }
 
 // prepareChangeStep prepares a step that patches its Change's object.
-func prepareChangeStep(ctx context.Context, r *run, s *plan.Step) (*mutation, error) {
+func prepareChangeStep(ctx context.Context, r *run, s *planfile.Step) (*mutation, error) {
 	return r.prepareChange(ctx, s)
 }

@@ -28,7 +28,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
 	"github.com/openshift-recover/recover/internal/testing/recoverbin"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	policyv1 "k8s.io/api/policy/v1"
 )
 
@@ -82,7 +82,7 @@ func (ic *inCluster) relaxRunToTheEnd(t *testing.T, ctx context.Context, c *appl
 // plan in ConfigMaps named after name. It returns the case's context, the run,
 // the plan, the relax step's ID, the test's directory and the budget's spec
 // before the run.
-func relaxFixture(t *testing.T, c *applytest.Cluster, name string) (context.Context, *inCluster, *plan.Plan, string, string, policyv1.PodDisruptionBudgetSpec) {
+func relaxFixture(t *testing.T, c *applytest.Cluster, name string) (context.Context, *inCluster, *planfile.Plan, string, string, policyv1.PodDisruptionBudgetSpec) {
 	t.Helper()
 	ctx := caseContext(t)
 	if err := c.Reset(ctx); err != nil {

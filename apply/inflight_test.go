@@ -9,7 +9,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestResumeRechecksTheStepInFlight plays a run killed between a step's intent and
@@ -20,7 +20,7 @@ func TestResumeRechecksTheStepInFlight(t *testing.T) {
 	b, sc := applytest.FullPlan("inflight")
 	prepareScenario(t, ctx, c, sc)
 	p := b.Plan()
-	index := func(match func(s plan.Step) bool) int {
+	index := func(match func(s planfile.Step) bool) int {
 		for i, s := range p.Steps {
 			if match(s) {
 				return i
@@ -29,8 +29,8 @@ func TestResumeRechecksTheStepInFlight(t *testing.T) {
 		t.Fatal("step not found")
 		return -1
 	}
-	createOnly := index(func(s plan.Step) bool { return s.Manifest != nil && s.Manifest.CreateOnly })
-	del := index(func(s plan.Step) bool { return s.Action == plan.ActionDelete })
+	createOnly := index(func(s planfile.Step) bool { return s.Manifest != nil && s.Manifest.CreateOnly })
+	del := index(func(s planfile.Step) bool { return s.Action == planfile.ActionDelete })
 
 	opts := defaults(t)
 	opts.UntilStep = p.Steps[createOnly-1].ID
@@ -86,7 +86,7 @@ func TestResumeRechecksTheStepInFlight(t *testing.T) {
 }
 
 // killedAfterIntent appends the intent a run killed right after it would leave.
-func killedAfterIntent(t *testing.T, path string, s plan.Step, op string) {
+func killedAfterIntent(t *testing.T, path string, s planfile.Step, op string) {
 	t.Helper()
 	w, _, err := journal.Open(path)
 	if err != nil {

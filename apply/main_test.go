@@ -13,7 +13,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 var env *kubetest.Env
@@ -53,7 +53,7 @@ func setup(t testing.TB) (*applytest.Cluster, context.Context) {
 }
 
 // run executes p and returns the result and every event.
-func run(t testing.TB, ctx context.Context, p *plan.Plan, opts apply.Options) (*apply.Result, []apply.Event) {
+func run(t testing.TB, ctx context.Context, p *planfile.Plan, opts apply.Options) (*apply.Result, []apply.Event) {
 	t.Helper()
 	e, err := apply.New(env.Config)
 	if err != nil {
@@ -62,7 +62,7 @@ func run(t testing.TB, ctx context.Context, p *plan.Plan, opts apply.Options) (*
 	return runWith(t, ctx, e, p, opts, nil)
 }
 
-func runWith(t testing.TB, ctx context.Context, e *apply.Engine, p *plan.Plan, opts apply.Options, each func(apply.Event)) (*apply.Result, []apply.Event) {
+func runWith(t testing.TB, ctx context.Context, e *apply.Engine, p *planfile.Plan, opts apply.Options, each func(apply.Event)) (*apply.Result, []apply.Event) {
 	t.Helper()
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = -1

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/apply/journal"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Options configure one run.
@@ -64,7 +64,7 @@ type Options struct {
 
 	// Timeouts override the gate timeouts per kind (over the plan's and the
 	// defaults in gate.DefaultTimeouts).
-	Timeouts map[plan.GateKind]time.Duration
+	Timeouts map[planfile.GateKind]time.Duration
 	// Heartbeat repeats a waiting event this often while a gate's progress does
 	// not change (default 15s; negative: never).
 	Heartbeat time.Duration

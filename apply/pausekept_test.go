@@ -8,7 +8,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestAPoolPausedInsideAPushIsNamedWhenTheRunStops: a run that stops with
@@ -22,7 +22,7 @@ func TestAPoolPausedInsideAPushIsNamedWhenTheRunStops(t *testing.T) {
 	p := applytest.NewPlan().DisableCVO().PausePool("master").UnpausePool("master").RestoreCVO().Plan()
 	pause := ""
 	for _, s := range p.Steps {
-		if s.Action == plan.ActionPausePool {
+		if s.Action == planfile.ActionPausePool {
 			pause = s.ID
 		}
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/resource"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 var clusterVersionsGVR = schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "clusterversions"}
@@ -220,7 +220,7 @@ func orDash(s string) string {
 
 // manifestInjectsProxy reports whether applying m needs the cluster proxy
 // (resource.InjectProxyAnnotation), so preflight checks it may be read.
-func manifestInjectsProxy(m *plan.Manifest) bool {
+func manifestInjectsProxy(m *planfile.Manifest) bool {
 	var doc struct {
 		Metadata struct {
 			Annotations map[string]string `json:"annotations"`

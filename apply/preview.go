@@ -6,7 +6,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply/gate"
 	"github.com/openshift-recover/recover/apply/resource"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Preview prepares one step's change against the live cluster, sent as a
@@ -14,9 +14,9 @@ import (
 // preflight, takes no lock, writes no journal and changes nothing: it is for a
 // front end's plan view. Steps whose prerequisites an earlier step creates (a
 // namespace, a CRD) may fail to preview until those steps ran.
-func (e *Engine) Preview(ctx context.Context, p *plan.Plan, stepID string) (*ChangeInfo, error) {
-	var s *plan.Step
-	for _, rs := range plan.RunOrder(p) {
+func (e *Engine) Preview(ctx context.Context, p *planfile.Plan, stepID string) (*ChangeInfo, error) {
+	var s *planfile.Step
+	for _, rs := range planfile.RunOrder(p) {
 		if rs.Step.ID == stepID {
 			s = rs.Step
 		}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // On a proxied cluster the CVO injects the cluster proxy into the containers a
@@ -58,12 +58,12 @@ func TestApplyInjectsTheClusterProxyAndHidesItsCredentials(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		digest, err := plan.ManifestDigest(raw)
+		digest, err := planfile.ManifestDigest(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
 		md := obj["metadata"].(map[string]any)
-		m := &plan.Manifest{File: "0000_50_test_deployment.yaml", APIVersion: obj["apiVersion"].(string), Kind: obj["kind"].(string),
+		m := &planfile.Manifest{File: "0000_50_test_deployment.yaml", APIVersion: obj["apiVersion"].(string), Kind: obj["kind"].(string),
 			Name: md["name"].(string), Object: raw, Digest: digest}
 		if n, ok := md["namespace"].(string); ok {
 			m.Namespace = n

@@ -27,6 +27,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/referee"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // realHop is one real-payload update the test runs: the referee's cases for it,
@@ -110,7 +111,7 @@ var hop420 = func() realHop {
 type realRun struct {
 	hop     realHop
 	cluster *realpayload.Cluster
-	plan    *plan.Plan
+	plan    *planfile.Plan
 	result  *apply.Result
 	events  []apply.Event
 	elapsed time.Duration
@@ -266,7 +267,7 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 		PlanPath: "plan.json", PlanDigest: "sha256:realpayload", Decider: apply.AutoDecider{}, Heartbeat: -1,
 		// The players answer in milliseconds and workloads roll out in
 		// seconds: a gate still open after minutes is a failure to report.
-		Timeouts: map[plan.GateKind]time.Duration{plan.GateClusterOperator: 3 * time.Minute, plan.GateStaticPods: 3 * time.Minute, plan.GateWorkloadRollout: 5 * time.Minute},
+		Timeouts: map[planfile.GateKind]time.Duration{planfile.GateClusterOperator: 3 * time.Minute, planfile.GateStaticPods: 3 * time.Minute, planfile.GateWorkloadRollout: 5 * time.Minute},
 	}, func(e apply.Event) {
 		r.events = append(r.events, e)
 		players.Observe(e)

@@ -19,7 +19,7 @@ import (
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 const remedyNS = "recover-remedy"
@@ -71,7 +71,7 @@ func drainCompletes(t testing.TB, ctx context.Context, c *applytest.Cluster) {
 
 // relaxPlan is disable-cvo, relax-pdb (gated on master-1 settling), its revert
 // and restore-cvo.
-func relaxPlan(pdb *policyv1.PodDisruptionBudget) (*plan.Plan, string, string) {
+func relaxPlan(pdb *policyv1.PodDisruptionBudget) (*planfile.Plan, string, string) {
 	b := applytest.NewPlan().DisableCVO().RelaxPDB(pdb.Namespace, pdb.Name, string(pdb.UID), applytest.NodesSettled("master-1"))
 	relax := b.LastID()
 	b.Revert(relax)
@@ -82,7 +82,7 @@ func relaxPlan(pdb *policyv1.PodDisruptionBudget) (*plan.Plan, string, string) {
 // relaxCase is the start of a remediation test on the (reset) fixture: the
 // budget "web" made while master-1 drains, the plan that relaxes it (relaxPlan),
 // the relax and revert steps' IDs, and the budget's spec before the run.
-func relaxCase(t testing.TB, ctx context.Context, c *applytest.Cluster) (*plan.Plan, string, string, policyv1.PodDisruptionBudgetSpec) {
+func relaxCase(t testing.TB, ctx context.Context, c *applytest.Cluster) (*planfile.Plan, string, string, policyv1.PodDisruptionBudgetSpec) {
 	t.Helper()
 	pdb := newPDB(t, ctx, c, "web")
 	drainingMaster(t, ctx, c)
@@ -207,7 +207,7 @@ func TestRelaxPDBJournalsThePreImageFirstAndRestoresTheBudgetExactly(t *testing.
 	if !reflect.DeepEqual(after.Spec, before) || after.Labels["team"] != "web" || after.Annotations["owner"] != "someone" || len(after.Annotations) != 1 {
 		t.Errorf("the budget is not restored exactly:\n got %+v %v %v\nwant %+v", after.Spec, after.Labels, after.Annotations, before)
 	}
-	if diff == nil || diff.Remedy != plan.RemedyRelaxPDB || diff.RevertedBy != revert || len(diff.Fields) != 1 || string(diff.PreImage["spec.minAvailable"]) != "2" {
+	if diff == nil || diff.Remedy != planfile.RemedyRelaxPDB || diff.RevertedBy != revert || len(diff.Fields) != 1 || string(diff.PreImage["spec.minAvailable"]) != "2" {
 		t.Errorf("the relax step's diff event should carry the remedy, the pre-image, the new values and its revert: %+v", diff)
 	}
 	st := mustLoad(t, opts.JournalPath).State()
@@ -286,7 +286,7 @@ func TestPreviewOfARemediationStepCarriesItsFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ci.Remedy != plan.RemedyRelaxPDB || len(ci.Fields) != 1 || len(ci.PreImage) == 0 || ci.RevertedBy == "" || !ci.DryRun {
+	if ci.Remedy != planfile.RemedyRelaxPDB || len(ci.Fields) != 1 || len(ci.PreImage) == 0 || ci.RevertedBy == "" || !ci.DryRun {
 		t.Errorf("preview of %s: %+v", relax, ci)
 	}
 	after, err := c.Kube.PolicyV1().PodDisruptionBudgets(remedyNS).Get(ctx, "preview", metav1.GetOptions{})

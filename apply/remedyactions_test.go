@@ -26,7 +26,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // remedyCase is one remediation action on the fixture cluster: the object it
@@ -34,14 +34,14 @@ import (
 // the step's gate waits.
 type remedyCase struct {
 	name   string
-	action plan.Action
-	obj    plan.ObjectRef
+	action planfile.Action
+	obj    planfile.ObjectRef
 	gvr    schema.GroupVersionResource
 	// path is the suffix of the object's URL path.
 	path   string
 	patch  string
 	fields [][]string
-	gate   *plan.Gate
+	gate   *planfile.Gate
 	// prepare makes the object as the wedge has it; operator plays its
 	// controller when the gate waits; cleanup undoes what the test did.
 	prepare, operator, cleanup func(t *testing.T, ctx context.Context, c *applytest.Cluster)
@@ -115,12 +115,12 @@ func remedyCases() []remedyCase {
 	ackKey := "ack-4.18-kube-1.32-api-removals-in-4.19"
 	// The forced rollout must reach a revision newer than the one it starts
 	// from: prepare sets the gate's MinRevision.
-	forced := &plan.Gate{Kind: plan.GateStaticPods, StaticPods: &plan.StaticPodsGate{Resource: "kubeschedulers", Namespace: "openshift-kube-scheduler", PodPrefix: "openshift-kube-scheduler"}}
+	forced := &planfile.Gate{Kind: planfile.GateStaticPods, StaticPods: &planfile.StaticPodsGate{Resource: "kubeschedulers", Namespace: "openshift-kube-scheduler", PodPrefix: "openshift-kube-scheduler"}}
 	var from int32
 	return []remedyCase{
 		{
-			name: "force-redeployment", action: plan.ActionForceRedeployment,
-			obj: plan.ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "KubeScheduler", Name: "cluster"},
+			name: "force-redeployment", action: planfile.ActionForceRedeployment,
+			obj: planfile.ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "KubeScheduler", Name: "cluster"},
 			gvr: schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "kubeschedulers"}, path: "/kubeschedulers/cluster",
 			patch: fmt.Sprintf(`{"spec":{"forceRedeploymentReason":%q}}`, reason), fields: [][]string{{"spec", openshift.FieldForceRedeploymentReason}},
 			gate: forced,
@@ -132,8 +132,8 @@ func remedyCases() []remedyCase {
 			after:    map[string]string{"spec.forceRedeploymentReason": fmt.Sprintf("%q", reason)},
 		},
 		{
-			name: "acknowledge-admin-gate", action: plan.ActionAcknowledgeGate,
-			obj: plan.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: openshift.AdminAcksNamespace, Name: openshift.AdminAcksConfigMap},
+			name: "acknowledge-admin-gate", action: planfile.ActionAcknowledgeGate,
+			obj: planfile.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: openshift.AdminAcksNamespace, Name: openshift.AdminAcksConfigMap},
 			gvr: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, path: "/namespaces/openshift-config/configmaps/admin-acks",
 			patch: fmt.Sprintf(`{"data":{%q:"true"}}`, ackKey), fields: [][]string{{"data", ackKey}},
 			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
@@ -150,8 +150,8 @@ func remedyCases() []remedyCase {
 			after: map[string]string{"data." + ackKey2(ackKey): `"true"`},
 		},
 		{
-			name: "remove-overrides", action: plan.ActionRemoveOverrides,
-			obj: plan.ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: "version"},
+			name: "remove-overrides", action: planfile.ActionRemoveOverrides,
+			obj: planfile.ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: "version"},
 			gvr: schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "clusterversions"}, path: "/clusterversions/version",
 			patch: `{"spec":{"overrides":null}}`, fields: [][]string{{"spec", "overrides"}},
 			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
@@ -166,11 +166,11 @@ func remedyCases() []remedyCase {
 			after: map[string]string{"spec.overrides": "null"},
 		},
 		{
-			name: "annotate-upgradeable-to", action: plan.ActionAnnotateUpgradeableTo,
-			obj: plan.ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "CloudCredential", Name: "cluster"},
+			name: "annotate-upgradeable-to", action: planfile.ActionAnnotateUpgradeableTo,
+			obj: planfile.ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "CloudCredential", Name: "cluster"},
 			gvr: schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "cloudcredentials"}, path: "/cloudcredentials/cluster",
 			patch: fmt.Sprintf(`{"metadata":{"annotations":{%q:"4.19"}}}`, openshift.AnnotationUpgradeableTo), fields: [][]string{{"metadata", "annotations", openshift.AnnotationUpgradeableTo}},
-			gate: &plan.Gate{Kind: plan.GateConditionCleared, Object: &plan.ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterOperator", Name: openshift.CloudCredentialOperator},
+			gate: &planfile.Gate{Kind: planfile.GateConditionCleared, Object: &planfile.ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterOperator", Name: openshift.CloudCredentialOperator},
 				Condition: "Upgradeable", Reason: openshift.ReasonMissingUpgradeableAnnotation},
 			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
 				dyn := dynamic.NewForConfigOrDie(env.Config).Resource(schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "cloudcredentials"})
@@ -188,11 +188,11 @@ func remedyCases() []remedyCase {
 			after: map[string]string{`metadata.annotations.cloudcredential\.openshift\.io/upgradeable-to`: `"4.19"`},
 		},
 		{
-			name: "unpause-pool as a remedy", action: plan.ActionUnpausePool,
-			obj: plan.ObjectRef{APIVersion: "machineconfiguration.openshift.io/v1", Kind: "MachineConfigPool", Name: "master"},
+			name: "unpause-pool as a remedy", action: planfile.ActionUnpausePool,
+			obj: planfile.ObjectRef{APIVersion: "machineconfiguration.openshift.io/v1", Kind: "MachineConfigPool", Name: "master"},
 			gvr: schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigpools"}, path: "/machineconfigpools/master",
 			patch: `{"spec":{"paused":false}}`, fields: [][]string{{"spec", "paused"}},
-			gate: &plan.Gate{Kind: plan.GatePoolUpdated, Pool: "master"},
+			gate: &planfile.Gate{Kind: planfile.GatePoolUpdated, Pool: "master"},
 			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
 				if _, err := c.MCFG.MachineconfigurationV1().MachineConfigPools().Patch(ctx, "master", "application/merge-patch+json", []byte(`{"spec":{"paused":true}}`), metav1.PatchOptions{}); err != nil {
 					t.Fatal(err)
@@ -252,7 +252,7 @@ func TestEachRemediationActionJournalsItsPreImageBeforeTheChange(t *testing.T) {
 			}
 			b := applytest.NewPlan().DisableCVO().Change(tc.action, tc.obj, string(live.GetUID()), tc.patch, tc.fields, tc.gate)
 			step := b.LastID()
-			if tc.action == plan.ActionUnpausePool {
+			if tc.action == planfile.ActionUnpausePool {
 				b.Plan().Steps[1].Pool = "master"
 			}
 			p := b.RestoreCVO().Plan()
@@ -331,7 +331,7 @@ func TestPreflightListsTheRemediationPermissions(t *testing.T) {
 	_, ctx := setup(t)
 	b := applytest.NewPlan().DisableCVO().RelaxPDB(remedyNS, "web", "", applytest.NodesSettled("master-1"))
 	b.Revert(b.LastID())
-	b.ApproveCSR(plan.CSRApproval{Name: "csr-x", SignerName: openshift.SignerKubeletClient, Username: openshift.NodeBootstrapper, CommonName: "system:node:worker-9"})
+	b.ApproveCSR(planfile.CSRApproval{Name: "csr-x", SignerName: openshift.SignerKubeletClient, Username: openshift.NodeBootstrapper, CommonName: "system:node:worker-9"})
 	for _, tc := range remedyCases()[1:4] {
 		b.Change(tc.action, tc.obj, "", tc.patch, tc.fields, tc.gate)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/lock"
 	"github.com/openshift-recover/recover/internal/nextcmd"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // DefaultRevertTimeout bounds the reverts a stopping run makes (Options.RevertTimeout).
@@ -88,7 +88,7 @@ func (r *run) revertOnStop(ctx context.Context, runErr error) {
 			r.kept = append(r.kept, fmt.Sprintf("MachineConfigPool %s (step %s, unpaused by step %s)", s.Pool, st.ID, r.restoredBy(s)))
 			continue
 		}
-		if s := r.planStep(st.ID); s != nil && s.Action == plan.ActionPausePool && r.cvoDisabled {
+		if s := r.planStep(st.ID); s != nil && s.Action == planfile.ActionPausePool && r.cvoDisabled {
 			// A pool paused inside a push the CVO is disabled for stays
 			// paused: the push orders its unpause after the control plane
 			// is verified, and the CVO, which would order it otherwise, is
@@ -145,8 +145,8 @@ func (r *run) revertInfo(st *journal.StepState, why string) RevertInfo {
 
 // restoredBy is the plan's step that restores what s changes: its revert
 // step, or for a pool pause the plan's next unpause of the pool.
-func (r *run) restoredBy(s *plan.Step) string {
-	if s.RevertedBy != "" || s.Action != plan.ActionPausePool {
+func (r *run) restoredBy(s *planfile.Step) string {
+	if s.RevertedBy != "" || s.Action != planfile.ActionPausePool {
 		return s.RevertedBy
 	}
 	after := false
@@ -154,14 +154,14 @@ func (r *run) restoredBy(s *plan.Step) string {
 		t := &r.p.Steps[i]
 		if t.ID == s.ID {
 			after = true
-		} else if after && t.Action == plan.ActionUnpausePool && t.Pool == s.Pool {
+		} else if after && t.Action == planfile.ActionUnpausePool && t.Pool == s.Pool {
 			return t.ID
 		}
 	}
 	return ""
 }
 
-func (r *run) planStep(id string) *plan.Step {
+func (r *run) planStep(id string) *planfile.Step {
 	for i := range r.p.Steps {
 		if r.p.Steps[i].ID == id {
 			return &r.p.Steps[i]
@@ -173,7 +173,7 @@ func (r *run) planStep(id string) *plan.Step {
 // revertOne writes one outstanding change's pre-image back.
 func (r *run) revertOne(ctx context.Context, st *journal.StepState) error {
 	target := r.planStep(st.ID)
-	if target == nil || (target.Change == nil && target.Action != plan.ActionPausePool) {
+	if target == nil || (target.Change == nil && target.Action != planfile.ActionPausePool) {
 		return fmt.Errorf("step %s is not a change of this plan", st.ID)
 	}
 	var info StepInfo
@@ -204,10 +204,10 @@ func (r *run) revertOne(ctx context.Context, st *journal.StepState) error {
 
 // revertAttempt prepares the revert from the live object and makes it; it
 // emits the reverting event unless an earlier attempt did (*announced).
-func (r *run) revertAttempt(ctx context.Context, target *plan.Step, st *journal.StepState, info StepInfo, announced *bool) error {
+func (r *run) revertAttempt(ctx context.Context, target *planfile.Step, st *journal.StepState, info StepInfo, announced *bool) error {
 	var m *mutation
 	var err error
-	if target.Action == plan.ActionPausePool {
+	if target.Action == planfile.ActionPausePool {
 		m, err = r.prepareUnpauseOnStop(ctx, target)
 	} else {
 		m, err = r.prepareRestore(ctx, target, target, st, true)
@@ -259,7 +259,7 @@ func (r *run) revertAttempt(ctx context.Context, target *plan.Step, st *journal.
 // oran-o2ims and ClusterCurator unpause on failure, so that a stopped run
 // never leaves the workers without their updates and the kubelet CA bundle
 // (MCO #2802). Only a pause the journal records is undone (Outstanding).
-func (r *run) prepareUnpauseOnStop(ctx context.Context, target *plan.Step) (*mutation, error) {
+func (r *run) prepareUnpauseOnStop(ctx context.Context, target *planfile.Step) (*mutation, error) {
 	m, err := r.preparePaused(ctx, target.Pool, false)
 	if err != nil {
 		return nil, err

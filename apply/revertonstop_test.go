@@ -20,7 +20,7 @@ import (
 	"github.com/openshift-recover/recover/apply/printer"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // assertRevertedOnStop checks a stopped run's report and journal: the budget
@@ -69,7 +69,7 @@ func TestGateTimeoutRevertsTheRelaxedPDBAndResumeMakesItAgain(t *testing.T) {
 	c, ctx := setup(t)
 	p, relax, revert, before := relaxCase(t, ctx, c)
 	opts := defaults(t)
-	opts.Timeouts = map[plan.GateKind]time.Duration{plan.GateNodesSettled: 2 * time.Second}
+	opts.Timeouts = map[planfile.GateKind]time.Duration{planfile.GateNodesSettled: 2 * time.Second}
 	res, events := run(t, ctx, p, opts)
 	if res.Outcome != apply.OutcomeGateFailed {
 		t.Fatalf("%s: %s\n%s", res.Outcome, res.Message, dump(events))

@@ -16,7 +16,7 @@ import (
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/lock"
 	"github.com/openshift-recover/recover/apply/resource"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // run is one execution of a plan.
@@ -24,8 +24,8 @@ type run struct {
 	e *Engine
 	// p is the plan as run: for a staged plan, every stage's steps in
 	// plan.RunOrder (runPlan); orig is the plan as given.
-	p    *plan.Plan
-	orig *plan.Plan
+	p    *planfile.Plan
+	orig *planfile.Plan
 	opts Options
 	// stageOf is each step's stage in a staged plan (nil without stages);
 	// stage is the stage running.
@@ -63,7 +63,7 @@ type run struct {
 	nowRead bool
 }
 
-func newRun(e *Engine, p *plan.Plan, opts Options, ch chan<- Event) *run {
+func newRun(e *Engine, p *planfile.Plan, opts Options, ch chan<- Event) *run {
 	if opts.Decider == nil {
 		opts.Decider = AutoDecider{}
 	}
@@ -109,7 +109,7 @@ func (r *run) main(ctx context.Context) error {
 		Steps: len(r.p.Steps), Journal: r.eventJournal(), DryRun: r.opts.DryRun, Resume: r.opts.Resume, Server: r.e.server, Mode: r.p.Mode,
 		Goal: r.orig.Goal, Stages: len(r.orig.Stages),
 	}})
-	if err := plan.Validate(r.orig); err != nil {
+	if err := planfile.Validate(r.orig); err != nil {
 		r.emit(Event{Type: EventPreflight, Preflight: &PreflightCheck{Name: "plan", Message: err.Error()}})
 		return &Error{Outcome: OutcomeBadInput, Err: err}
 	}
@@ -393,7 +393,7 @@ var errSkip = errors.New("skipped")
 
 // step runs one step: its mutation (with retries the Decider asks for), then its
 // gates, then journals it done.
-func (r *run) step(ctx context.Context, s *plan.Step, info StepInfo) error {
+func (r *run) step(ctx context.Context, s *planfile.Step, info StepInfo) error {
 	r.emit(Event{Type: EventStepStarted, Step: &info, Message: s.Reason})
 	for attempt := 0; ; attempt++ {
 		err := r.act(ctx, s, info)
@@ -467,7 +467,7 @@ func (r *run) step(ctx context.Context, s *plan.Step, info StepInfo) error {
 
 // failureOptions are the decisions offered after a failure: CVO steps cannot be
 // skipped (skipping them would leave the CVO fighting the plan, or off).
-func (r *run) failureOptions(s *plan.Step) []Decision {
+func (r *run) failureOptions(s *planfile.Step) []Decision {
 	if s.Spec().NoSkip {
 		// Skipping a revert would leave its temporary change in place.
 		return []Decision{Abort, Retry}
@@ -492,19 +492,19 @@ func (r *run) decide(ctx context.Context, req Request) (Decision, error) {
 
 // stepGates are the gates a step waits for: its plan gate, and for the CVO steps
 // the CVO's own gate even when the plan leaves it out.
-func (r *run) stepGates(s *plan.Step) []*plan.Gate { return stepGates(r.p, s) }
+func (r *run) stepGates(s *planfile.Step) []*planfile.Gate { return stepGates(r.p, s) }
 
 // stepGates are the gates a step of p waits for: its own, and the one its
 // action implies (disable-cvo, restore-cvo), a restored gate pointed at the
 // object the reverted step changed.
-func stepGates(p *plan.Plan, s *plan.Step) []*plan.Gate {
-	var gates []*plan.Gate
+func stepGates(p *planfile.Plan, s *planfile.Step) []*planfile.Gate {
+	var gates []*planfile.Gate
 	if kind := s.Spec().ImpliedGate; kind != "" && (s.Gate == nil || s.Gate.Kind != kind) {
-		gates = append(gates, &plan.Gate{Kind: kind})
+		gates = append(gates, &planfile.Gate{Kind: kind})
 	}
 	if s.Gate != nil {
 		g := s.Gate
-		if g.Kind == plan.GateRestored && g.Object == nil {
+		if g.Kind == planfile.GateRestored && g.Object == nil {
 			// A restored gate watches the object the reverted step changed.
 			if t, err := revertTarget(p, s); err == nil {
 				cp := *g
@@ -519,9 +519,9 @@ func stepGates(p *plan.Plan, s *plan.Step) []*plan.Gate {
 
 // gateOptions are the options a gate needs besides its plan form: a restored
 // gate's journaled pre-image.
-func (r *run) gateOptions(s *plan.Step, g *plan.Gate) gate.WaitOptions {
+func (r *run) gateOptions(s *planfile.Step, g *planfile.Gate) gate.WaitOptions {
 	var o gate.WaitOptions
-	if g.Kind != plan.GateRestored {
+	if g.Kind != planfile.GateRestored {
 		return o
 	}
 	target := s
@@ -543,7 +543,7 @@ func (r *run) gateOptions(s *plan.Step, g *plan.Gate) gate.WaitOptions {
 }
 
 // waitGate waits for one gate; on failure the Decider says retry, skip or abort.
-func (r *run) waitGate(ctx context.Context, s *plan.Step, info StepInfo, g *plan.Gate) error {
+func (r *run) waitGate(ctx context.Context, s *planfile.Step, info StepInfo, g *planfile.Gate) error {
 	timeout, explicit, hard := timeoutFor(g, r.opts.Timeouts)
 	gi := func(p gate.Progress, elapsed time.Duration) *GateInfo {
 		return &GateInfo{Kind: g.Kind, Subject: gate.Subject(g), Description: gate.Describe(g), Progress: p, ElapsedSeconds: elapsed.Seconds(), TimeoutSeconds: timeout.Seconds()}
@@ -588,7 +588,7 @@ func (r *run) waitGate(ctx context.Context, s *plan.Step, info StepInfo, g *plan
 				return err
 			}
 			r.emit(Event{Type: EventGatePassed, Step: &info, Gate: gi(p, elapsed), Message: p.Message})
-			if s.Spec().RestartsCVO && g.Kind == plan.GateCVORunning {
+			if s.Spec().RestartsCVO && g.Kind == planfile.GateCVORunning {
 				r.emit(Event{Type: EventCVO, Step: &info, Message: "the cluster-version operator is running again", CVO: &CVOInfo{State: CVORunning, Replicas: ptrValue(r.cvoOriginal, 1), OriginalReplicas: r.cvoOriginal}})
 			}
 			return nil
@@ -761,8 +761,8 @@ func (r *run) nextCommands(res *Result) []string {
 
 // targetText names what a plan moves the cluster to: its target release, or
 // no release for a remediation-only plan.
-func targetText(p *plan.Plan) string {
-	if p.Mode == plan.ModeRemediation || p.Target.Version == "" {
+func targetText(p *planfile.Plan) string {
+	if p.Mode == planfile.ModeRemediation || p.Target.Version == "" {
 		return "remediation only, no new release"
 	}
 	if len(p.Stages) > 0 {

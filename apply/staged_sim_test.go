@@ -34,6 +34,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The EUS path of issue 33's acceptance: a 4.18.9 cluster (the
@@ -270,7 +271,7 @@ func rewriteFile(dir, suffix string, edit func(map[string]any)) error {
 type eusCluster struct {
 	cfg  *rest.Config
 	sim  *sim.Sim
-	plan *plan.Plan
+	plan *planfile.Plan
 	dir  string
 }
 
@@ -321,7 +322,7 @@ func startEUS(t *testing.T, ctx context.Context) *eusCluster {
 	if err != nil {
 		t.Fatalf("recover plan --to 4.20.4 --eus: %v", err)
 	}
-	if len(p.Stages) != 2 || p.Stages[0].To != "4.19.17" || p.Stages[0].Workers != plan.WorkersPaused || p.Stages[1].To != "4.20.4" {
+	if len(p.Stages) != 2 || p.Stages[0].To != "4.19.17" || p.Stages[0].Workers != planfile.WorkersPaused || p.Stages[1].To != "4.20.4" {
 		t.Fatalf("the EUS plan's stages: %+v", p.Stages)
 	}
 	return &eusCluster{cfg: fresh.Config, sim: s, plan: p, dir: dir}
@@ -509,7 +510,7 @@ func TestEUSPathOnTheSimulatorFailureInStage2LeavesThePoolsUnpaused(t *testing.T
 	res, _ := eng.Execute(ctx, c.plan, apply.Options{
 		JournalPath: filepath.Join(c.dir, "run.journal"), IHaveABackup: true, AllowStale: true, PlanPath: "plan.json", PlanDigest: "sha256:eus",
 		Decider: decider, Heartbeat: -1,
-		Timeouts: map[plan.GateKind]time.Duration{plan.GateClusterOperator: 30 * time.Second},
+		Timeouts: map[planfile.GateKind]time.Duration{planfile.GateClusterOperator: 30 * time.Second},
 	}, func(e apply.Event) {
 		switch e.Type {
 		case apply.EventStage, apply.EventGateFailed, apply.EventWarning, apply.EventError, apply.EventReverted, apply.EventDone:

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/openshift-recover/recover/apply/journal"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Staged runs (plan formatVersion 1.4). A staged plan is run stage by stage in
@@ -23,13 +23,13 @@ import (
 // runPlan is the plan a run executes: p itself without stages; for a staged
 // plan a copy whose Steps are every stage's steps in plan.RunOrder, with the
 // stage of each step by ID.
-func runPlan(p *plan.Plan) (*plan.Plan, map[string]int) {
+func runPlan(p *planfile.Plan) (*planfile.Plan, map[string]int) {
 	if len(p.Stages) == 0 {
 		return p, nil
 	}
-	order := plan.RunOrder(p)
+	order := planfile.RunOrder(p)
 	flat := *p
-	flat.Steps = make([]plan.Step, len(order))
+	flat.Steps = make([]planfile.Step, len(order))
 	stageOf := make(map[string]int, len(order))
 	for i, rs := range order {
 		flat.Steps[i] = *rs.Step
@@ -48,7 +48,7 @@ func (r *run) stageAt(i int) int {
 
 // stageRefs are the journal header's stages: from -> to, the workers, and
 // how many steps each runs.
-func stageRefs(p *plan.Plan, stageOf map[string]int) []journal.StageRef {
+func stageRefs(p *planfile.Plan, stageOf map[string]int) []journal.StageRef {
 	var out []journal.StageRef
 	for _, st := range p.Stages {
 		n := 0
@@ -63,7 +63,7 @@ func stageRefs(p *plan.Plan, stageOf map[string]int) []journal.StageRef {
 }
 
 // startVersion is the release the cluster ran when the plan was made.
-func startVersion(p *plan.Plan) string {
+func startVersion(p *planfile.Plan) string {
 	if len(p.Stages) > 0 {
 		return p.Stages[0].From
 	}
@@ -87,7 +87,7 @@ func (r *run) enterStage(n int) error {
 		return err
 	}
 	msg := fmt.Sprintf("stage %d of %d: %s -> %s", n, len(r.orig.Stages), st.From, st.To)
-	if st.Workers == plan.WorkersPaused {
+	if st.Workers == planfile.WorkersPaused {
 		msg += " (workers paused: control plane only)"
 	}
 	r.emit(Event{Type: EventStage, Message: msg, Stage: r.stageInfo(n, journal.StageRunning)})
@@ -144,7 +144,7 @@ func (r *run) untilStage() (int, error) {
 // CheckUntilStage checks --until-stage n against plan p and returns the ID of
 // the step the run stops after: the last of stage n in plan.RunOrder. The CLI
 // asks it before connecting; the engine again, for every caller.
-func CheckUntilStage(p *plan.Plan, n int) (string, error) {
+func CheckUntilStage(p *planfile.Plan, n int) (string, error) {
 	switch {
 	case len(p.Stages) == 0:
 		return "", fmt.Errorf("--until-stage %d: the plan has no stages (a one-hop plan; 'recover plan --to VERSION' makes a staged one): stop it with --until-step ID instead", n)
@@ -177,8 +177,8 @@ func (r *run) landUntilStage() error {
 // the run stops as --until-stage asked: the step that unpauses it belongs to
 // a later stage, which relies on the pause (the EUS path's workers stay
 // paused across the intermediate minor). Any other stop reverts it.
-func (r *run) keptForLaterStage(s *plan.Step) bool {
-	if !r.untilHit || r.opts.UntilStage == 0 || s.Action != plan.ActionPausePool {
+func (r *run) keptForLaterStage(s *planfile.Step) bool {
+	if !r.untilHit || r.opts.UntilStage == 0 || s.Action != planfile.ActionPausePool {
 		return false
 	}
 	by := r.restoredBy(s)

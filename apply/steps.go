@@ -18,7 +18,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/resource"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 var (
@@ -62,7 +62,7 @@ func (m *mutation) changeInfo(dryRun bool) *ChangeInfo {
 }
 
 // act prepares and makes a step's change.
-func (r *run) act(ctx context.Context, s *plan.Step, info StepInfo) error {
+func (r *run) act(ctx context.Context, s *planfile.Step, info StepInfo) error {
 	if s.Spec().WaitOnly {
 		return nil
 	}
@@ -75,7 +75,7 @@ func (r *run) act(ctx context.Context, s *plan.Step, info StepInfo) error {
 
 // prepare builds a step's change from the live cluster, without making it,
 // through its action's executor (exec_<action>.go).
-func (r *run) prepare(ctx context.Context, s *plan.Step) (*mutation, error) {
+func (r *run) prepare(ctx context.Context, s *planfile.Step) (*mutation, error) {
 	if ex := executorOf(s.Action); ex != nil {
 		if m, err := ex.prepare(ctx, r, s); m != nil || err != nil {
 			return m, err
@@ -84,7 +84,7 @@ func (r *run) prepare(ctx context.Context, s *plan.Step) (*mutation, error) {
 	return nil, &Error{Outcome: OutcomeBadInput, Err: fmt.Errorf("step %s: unknown action %q", s.ID, s.Action)}
 }
 
-func (r *run) mutate(ctx context.Context, s *plan.Step, info StepInfo, m *mutation) error {
+func (r *run) mutate(ctx context.Context, s *planfile.Step, info StepInfo, m *mutation) error {
 	change := m.changeInfo(r.opts.DryRun)
 	r.emit(Event{Type: EventDiff, Step: &info, Change: change, Message: m.op + " " + m.object})
 	if r.opts.Confirm && !m.noop && !r.opts.DryRun {
@@ -154,12 +154,12 @@ func objectRef(apiVersion, kind, ns, name string) journal.ObjectRef {
 	return journal.ObjectRef{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: name}
 }
 
-func isCVODeployment(m *plan.Manifest) bool {
+func isCVODeployment(m *planfile.Manifest) bool {
 	return m != nil && openshift.IsCVODeployment(m.APIVersion, m.Kind, m.Namespace, m.Name)
 }
 
 // prepareManifest prepares an apply or delete with the CVO's semantics.
-func (r *run) prepareManifest(ctx context.Context, s *plan.Step) (*mutation, error) {
+func (r *run) prepareManifest(ctx context.Context, s *planfile.Step) (*mutation, error) {
 	mf := s.Manifest
 	opts := resource.PrepareOptions{Delete: s.Spec().Deletes, PreserveReplicas: r.cvoDisabled && isCVODeployment(mf)}
 	c, err := r.applier.Prepare(ctx, mf, opts)
@@ -234,7 +234,7 @@ func (r *run) prepareDisableCVO(ctx context.Context) (*mutation, error) {
 		}
 		original = &v
 	}
-	m := &mutation{op: "scale", object: plan.CVODeploymentRef.String(), critical: true,
+	m := &mutation{op: "scale", object: planfile.CVODeploymentRef.String(), critical: true,
 		diff:   fmt.Sprintf("spec.replicas: %d -> 0 (the CVO ran %d replica(s); journaled before the change)", live, *original),
 		intent: journal.Intent{Operation: "scale-down", Object: cvoRef, CVOReplicas: original},
 	}
@@ -269,7 +269,7 @@ func (r *run) prepareRestoreCVO(ctx context.Context) (*mutation, error) {
 	if r.cvoOriginal == nil {
 		r.warn("no original CVO replicas in the journal (disable-cvo did not run in it); restoring to %d", replicas)
 	}
-	m := &mutation{op: "scale", object: plan.CVODeploymentRef.String(), critical: true,
+	m := &mutation{op: "scale", object: planfile.CVODeploymentRef.String(), critical: true,
 		diff:   fmt.Sprintf("spec.replicas: %d -> %d", live, replicas),
 		intent: journal.Intent{Operation: "scale-up", Object: cvoRef, CVOReplicas: &replicas},
 	}
@@ -324,7 +324,7 @@ func (r *run) preparePaused(ctx context.Context, pool string, paused bool) (*mut
 // kept) but for acceptRisks: the risks the cluster already accepts stay, and
 // the step's are added (openshift/api: "This list may contain entries that
 // apply to current, previous or future updates").
-func (r *run) prepareDesiredUpdate(ctx context.Context, du *plan.DesiredUpdate) (*mutation, error) {
+func (r *run) prepareDesiredUpdate(ctx context.Context, du *planfile.DesiredUpdate) (*mutation, error) {
 	client := r.e.dyn.Resource(clusterVersionsGVR)
 	cv, err := client.Get(ctx, openshift.ClusterVersionName, metav1.GetOptions{})
 	if err != nil {

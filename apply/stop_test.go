@@ -27,12 +27,12 @@ import (
 	"github.com/openshift-recover/recover/inspect/live"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // coGate waits for a ClusterOperator that the test controls.
-func coGate(name string) *plan.Gate {
-	return &plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: name, Versions: []plan.OperandVersion{{Name: "operator", Version: applytest.TargetVersion}}}
+func coGate(name string) *planfile.Gate {
+	return &planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: name, Versions: []planfile.OperandVersion{{Name: "operator", Version: applytest.TargetVersion}}}
 }
 
 func reportOperator(t testing.TB, ctx context.Context, c *applytest.Cluster, name string) {
@@ -57,7 +57,7 @@ func TestGateThatNeverPassesStopsResumablyWithTheCVOLeftDisabled(t *testing.T) {
 	c, ctx := setup(t)
 	p := applytest.NewPlan().DisableCVO().Wait("never", coGate("never-ready")).SetDesiredUpdate().RestoreCVO().Plan()
 	opts := defaults(t)
-	opts.Timeouts = map[plan.GateKind]time.Duration{plan.GateClusterOperator: 2 * time.Second}
+	opts.Timeouts = map[planfile.GateKind]time.Duration{planfile.GateClusterOperator: 2 * time.Second}
 	res, events := run(t, ctx, p, opts)
 	if res.Outcome != apply.OutcomeGateFailed || !res.Outcome.Resumable() {
 		t.Fatalf("outcome %s, want gate-failed: %s\n%s", res.Outcome, res.Message, dump(events))
@@ -326,7 +326,7 @@ func TestPreflightRefusals(t *testing.T) {
 	})
 }
 
-func runAs(t *testing.T, ctx context.Context, cfg *rest.Config, p *plan.Plan, opts apply.Options) *apply.Result {
+func runAs(t *testing.T, ctx context.Context, cfg *rest.Config, p *planfile.Plan, opts apply.Options) *apply.Result {
 	t.Helper()
 	e, err := apply.New(cfg)
 	if err != nil {
@@ -348,7 +348,7 @@ func TestStaticPodsGateNamesTheNodeBehind(t *testing.T) {
 	fixed := make(chan struct{})
 	var once sync.Once
 	res, events := runWith(t, ctx, mustEngine(t), p, defaults(t), func(ev apply.Event) {
-		if ev.Type == apply.EventWaiting && ev.Gate.Kind == plan.GateStaticPods {
+		if ev.Type == apply.EventWaiting && ev.Gate.Kind == planfile.GateStaticPods {
 			once.Do(func() {
 				go func() {
 					_ = c.SetMirrorPodRevision(ctx, "master-2", applytest.Revision)
@@ -363,7 +363,7 @@ func TestStaticPodsGateNamesTheNodeBehind(t *testing.T) {
 	}
 	var waiting *apply.Event
 	for i := range events {
-		if events[i].Type == apply.EventWaiting && events[i].Gate.Kind == plan.GateStaticPods {
+		if events[i].Type == apply.EventWaiting && events[i].Gate.Kind == planfile.GateStaticPods {
 			waiting = &events[i]
 			break
 		}
@@ -492,7 +492,7 @@ func TestInterruptAtRandomStepsThenResumeEqualsUninterruptedRun(t *testing.T) {
 
 // assertAtMostOnce checks, from the journal, that no delete and no create-only
 // step changed the cluster twice.
-func assertAtMostOnce(t testing.TB, path string, p *plan.Plan) {
+func assertAtMostOnce(t testing.TB, path string, p *planfile.Plan) {
 	t.Helper()
 	j, err := journal.Load(path)
 	if err != nil {
@@ -500,7 +500,7 @@ func assertAtMostOnce(t testing.TB, path string, p *plan.Plan) {
 	}
 	st := j.State()
 	for _, s := range p.Steps {
-		once := s.Action == plan.ActionDelete || (s.Manifest != nil && s.Manifest.CreateOnly)
+		once := s.Action == planfile.ActionDelete || (s.Manifest != nil && s.Manifest.CreateOnly)
 		if step := st.Step(s.ID); once && step != nil && step.Mutations > 1 {
 			t.Errorf("step %s changed the cluster %d times", s.ID, step.Mutations)
 		}

@@ -2,38 +2,17 @@ package plan
 
 import (
 	"fmt"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/openshift-recover/recover/internal/nextcmd"
-)
-
-// The --accept names of the admin's promises (formatVersion 1.1), spelled once
-// in internal/nextcmd; each promise's action (its ActionSpec's Accept and
-// acceptSubject) says what it is about and what subject it takes. Risk names
-// keep their update-service form ("AuthConnectionLeak").
-const (
-	// AcceptForceRedeployment + "<component>": set a new forceRedeploymentReason on
-	// the static-pod operator of kube-apiserver, etcd, kube-controller-manager or
-	// kube-scheduler (it restarts that control-plane component one node at a time).
-	AcceptForceRedeployment = nextcmd.AcceptForceRedeployment
-	// AcceptAdminAck + "<gate key>": acknowledge an admin gate in
-	// openshift-config/admin-acks.
-	AcceptAdminAck = nextcmd.AcceptAdminAck
-	// AcceptRemoveOverrides: remove ClusterVersion spec.overrides (the CVO manages
-	// the overridden objects again and reverts what was changed by hand in them).
-	AcceptRemoveOverrides = nextcmd.AcceptRemoveOverrides
-	// AcceptUpgradeableTo + "<major.minor>": annotate the cloud credentials as fit
-	// for that minor (Manual mode).
-	AcceptUpgradeableTo = nextcmd.AcceptUpgradeableTo
 )
 
 // AcceptUsage lists the remedy name forms of the registered actions, for
 // messages and flag help.
 func AcceptUsage() string {
 	var out []string
-	for _, s := range Actions() {
+	for _, s := range planfile.Actions() {
 		if s.Accept != "" {
 			out = append(out, s.AcceptForm)
 		}
@@ -56,12 +35,12 @@ func (e *AcceptError) Error() string {
 }
 
 // ExitCode is 2: a flag is wrong.
-func (e *AcceptError) ExitCode() int { return exitUsage }
+func (e *AcceptError) ExitCode() int { return planfile.ExitUsage }
 
 // IsRemedyName reports whether an --accept name is a remedy name (well formed or
 // not) rather than a conditional-update risk name.
 func IsRemedyName(name string) bool {
-	for _, s := range Actions() {
+	for _, s := range planfile.Actions() {
 		if s.Accept != "" && !strings.HasSuffix(s.Accept, ":") && name == s.Accept {
 			return true
 		}
@@ -87,7 +66,7 @@ func ValidateAccept(names []string) error {
 }
 
 func validateRemedyName(n string) error {
-	for _, s := range Actions() {
+	for _, s := range planfile.Actions() {
 		switch {
 		case s.Accept == "":
 		case !strings.HasSuffix(s.Accept, ":"):
@@ -98,7 +77,7 @@ func validateRemedyName(n string) error {
 				return &AcceptError{Name: n, Why: s.Accept + " takes no subject"}
 			}
 		case strings.HasPrefix(n, s.Accept):
-			if why := s.acceptSubject(strings.TrimPrefix(n, s.Accept)); why != "" {
+			if why := s.AcceptSubject(strings.TrimPrefix(n, s.Accept)); why != "" {
 				return &AcceptError{Name: n, Why: why}
 			}
 			return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestApplyAcceptsThePlan is the contract with apply: the JSON recover plan
@@ -36,7 +37,7 @@ func TestApplyAcceptsThePlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := plan.Validate(p); err != nil {
+		if err := planfile.Validate(p); err != nil {
 			t.Fatalf("%s: apply refuses the plan: %v", mg, err)
 		}
 		data, err := json.MarshalIndent(p, "", "  ")
@@ -47,7 +48,7 @@ func TestApplyAcceptsThePlan(t *testing.T) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		loaded, digest, err := plan.Load(path)
+		loaded, digest, err := planfile.Load(path)
 		if err != nil {
 			t.Fatalf("%s: apply.LoadPlan: %v", mg, err)
 		}

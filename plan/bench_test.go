@@ -16,6 +16,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Benchmarks (go test -bench . -benchmem ./plan/). Figures are in docs/plan-format.md.
@@ -168,7 +169,7 @@ func BenchmarkRealPlanner(b *testing.B) {
 // hands out that payload, so the planner is measured without YAML parsing.
 func preloaded(b *testing.B, dir, version string, s *inspect.Snapshot, image string) PayloadFunc {
 	src := reloadFor(dir, version)
-	if _, _, err := src(context.Background(), Target{Image: image}, Inclusion(s)); err != nil {
+	if _, _, err := src(context.Background(), planfile.Target{Image: image}, Inclusion(s)); err != nil {
 		b.Fatal(err)
 	}
 	return src
@@ -177,15 +178,15 @@ func preloaded(b *testing.B, dir, version string, s *inspect.Snapshot, image str
 // reloadFor loads a payload directory on first use and returns it from then on.
 func reloadFor(dir, version string) PayloadFunc {
 	var cached *payload.Payload
-	return func(_ context.Context, t Target, in payload.Inclusion) (*payload.Payload, InputRef, error) {
+	return func(_ context.Context, t planfile.Target, in payload.Inclusion) (*payload.Payload, planfile.InputRef, error) {
 		if cached == nil {
 			p, err := payload.LoadDir(dir, payload.Options{Inclusion: in, ReleaseImage: t.Image, Version: version})
 			if err != nil {
-				return nil, InputRef{}, err
+				return nil, planfile.InputRef{}, err
 			}
 			cached = p
 		}
-		return cached, InputRef{Source: dir, Digest: "sha256:bench"}, nil
+		return cached, planfile.InputRef{Source: dir, Digest: "sha256:bench"}, nil
 	}
 }
 
@@ -247,7 +248,7 @@ func syntheticGraph(b testing.TB, n, out int) *graph.Result {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &graph.Result{Graph: g, Digest: digestBytes(buf.Bytes())}
+	return &graph.Result{Graph: g, Digest: planfile.DigestBytes(buf.Bytes())}
 }
 
 // BenchmarkScalePayload shows planning grows linearly with the payload: the real
@@ -333,8 +334,8 @@ func TestSyntheticInputsPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Target.Version != "4.4.4" || countAction(p, ActionApply) < 3*300 {
-		t.Fatalf("target %s, %d apply steps", p.Target.Version, countAction(p, ActionApply))
+	if p.Target.Version != "4.4.4" || planfile.CountAction(p, planfile.ActionApply) < 3*300 {
+		t.Fatalf("target %s, %d apply steps", p.Target.Version, planfile.CountAction(p, planfile.ActionApply))
 	}
 	if _, err := json.Marshal(p); err != nil {
 		t.Fatal(err)

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/plan/policy"
 )
 
@@ -67,7 +67,7 @@ type poolModel struct {
 
 // model is the checker's model of the cluster while a plan runs.
 type model struct {
-	p          *Plan
+	p          *planfile.Plan
 	s          *inspect.Snapshot
 	tmp        *temporaries
 	pol        *policy.Policy
@@ -113,12 +113,12 @@ type lag struct {
 // Check steps a model of the cluster (from the snapshot the plan was made from)
 // through the plan and asserts the invariants after every step. The first broken
 // invariant is returned as a *CheckError naming the step and the rule.
-func Check(p *Plan, s *inspect.Snapshot, pol *policy.Policy) error {
+func Check(p *planfile.Plan, s *inspect.Snapshot, pol *policy.Policy) error {
 	return check(p, s, pol, newFacts(s))
 }
 
 // check is Check with the planner's facts of s, which Make computed once.
-func check(p *Plan, s *inspect.Snapshot, pol *policy.Policy, f *facts) error {
+func check(p *planfile.Plan, s *inspect.Snapshot, pol *policy.Policy, f *facts) error {
 	if pol == nil {
 		pol = policy.Default()
 	}
@@ -131,7 +131,7 @@ func check(p *Plan, s *inspect.Snapshot, pol *policy.Policy, f *facts) error {
 	return m.end()
 }
 
-func newModel(p *Plan, s *inspect.Snapshot, pol *policy.Policy, f *facts) *model {
+func newModel(p *planfile.Plan, s *inspect.Snapshot, pol *policy.Policy, f *facts) *model {
 	m := &model{p: p, s: s, tmp: newTemporaries(p), pol: pol, history: f.history, targetKube: kubeMinor(kubeForRelease(p.Target.Version)),
 		operands: map[string]*span{}, nodes: map[string]*nodeModel{}, pools: map[string]*poolModel{}, cos: map[string]string{},
 		baseline: map[string]int{}, compOperand: map[string]string{}, compCO: map[string]string{}, pendingStatic: map[string]string{},
@@ -194,11 +194,11 @@ type manifestFacts struct {
 // searching every manifest are most of a check's work, and each step's answer is
 // independent of the others; the model then walks the steps in order and
 // reports the first problem, as it would have found it.
-func verifyManifests(steps []Step) []manifestFacts {
+func verifyManifests(steps []planfile.Step) []manifestFacts {
 	facts := make([]manifestFacts, len(steps))
-	eachManifest(steps, func(i int, mf *Manifest) {
-		d, err := ManifestDigest(mf.Object)
-		facts[i] = manifestFacts{digestOK: err == nil && d == mf.Digest, deleteProblem: DeleteAnnotationProblem(steps[i].Spec().Deletes, deleteAnnotations(mf.Object))}
+	planfile.EachManifest(steps, func(i int, mf *planfile.Manifest) {
+		d, err := planfile.ManifestDigest(mf.Object)
+		facts[i] = manifestFacts{digestOK: err == nil && d == mf.Digest, deleteProblem: planfile.DeleteAnnotationProblem(steps[i].Spec().Deletes, deleteAnnotations(mf.Object))}
 	})
 	return facts
 }
@@ -227,18 +227,16 @@ func (m *model) fail(i int, rule, format string, args ...any) error {
 	return e
 }
 
-var digestImageRE = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
-
 func (m *model) step(i int) error {
 	st := &m.p.Steps[i]
-	if spec := st.Spec(); m.p.EffectiveMode() == ModeDriveCVO && (spec.StopsCVO || spec.RestartsCVO) {
+	if spec := st.Spec(); m.p.EffectiveMode() == planfile.ModeDriveCVO && (spec.StopsCVO || spec.RestartsCVO) {
 		return m.fail(i, InvariantCVOBracketing, "a drive-cvo plan keeps the CVO running: it has no %s step", st.Action)
 	}
 	if !m.bracketed {
-		if spec := SpecOf(st.Action); spec != nil && spec.CVOManages {
+		if spec := planfile.SpecOf(st.Action); spec != nil && spec.CVOManages {
 			return m.fail(i, InvariantCVOBracketing, "%s changes what the CVO manages with the CVO running (the plan has no disable-cvo step): the CVO would fight it", st.Action)
 		}
-	} else if mutates(st.Action) && !m.cvoDisabled {
+	} else if planfile.Mutates(st.Action) && !m.cvoDisabled {
 		if m.restored {
 			return m.fail(i, InvariantCVOBracketing, "%s changes the cluster after restore-cvo: the CVO would fight it", st.Action)
 		}
@@ -252,7 +250,7 @@ func (m *model) step(i int) error {
 	if err := m.temporary(i, st); err != nil {
 		return err
 	}
-	spec := SpecOf(st.Action)
+	spec := planfile.SpecOf(st.Action)
 	if spec == nil {
 		return m.fail(i, InvariantGates, "unknown action %q", st.Action)
 	}
@@ -261,8 +259,8 @@ func (m *model) step(i int) error {
 			return err
 		}
 	}
-	if spec.check != nil {
-		if err := spec.check(m, i, st); err != nil {
+	if chk := actionChecks[st.Action]; chk != nil {
+		if err := chk(m, i, st); err != nil {
 			return err
 		}
 	}
@@ -277,7 +275,7 @@ func (m *model) step(i int) error {
 // manifestStep checks a manifest step's digest, annotation, order and gate, and
 // applies its effect: the component's operator rolls its operand (raising what
 // may run), and a new MCO may render the target's kubelet for every pool.
-func (m *model) manifestStep(i int, st *Step) error {
+func (m *model) manifestStep(i int, st *planfile.Step) error {
 	mf := st.Manifest
 	if mf == nil {
 		return m.fail(i, InvariantManifestDigest, "%s step without a manifest", st.Action)
@@ -295,7 +293,7 @@ func (m *model) manifestStep(i int, st *Step) error {
 	key := fmt.Sprintf("%d/%s", st.Group, st.Component)
 	file := fmt.Sprintf("%s#%06d", mf.File, mf.Index)
 	if last := m.lastFile[key]; last > file {
-		return m.fail(i, InvariantRunLevelOrder, "%s comes after %s in component %s", mf.File, strings.Split(last, "#")[0], orDash(st.Component))
+		return m.fail(i, InvariantRunLevelOrder, "%s comes after %s in component %s", mf.File, strings.Split(last, "#")[0], planfile.OrDash(st.Component))
 	}
 	m.lastFile[key] = file
 	applies := !st.Spec().Deletes
@@ -325,27 +323,27 @@ func (m *model) manifestStep(i int, st *Step) error {
 }
 
 // requiredGate checks that an apply step carries the gate its kind needs.
-func (m *model) requiredGate(i int, st *Step) error {
+func (m *model) requiredGate(i int, st *planfile.Step) error {
 	mf, g := st.Manifest, st.Gate
-	want := GateKind("")
+	want := planfile.GateKind("")
 	switch openshift.ManifestWaitFor(mf.APIVersion, mf.Kind, mf.Namespace, mf.Name) {
 	case openshift.WaitClusterOperator:
 		var obj struct {
 			Status struct {
-				Versions []OperandVersion `json:"versions"`
+				Versions []planfile.OperandVersion `json:"versions"`
 			} `json:"status"`
 		}
 		_ = json.Unmarshal(mf.Object, &obj)
 		// A manifest without versions is gated too, on the operator's
 		// conditions (inspect.OperatorWaitFor): its gate lists no versions.
-		if g == nil || g.Kind != GateClusterOperator || g.ClusterOperator != mf.Name || !slices.Equal(g.Versions, obj.Status.Versions) {
-			return m.fail(i, InvariantGates, "clusteroperator/%s needs a %s gate on the versions its manifest declares", mf.Name, GateClusterOperator)
+		if g == nil || g.Kind != planfile.GateClusterOperator || g.ClusterOperator != mf.Name || !slices.Equal(g.Versions, obj.Status.Versions) {
+			return m.fail(i, InvariantGates, "clusteroperator/%s needs a %s gate on the versions its manifest declares", mf.Name, planfile.GateClusterOperator)
 		}
 		return nil
 	case openshift.WaitCRDEstablished:
-		want = GateCRDEstablished
+		want = planfile.GateCRDEstablished
 	case openshift.WaitRollout, openshift.WaitJobComplete:
-		want = GateWorkloadRollout
+		want = planfile.GateWorkloadRollout
 	default:
 		return nil
 	}
@@ -357,7 +355,7 @@ func (m *model) requiredGate(i int, st *Step) error {
 
 // pendingClosed fails when a static-pod operator's ClusterOperator step is not
 // followed by its static-pods gate before the next component's steps.
-func (m *model) pendingClosed(i int, st *Step) error {
+func (m *model) pendingClosed(i int, st *planfile.Step) error {
 	for _, op := range slices.Sorted(maps.Keys(m.pendingStatic)) {
 		comp := m.pendingStatic[op]
 		if st.Spec().WaitOnly && st.Gate != nil && st.Gate.StaticPods != nil {
@@ -368,17 +366,17 @@ func (m *model) pendingClosed(i int, st *Step) error {
 		if st.Manifest != nil && st.Component == comp {
 			continue
 		}
-		return m.fail(i, InvariantGates, "clusteroperator of %s was not followed by a %s gate on every master before this step", op, GateStaticPods)
+		return m.fail(i, InvariantGates, "clusteroperator of %s was not followed by a %s gate on every master before this step", op, planfile.GateStaticPods)
 	}
 	return nil
 }
 
 // gatePassed applies what a passed gate proves.
-func (m *model) gatePassed(i int, st *Step) error {
+func (m *model) gatePassed(i int, st *planfile.Step) error {
 	g := st.Gate
 	m.tmp.settle(g.Kind)
 	switch g.Kind {
-	case GateClusterOperator:
+	case planfile.GateClusterOperator:
 		for _, v := range g.Versions {
 			if v.Name != "operator" {
 				continue
@@ -415,7 +413,7 @@ func (m *model) gatePassed(i int, st *Step) error {
 				}
 			}
 		}
-	case GateStaticPods:
+	case planfile.GateStaticPods:
 		if g.StaticPods == nil {
 			return m.fail(i, InvariantGates, "a static-pods gate without staticPods")
 		}
@@ -426,9 +424,9 @@ func (m *model) gatePassed(i int, st *Step) error {
 				m.dirty = true
 			}
 		}
-	case GateNodesSettled:
+	case planfile.GateNodesSettled:
 		m.settleNodes(g.Nodes)
-	case GatePoolUpdated:
+	case planfile.GatePoolUpdated:
 		pm := m.pools[g.Pool]
 		if pm == nil {
 			return m.fail(i, InvariantPools, "gate on unknown pool %s", g.Pool)
@@ -541,12 +539,12 @@ func (m *model) skewError(i int, key string, now int) error {
 // end asserts the state after the last step.
 func (m *model) end() error {
 	last := len(m.p.Steps) - 1
-	if err := m.pendingClosed(last+1, &Step{}); err != nil {
+	if err := m.pendingClosed(last+1, &planfile.Step{}); err != nil {
 		return err
 	}
 	switch m.p.EffectiveMode() {
-	case ModeRemediation:
-	case ModeDriveCVO:
+	case planfile.ModeRemediation:
+	case planfile.ModeDriveCVO:
 		if !m.desiredSet {
 			return m.fail(-1, InvariantDesiredUpdate, "a drive-cvo plan hands the CVO its target: it has no set-desired-update step")
 		}

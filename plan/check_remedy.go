@@ -5,20 +5,12 @@ import (
 	"slices"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The checker's rules for remediation steps (formatVersion 1.1). Every answer to
 // "is this vouched for / at its limit / blocking" is inspect's (CSRVouch,
 // PDBAtLimit, the findings' details), never a second opinion.
-
-// EffectiveMode is the plan's mode; plans before formatVersion 1.1 have none and
-// are update plans.
-func (p *Plan) EffectiveMode() string {
-	if p.Mode == "" {
-		return ModeUpdate
-	}
-	return p.Mode
-}
 
 // temporaries is the checker's state of the temporary changes in force.
 type temporaries struct {
@@ -29,11 +21,11 @@ type temporaries struct {
 	// is settled by (ActionSpec.SettledBy) passed.
 	settled map[int]bool
 	// specs are the steps' action specs.
-	specs []*ActionSpec
+	specs []*planfile.ActionSpec
 }
 
-func newTemporaries(p *Plan) *temporaries {
-	t := &temporaries{ids: map[string]int{}, open: map[string]int{}, settled: map[int]bool{}, specs: make([]*ActionSpec, len(p.Steps))}
+func newTemporaries(p *planfile.Plan) *temporaries {
+	t := &temporaries{ids: map[string]int{}, open: map[string]int{}, settled: map[int]bool{}, specs: make([]*planfile.ActionSpec, len(p.Steps))}
 	for i, st := range p.Steps {
 		t.specs[i] = st.Spec()
 		if st.ID != "" {
@@ -45,12 +37,12 @@ func newTemporaries(p *Plan) *temporaries {
 
 // changedObject is the object a step changes (Step.ObjectRef of a step whose
 // action mutates), when the checker can name it.
-func changedObject(st *Step) (ObjectRef, bool) {
+func changedObject(st *planfile.Step) (planfile.ObjectRef, bool) {
 	if st.Change != nil {
 		return st.Change.Object, true
 	}
 	if !st.Spec().Mutates {
-		return ObjectRef{}, false
+		return planfile.ObjectRef{}, false
 	}
 	return st.ObjectRef()
 }
@@ -58,11 +50,11 @@ func changedObject(st *Step) (ObjectRef, bool) {
 // temporary applies the temporary-changes rule to step i: every temporary change
 // names exactly one later revert of the same object, nothing else changes that
 // object in between, and a revert undoes a change in force.
-func (m *model) temporary(i int, st *Step) error {
+func (m *model) temporary(i int, st *planfile.Step) error {
 	t := m.tmp
 	steps := m.p.Steps
 	obj, changes := changedObject(st)
-	key := objectKey(obj)
+	key := planfile.ObjectKey(obj)
 	spec := t.specs[i]
 	switch {
 	case spec.Undoes:
@@ -79,7 +71,7 @@ func (m *model) temporary(i int, st *Step) error {
 			return m.fail(i, InvariantTemporary, "revert before change: it reverts step %s, which comes after it", st.Reverts)
 		case steps[k].RevertedBy != st.ID:
 			return m.fail(i, InvariantTemporary, "reverts step %s, which names %q as its revert", st.Reverts, steps[k].RevertedBy)
-		case steps[k].Change == nil || !sameObject(steps[k].Change.Object, obj):
+		case steps[k].Change == nil || !planfile.SameObject(steps[k].Change.Object, obj):
 			return m.fail(i, InvariantTemporary, "reverts step %s but names another object (%s)", st.Reverts, obj)
 		}
 		if o, ok := t.open[key]; !ok || o != k {
@@ -131,7 +123,7 @@ func (m *model) temporary(i int, st *Step) error {
 // settle records that a gate of kind passed while temporary changes are in
 // force: each whose action is settled by that kind (ActionSpec.SettledBy) has
 // now done its work and may be reverted.
-func (t *temporaries) settle(kind GateKind) {
+func (t *temporaries) settle(kind planfile.GateKind) {
 	for _, i := range t.open {
 		if t.specs[i].SettledBy == kind {
 			t.settled[i] = true
@@ -153,7 +145,7 @@ func (m *model) endTemporaries() error {
 // names its remedy, its change sets exactly its fields, and an admin's promise
 // is named in the plan's accepted inputs. What is particular to an action is
 // its ActionSpec's check (action_*.go).
-func (m *model) remedyStep(i int, st *Step) error {
+func (m *model) remedyStep(i int, st *planfile.Step) error {
 	if st.Remedy == "" {
 		return m.fail(i, InvariantRemedies, "%s without the remedy it belongs to", st.Action)
 	}
@@ -165,30 +157,30 @@ func (m *model) remedyStep(i int, st *Step) error {
 			return err
 		}
 	}
-	if name := acceptNameFor(st); name != "" && !slices.Contains(m.p.Inputs.Accepted, name) {
+	if name := planfile.AcceptNameFor(st); name != "" && !slices.Contains(m.p.Inputs.Accepted, name) {
 		return m.fail(i, InvariantRemedies, "%s is the admin's promise and needs --accept %s, which the plan's inputs do not record", st.Action, name)
 	}
 	return nil
 }
 
 // changeFields checks that a Change's Fields are exactly the leaves its patch sets.
-func (m *model) changeFields(i int, st *Step) error {
-	leaves, err := patchLeaves(st.Change.Patch)
+func (m *model) changeFields(i int, st *planfile.Step) error {
+	leaves, err := planfile.PatchLeaves(st.Change.Patch)
 	if err != nil {
 		return m.fail(i, InvariantRemedies, "%v", err)
 	}
 	fields := slices.Clone(st.Change.Fields)
 	slices.SortFunc(fields, func(a, b []string) int { return slices.Compare(a, b) })
 	if !slices.EqualFunc(leaves, fields, slices.Equal[[]string]) {
-		return m.fail(i, InvariantRemedies, "the change's fields (%s) are not what its patch sets", fieldsText(st.Change.Fields))
+		return m.fail(i, InvariantRemedies, "the change's fields (%s) are not what its patch sets", planfile.FieldsText(st.Change.Fields))
 	}
 	return nil
 }
 
 // remedyUnpause reports whether unpausing a pool the user paused is the
 // remedy inspect's PoolPaused finding asks for (details blocks=true).
-func (m *model) remedyUnpause(st *Step) bool {
-	if st.Remedy != RemedyUnpausePool {
+func (m *model) remedyUnpause(st *planfile.Step) bool {
+	if st.Remedy != planfile.RemedyUnpausePool {
 		return false
 	}
 	for _, fd := range m.s.FindingsWithCode(inspect.CodePoolPaused) {

@@ -13,6 +13,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // compactDigest is the digest rule spelled the long way, as the oracle of the
@@ -33,7 +34,7 @@ func compactDigest(object []byte) (string, error) {
 // digest or no error, so this covers the fast path's soundness too.
 func compareManifestDigest(t *testing.T, name string, object []byte) {
 	t.Helper()
-	got, gotErr := plan.ManifestDigest(object)
+	got, gotErr := planfile.ManifestDigest(object)
 	want, wantErr := compactDigest(object)
 	if got != want || (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
 		t.Fatalf("%s: fast path %s %v, json.Compact %s %v", name, got, gotErr, want, wantErr)

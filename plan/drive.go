@@ -6,6 +6,7 @@ import (
 
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The drive-cvo plan (ModeDriveCVO): the outcome that keeps the CVO at the
@@ -83,7 +84,7 @@ func (b *builder) driveReason(risks []string) string {
 // landingVersions are the versions the target's machine-config ClusterOperator
 // manifest declares, what the CVO waits for at the last of its run levels;
 // none (true) when the payload has no such manifest.
-func landingVersions(pl *payload.Payload) ([]OperandVersion, bool) {
+func landingVersions(pl *payload.Payload) ([]planfile.OperandVersion, bool) {
 	for _, m := range pl.Included() {
 		if isClusterOperator(m) && m.Name == openshift.MachineConfigOperator {
 			return declaredVersions(m), false

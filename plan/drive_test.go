@@ -10,6 +10,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // riskyInFlight is the second incident's cluster updating to 4.4.4, which
@@ -23,13 +24,13 @@ func riskyInFlight(t testing.TB) *inspect.Snapshot {
 // relabeled loads the example 4.4.4 payload as the release version: the
 // manifests are 4.4.4's, the release another z-stream (a retarget's target).
 func relabeled(version string) PayloadFunc {
-	return func(_ context.Context, t Target, in payload.Inclusion) (*payload.Payload, InputRef, error) {
+	return func(_ context.Context, t planfile.Target, in payload.Inclusion) (*payload.Payload, planfile.InputRef, error) {
 		pl, err := payload.LoadDir(payload444, payload.Options{Inclusion: in, ReleaseImage: t.Image})
 		if err != nil {
-			return nil, InputRef{}, err
+			return nil, planfile.InputRef{}, err
 		}
 		pl.Release.Version = version
-		return pl, InputRef{Source: payload444, Digest: "sha256:relabeled"}, nil
+		return pl, planfile.InputRef{Source: payload444, Digest: "sha256:relabeled"}, nil
 	}
 }
 
@@ -45,40 +46,40 @@ func TestDriveCVOPlanKeepsTheCVORunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Outcome == nil || p.Outcome.Kind != OutcomeDriveCVO || p.Outcome.Rule != "retarget-in-flight" || p.Mode != ModeDriveCVO || p.FormatVersion != FormatVersionDriveCVO {
+	if p.Outcome == nil || p.Outcome.Kind != planfile.OutcomeDriveCVO || p.Outcome.Rule != "retarget-in-flight" || p.Mode != planfile.ModeDriveCVO || p.FormatVersion != planfile.FormatVersionDriveCVO {
 		t.Fatalf("outcome %+v mode %s format %s", p.Outcome, p.Mode, p.FormatVersion)
 	}
-	for _, a := range []Action{ActionDisableCVO, ActionRestoreCVO, ActionApply, ActionDelete} {
-		if n := countAction(p, a); n != 0 {
+	for _, a := range []planfile.Action{planfile.ActionDisableCVO, planfile.ActionRestoreCVO, planfile.ActionApply, planfile.ActionDelete} {
+		if n := planfile.CountAction(p, a); n != 0 {
 			t.Fatalf("a drive-cvo plan has %d %s step(s): %v", n, a, actions(p))
 		}
 	}
-	set := stepIndex(p, func(st *Step) bool { return st.Action == ActionSetDesiredUpdate })
+	set := stepIndex(p, func(st *planfile.Step) bool { return st.Action == planfile.ActionSetDesiredUpdate })
 	if set < 0 || set != len(p.Steps)-2 {
 		t.Fatalf("set-desired-update at %d of %v", set, actions(p))
 	}
 	du, gate := p.Steps[set].DesiredUpdate, p.Steps[set].Gate
-	if du.Version != "4.4.5" || du.Image != image445 || du.Force || len(du.AcceptRisks) != 0 || gate == nil || gate.Kind != GateCVORunning {
+	if du.Version != "4.4.5" || du.Image != image445 || du.Force || len(du.AcceptRisks) != 0 || gate == nil || gate.Kind != planfile.GateCVORunning {
 		t.Fatalf("set-desired-update %+v gate %+v", du, gate)
 	}
 	land := p.Steps[set+1]
-	if land.Action != ActionWait || land.Gate.Kind != GateClusterOperator || land.Gate.ClusterOperator != "machine-config" ||
-		!slices.Contains(land.Gate.Versions, OperandVersion{Name: "operator", Version: "4.4.4"}) {
+	if land.Action != planfile.ActionWait || land.Gate.Kind != planfile.GateClusterOperator || land.Gate.ClusterOperator != "machine-config" ||
+		!slices.Contains(land.Gate.Versions, planfile.OperandVersion{Name: "operator", Version: "4.4.4"}) {
 		t.Fatalf("the landing wait: %+v", land.Gate)
 	}
 	var retarget bool
 	for _, r := range p.Remediations {
-		retarget = retarget || r.Remedy == RemedyRetarget && slices.Equal(r.Steps, []string{p.Steps[set].ID})
+		retarget = retarget || r.Remedy == planfile.RemedyRetarget && slices.Equal(r.Steps, []string{p.Steps[set].ID})
 	}
 	if !retarget || !strings.Contains(p.Steps[set].Reason, "keeps running") {
 		t.Fatalf("remediations %+v, reason %q", p.Remediations, p.Steps[set].Reason)
 	}
 	var buf bytes.Buffer
-	if err := Encode(&buf, p); err != nil {
+	if err := planfile.Encode(&buf, p); err != nil {
 		t.Fatal(err)
 	}
-	back, _, err := Parse(buf.Bytes(), "drive.json")
-	if err != nil || back.Mode != ModeDriveCVO || back.Outcome.Kind != OutcomeDriveCVO {
+	back, _, err := planfile.Parse(buf.Bytes(), "drive.json")
+	if err != nil || back.Mode != planfile.ModeDriveCVO || back.Outcome.Kind != planfile.OutcomeDriveCVO {
 		t.Fatalf("round trip: %v %+v", err, back)
 	}
 }
@@ -92,8 +93,8 @@ func TestDriveCVOPlanCarriesTheAcceptedRisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := stepIndex(p, func(st *Step) bool { return st.Action == ActionSetDesiredUpdate })
-	if p.Mode != ModeDriveCVO || set < 0 || !slices.Equal(p.Steps[set].DesiredUpdate.AcceptRisks, []string{"EtcdSlow"}) || countAction(p, ActionDisableCVO) != 0 {
+	set := stepIndex(p, func(st *planfile.Step) bool { return st.Action == planfile.ActionSetDesiredUpdate })
+	if p.Mode != planfile.ModeDriveCVO || set < 0 || !slices.Equal(p.Steps[set].DesiredUpdate.AcceptRisks, []string{"EtcdSlow"}) || planfile.CountAction(p, planfile.ActionDisableCVO) != 0 {
 		t.Fatalf("mode %s steps %v", p.Mode, actions(p))
 	}
 	if !strings.Contains(p.Steps[set].Reason, "acceptRisks names EtcdSlow") {
@@ -119,9 +120,9 @@ func TestDriveCVOPlanRemediesBesideTheRunningCVO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	relax := stepIndex(p, func(st *Step) bool { return st.Action == ActionRelaxPDB })
-	set := stepIndex(p, func(st *Step) bool { return st.Action == ActionSetDesiredUpdate })
-	if p.Mode != ModeDriveCVO || relax < 0 || relax > set || countAction(p, ActionDisableCVO) != 0 {
+	relax := stepIndex(p, func(st *planfile.Step) bool { return st.Action == planfile.ActionRelaxPDB })
+	set := stepIndex(p, func(st *planfile.Step) bool { return st.Action == planfile.ActionSetDesiredUpdate })
+	if p.Mode != planfile.ModeDriveCVO || relax < 0 || relax > set || planfile.CountAction(p, planfile.ActionDisableCVO) != 0 {
 		t.Fatalf("updating: %v", actions(p))
 	}
 }
@@ -136,21 +137,21 @@ func TestDriveCVOPlanInvariants(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		mutate func(p *Plan)
+		mutate func(p *planfile.Plan)
 		says   string
 	}{
-		{"a disable-cvo bracket", func(p *Plan) {
-			p.Steps = append([]Step{{ID: "000-disable-cvo", Action: ActionDisableCVO, Gate: &Gate{Kind: GateCVOScaledDown}}}, p.Steps...)
-			p.Steps = append(p.Steps, Step{ID: "099-restore-cvo", Action: ActionRestoreCVO, Gate: &Gate{Kind: GateCVORunning}})
+		{"a disable-cvo bracket", func(p *planfile.Plan) {
+			p.Steps = append([]planfile.Step{{ID: "000-disable-cvo", Action: planfile.ActionDisableCVO, Gate: &planfile.Gate{Kind: planfile.GateCVOScaledDown}}}, p.Steps...)
+			p.Steps = append(p.Steps, planfile.Step{ID: "099-restore-cvo", Action: planfile.ActionRestoreCVO, Gate: &planfile.Gate{Kind: planfile.GateCVORunning}})
 		}, "no disable-cvo or restore-cvo"},
-		{"no set-desired-update", func(p *Plan) {
-			p.Steps = slices.DeleteFunc(p.Steps, func(st Step) bool { return st.Action == ActionSetDesiredUpdate })
+		{"no set-desired-update", func(p *planfile.Plan) {
+			p.Steps = slices.DeleteFunc(p.Steps, func(st planfile.Step) bool { return st.Action == planfile.ActionSetDesiredUpdate })
 		}, "in one set-desired-update step; it has 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := clonePlan(t, good)
 			tc.mutate(p)
-			if err := Validate(p); err == nil || !strings.Contains(err.Error(), tc.says) {
+			if err := planfile.Validate(p); err == nil || !strings.Contains(err.Error(), tc.says) {
 				t.Fatalf("Validate: %v", err)
 			}
 			if err := Check(p, riskyInFlight(t), nil); err == nil {

@@ -2,20 +2,8 @@ package plan
 
 import (
 	"fmt"
-	"slices"
-	"sort"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"strings"
-)
-
-// Exit codes the planner's errors carry. They equal cmd/recover's
-// ExitUsage, ExitRisksNotAccepted, ExitNoSafeTarget and ExitRemedyRefused (a CLI
-// test keeps them in step); the plan package does not import the CLI.
-const (
-	exitUsage            = 2
-	exitRisksNotAccepted = 3
-	exitNoSafeTarget     = 6
-	exitRemedyRefused    = 12
-	exitAdvice           = 13
 )
 
 // InputError is a problem with the planner's inputs: missing, or unusable as given.
@@ -64,9 +52,9 @@ func (e *NoTargetError) Error() string {
 // ExitCode is 3 when only unaccepted risks stand in the way, 6 otherwise.
 func (e *NoTargetError) ExitCode() int {
 	if len(e.Risks) > 0 {
-		return exitRisksNotAccepted
+		return planfile.ExitRisksNotAccepted
 	}
-	return exitNoSafeTarget
+	return planfile.ExitNoSafeTarget
 }
 
 // noTarget builds the error for a selection without a safe candidate.
@@ -114,7 +102,7 @@ func (e *ForceRequiredError) Error() string {
 }
 
 // ExitCode is 2: a flag is missing.
-func (e *ForceRequiredError) ExitCode() int { return exitUsage }
+func (e *ForceRequiredError) ExitCode() int { return planfile.ExitUsage }
 
 // CheckError is a plan that broke an invariant when the checker stepped the model
 // of the cluster through it. The planner never emits such a plan.
@@ -133,64 +121,4 @@ func (e *CheckError) Error() string {
 		where = fmt.Sprintf("step %d (%s)", e.Step, e.StepID)
 	}
 	return fmt.Sprintf("plan check failed at %s: %s: %s", where, e.Rule, e.Msg)
-}
-
-// RemedyRefusedError says that something holds the update (a finding of class
-// blocks-update) and every remedy for it is refused: unsafe ones recover never
-// takes (a guard PodDisruptionBudget, a CSR nobody vouches for), or admin
-// promises not named with --accept. No plan is made.
-type RemedyRefusedError struct {
-	// Refused are the refusals of the blocking findings without any remedy.
-	Refused []RefusedRemedy
-	// All are every refusal the plan would have listed.
-	All []RefusedRemedy
-}
-
-// Unsafe reports whether a blocking refusal is one --accept cannot lift.
-func (e *RemedyRefusedError) Unsafe() bool {
-	for _, r := range e.Refused {
-		if r.Accept == "" {
-			return true
-		}
-	}
-	return false
-}
-
-// Accept returns the --accept names that would lift the refusals that need one,
-// sorted, once each.
-func (e *RemedyRefusedError) Accept() []string {
-	var out []string
-	for _, r := range e.Refused {
-		if r.Accept != "" && !slices.Contains(out, r.Accept) {
-			out = append(out, r.Accept)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (e *RemedyRefusedError) Error() string {
-	first := e.Refused[0]
-	more := ""
-	if n := len(e.Refused) - 1; n > 0 {
-		more = fmt.Sprintf(" (and %d more; see the report)", n)
-	}
-	if e.Unsafe() {
-		for _, r := range e.Refused {
-			if r.Accept == "" {
-				first = r
-				break
-			}
-		}
-		return fmt.Sprintf("what holds the cluster has no remedy recover may take: %s %s: %s%s", first.Finding, first.Subject, first.Reason, more)
-	}
-	return fmt.Sprintf("what holds the cluster needs the admin's promise: %s %s needs --accept %s%s; review the report, then pass --accept %s", first.Finding, first.Subject, first.Accept, more, strings.Join(e.Accept(), ","))
-}
-
-// ExitCode is 12 when a refusal is unsafe, 3 when --accept would lift them all.
-func (e *RemedyRefusedError) ExitCode() int {
-	if e.Unsafe() {
-		return exitRemedyRefused
-	}
-	return exitRisksNotAccepted
 }

@@ -1,10 +1,13 @@
 package plan
 
-import "testing"
+import (
+	"github.com/openshift-recover/recover/plan/planfile"
+	"testing"
+)
 
 // IsCompactJSON lets the external tests see which objects ManifestDigest hashes
 // without json.Compact.
-var IsCompactJSON = isCompactJSON
+var IsCompactJSON = planfile.IsCompactJSON
 
 // BenchCached lets the external benchmarks use the caches as the package's
 // own do: warm runs do once before the loop, cold calls renew (fresh caches)

@@ -9,6 +9,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/plan/policy"
 )
 
@@ -264,9 +265,9 @@ func (f *facts) pool(name string) *poolFact {
 }
 
 // summary returns the cluster summary of the plan document.
-func (f *facts) summary() ClusterSummary {
+func (f *facts) summary() planfile.ClusterSummary {
 	s := f.s
-	cs := ClusterSummary{Fingerprint: s.Fingerprint(), CVOMode: string(s.CVOMode())}
+	cs := planfile.ClusterSummary{Fingerprint: s.Fingerprint(), CVOMode: string(s.CVOMode())}
 	if cv := s.ClusterVersion; cv != nil {
 		cs.ClusterID = string(cv.Spec.ClusterID)
 		cs.ClaimedVersion = cv.Status.Desired.Version
@@ -274,7 +275,7 @@ func (f *facts) summary() ClusterSummary {
 			cs.ClaimedState = string(cv.Status.History[0].State)
 		}
 		if u := cv.Spec.DesiredUpdate; u != nil {
-			cs.DesiredUpdate = &DesiredUpdate{Version: u.Version, Image: u.Image, Force: u.Force}
+			cs.DesiredUpdate = &planfile.DesiredUpdate{Version: u.Version, Image: u.Image, Force: u.Force}
 		}
 	}
 	if s.CVO != nil {
@@ -282,7 +283,7 @@ func (f *facts) summary() ClusterSummary {
 		cs.CVOReplicas = &r
 	}
 	for _, o := range f.operators {
-		cv := ComponentVersion{Name: o.Name, Version: o.Version, Evidence: o.Evidence}
+		cv := planfile.ComponentVersion{Name: o.Name, Version: o.Version, Evidence: o.Evidence}
 		if !o.Verified {
 			cv.Version, cv.Claimed = "", o.Claimed
 		} else if o.Claimed != o.Version {
@@ -291,7 +292,7 @@ func (f *facts) summary() ClusterSummary {
 		cs.Components = append(cs.Components, cv)
 	}
 	for _, name := range f.unknown {
-		cs.Components = append(cs.Components, ComponentVersion{Name: name, Evidence: "no version claimed or verified"})
+		cs.Components = append(cs.Components, planfile.ComponentVersion{Name: name, Evidence: "no version claimed or verified"})
 	}
 	for _, c := range inspect.StaticPodComponents {
 		op := s.StaticPodOperator(c.Component)
@@ -300,7 +301,7 @@ func (f *facts) summary() ClusterSummary {
 		}
 		opVersion, _ := f.operator(c.ClusterOperator)
 		for _, in := range s.OperandInstances(c.Component) {
-			cv := ComponentVersion{Name: c.Component + "/" + in.Node, Kubernetes: in.Version}
+			cv := planfile.ComponentVersion{Name: c.Component + "/" + in.Node, Kubernetes: in.Version}
 			if c.Component == "etcd" {
 				cv.Kubernetes = ""
 			}
@@ -323,7 +324,7 @@ func (f *facts) summary() ClusterSummary {
 		}
 	}
 	for _, n := range f.nodes {
-		cv := ComponentVersion{Name: "kubelet/" + n.Name, Version: n.Release, Kubernetes: n.Kubelet}
+		cv := planfile.ComponentVersion{Name: "kubelet/" + n.Name, Version: n.Release, Kubernetes: n.Kubelet}
 		ev := "node status.nodeInfo.kubeletVersion"
 		if n.Release != "" {
 			ev += "; its machine config was rendered for " + n.Release
@@ -341,7 +342,7 @@ func (f *facts) summary() ClusterSummary {
 		if fd.Severity == inspect.SeverityInfo {
 			continue
 		}
-		cs.Findings = append(cs.Findings, FindingRef{Code: fd.Code, Severity: fd.Severity, Subject: fd.Subject, Message: fd.Message})
+		cs.Findings = append(cs.Findings, planfile.FindingRef{Code: fd.Code, Severity: fd.Severity, Subject: fd.Subject, Message: fd.Message})
 	}
 	return cs
 }

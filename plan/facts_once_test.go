@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshift-recover/recover/plan/planfile"
 	configv1 "github.com/openshift/api/config/v1"
 )
 
@@ -47,7 +48,7 @@ func TestTheModeDecisionAndThePlanReadTheFactsOnce(t *testing.T) {
 			o.Now = func() time.Time { return fixedTime }
 			before := factsBuilt.Load()
 			d := Decide(o.Snapshot, DecideInput{})
-			if (d.Outcome.Kind == OutcomeRemediation) != tc.remediation || (len(d.needs) > 0) == tc.remediation {
+			if (d.Outcome.Kind == planfile.OutcomeRemediation) != tc.remediation || (len(d.needs) > 0) == tc.remediation {
 				t.Fatalf("decision %+v, want remediation %v", d, tc.remediation)
 			}
 			o.Decision = d
@@ -106,10 +107,10 @@ func TestSelectLeavesTheFactsItIsGiven(t *testing.T) {
 	}
 }
 
-func mustEncode(t *testing.T, p *Plan) string {
+func mustEncode(t *testing.T, p *planfile.Plan) string {
 	t.Helper()
 	var b strings.Builder
-	if err := Encode(&b, p); err != nil {
+	if err := planfile.Encode(&b, p); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()

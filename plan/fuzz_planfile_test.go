@@ -10,7 +10,7 @@ import (
 
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/inputcheck"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // FuzzLoad feeds arbitrary bytes to the plan document reader (recover apply
@@ -30,7 +30,7 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add(small)
 	rb := applytest.NewPlan().DisableCVO().RelaxPDB("shop", "web", "uid", applytest.NodesSettled("worker-0"))
-	rb.Revert(rb.LastID()).ApproveCSR(plan.CSRApproval{Name: "csr-1", SignerName: "s", Username: "u", CommonName: "system:node:n"})
+	rb.Revert(rb.LastID()).ApproveCSR(planfile.CSRApproval{Name: "csr-1", SignerName: "s", Username: "u", CommonName: "system:node:n"})
 	remedies, err := json.Marshal(rb.RestoreCVO().Plan())
 	if err != nil {
 		f.Fatal(err)
@@ -47,7 +47,7 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		p, digest, err := plan.Load(path)
+		p, digest, err := planfile.Load(path)
 		if err != nil {
 			if pr := inputcheck.Problem(err); pr != "" {
 				t.Fatal(pr)
@@ -64,11 +64,11 @@ func FuzzLoad(f *testing.F) {
 		disable, restore := -1, -1
 		for i, s := range p.Steps {
 			switch s.Action {
-			case plan.ActionDisableCVO:
+			case planfile.ActionDisableCVO:
 				disable = i
-			case plan.ActionRestoreCVO:
+			case planfile.ActionRestoreCVO:
 				restore = i
-			case plan.ActionApply, plan.ActionDelete, plan.ActionPausePool, plan.ActionUnpausePool, plan.ActionSetDesiredUpdate:
+			case planfile.ActionApply, planfile.ActionDelete, planfile.ActionPausePool, planfile.ActionUnpausePool, planfile.ActionSetDesiredUpdate:
 				if disable < 0 || disable > i {
 					t.Fatalf("step %s changes the cluster before disable-cvo", s.ID)
 				}
@@ -85,7 +85,7 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(path2, again, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		p2, _, err := plan.Load(path2)
+		p2, _, err := planfile.Load(path2)
 		if err != nil {
 			t.Fatalf("a loaded plan written back does not load: %v", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestGuardBudgetsOneRule holds the planner, its checker and the plan
@@ -46,10 +47,10 @@ func TestGuardBudgetsOneRule(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the planner refused the ordinary budget %s: %v", subject, err)
 			}
-			if len(stepsWith(p, ActionRelaxPDB)) != 1 {
+			if len(stepsWith(p, planfile.ActionRelaxPDB)) != 1 {
 				t.Fatalf("the plan does not relax %s: %v", subject, actions(p))
 			}
-			if err := Validate(p); err != nil {
+			if err := planfile.Validate(p); err != nil {
 				t.Fatalf("apply's validation refuses the plan the planner made: %v", err)
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The bundled examples (examples/ at the repository root).
@@ -143,12 +144,12 @@ func testGraph(t testing.TB, edges ...wireEdge) *graph.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := digestBytes(data)
+	sum := planfile.DigestBytes(data)
 	return &graph.Result{Graph: g, Digest: sum}
 }
 
 // candidate returns the named candidate of a selection's table.
-func candidateOf(t testing.TB, cands []Candidate, version string) Candidate {
+func candidateOf(t testing.TB, cands []planfile.Candidate, version string) planfile.Candidate {
 	t.Helper()
 	for _, c := range cands {
 		if c.Version == version {
@@ -156,10 +157,10 @@ func candidateOf(t testing.TB, cands []Candidate, version string) Candidate {
 		}
 	}
 	t.Fatalf("no candidate %s in %v", version, versionsOf(cands))
-	return Candidate{}
+	return planfile.Candidate{}
 }
 
-func versionsOf(cands []Candidate) []string {
+func versionsOf(cands []planfile.Candidate) []string {
 	var out []string
 	for _, c := range cands {
 		out = append(out, fmt.Sprintf("%s:%s:%s", c.Version, c.Verdict, c.Rule))
@@ -169,7 +170,7 @@ func versionsOf(cands []Candidate) []string {
 
 // makeExample makes a plan for a snapshot with the example graph and a payload
 // directory, a fixed clock and generator.
-func makeExample(t testing.TB, s *inspect.Snapshot, dir string, mutate func(*Options)) (*Plan, error) {
+func makeExample(t testing.TB, s *inspect.Snapshot, dir string, mutate func(*Options)) (*planfile.Plan, error) {
 	t.Helper()
 	o := Options{Snapshot: s, Graph: exampleGraphResult(t), Payload: PayloadDir{Dir: dir},
 		Now: func() time.Time { return fixedTime }, Generator: "recover test"}
@@ -188,7 +189,7 @@ func makeExample(t testing.TB, s *inspect.Snapshot, dir string, mutate func(*Opt
 }
 
 // stepIndex returns the index of the first step matching pred, -1 if none.
-func stepIndex(p *Plan, pred func(*Step) bool) int {
+func stepIndex(p *planfile.Plan, pred func(*planfile.Step) bool) int {
 	for i := range p.Steps {
 		if pred(&p.Steps[i]) {
 			return i
@@ -197,22 +198,22 @@ func stepIndex(p *Plan, pred func(*Step) bool) int {
 	return -1
 }
 
-func isStaticWait(component string) func(*Step) bool {
-	return func(s *Step) bool {
-		return s.Action == ActionWait && s.Gate != nil && s.Gate.StaticPods != nil &&
+func isStaticWait(component string) func(*planfile.Step) bool {
+	return func(s *planfile.Step) bool {
+		return s.Action == planfile.ActionWait && s.Gate != nil && s.Gate.StaticPods != nil &&
 			inspect.StaticPodComponentFor(s.Gate.StaticPods.Resource) != nil &&
 			inspect.StaticPodComponentFor(s.Gate.StaticPods.Resource).Component == component
 	}
 }
 
-func isCOStep(name string) func(*Step) bool {
-	return func(s *Step) bool {
+func isCOStep(name string) func(*planfile.Step) bool {
+	return func(s *planfile.Step) bool {
 		return s.Manifest != nil && s.Manifest.Kind == "ClusterOperator" && s.Manifest.Name == name
 	}
 }
 
-func isAction(a Action, pool string) func(*Step) bool {
-	return func(s *Step) bool { return s.Action == a && s.Pool == pool }
+func isAction(a planfile.Action, pool string) func(*planfile.Step) bool {
+	return func(s *planfile.Step) bool { return s.Action == a && s.Pool == pool }
 }
 
 // payloadOf loads an example payload the way Make would for a snapshot.

@@ -13,6 +13,7 @@ import (
 	"github.com/openshift-recover/recover/internal/dirdigest"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/plan/policy"
 )
 
@@ -81,7 +82,7 @@ type PoolHold struct {
 // manifests are rendered with. It returns the payload and the plan's input record
 // for it.
 type PayloadSource interface {
-	LoadPayload(ctx context.Context, target Target, in payload.Inclusion) (*payload.Payload, InputRef, error)
+	LoadPayload(ctx context.Context, target planfile.Target, in payload.Inclusion) (*payload.Payload, planfile.InputRef, error)
 }
 
 // PayloadDir is an extracted payload directory (--payload DIR). Version is the
@@ -94,18 +95,18 @@ type PayloadDir struct {
 }
 
 // LoadPayload loads the directory.
-func (d PayloadDir) LoadPayload(_ context.Context, t Target, in payload.Inclusion) (*payload.Payload, InputRef, error) {
+func (d PayloadDir) LoadPayload(_ context.Context, t planfile.Target, in payload.Inclusion) (*payload.Payload, planfile.InputRef, error) {
 	pl, err := payload.LoadDir(d.Dir, payload.Options{Inclusion: in, ReleaseImage: t.Image, Version: d.Version, CacheDir: d.CacheDir, DirDigest: true})
 	if err != nil {
-		return nil, InputRef{}, err
+		return nil, planfile.InputRef{}, err
 	}
 	digest := pl.DirDigest
 	if digest == "" { // a file the loader did not need could not be read: say which
 		if digest, err = dirdigest.Sum(d.Dir); err != nil {
-			return nil, InputRef{}, &InputError{Msg: fmt.Sprintf("payload %s: %v", d.Dir, err)}
+			return nil, planfile.InputRef{}, &InputError{Msg: fmt.Sprintf("payload %s: %v", d.Dir, err)}
 		}
 	}
-	return pl, InputRef{Source: d.Dir, Digest: digest}, nil
+	return pl, planfile.InputRef{Source: d.Dir, Digest: digest}, nil
 }
 
 // PayloadImage pulls a release image: PullSpec, or when empty the chosen
@@ -118,24 +119,24 @@ type PayloadImage struct {
 }
 
 // LoadPayload pulls (or finds in the cache) and loads the image.
-func (p PayloadImage) LoadPayload(ctx context.Context, t Target, in payload.Inclusion) (*payload.Payload, InputRef, error) {
+func (p PayloadImage) LoadPayload(ctx context.Context, t planfile.Target, in payload.Inclusion) (*payload.Payload, planfile.InputRef, error) {
 	spec := p.PullSpec
 	if spec == "" {
 		spec = t.Image
 	}
 	pl, err := payload.Load(ctx, spec, payload.Options{Inclusion: in, ReleaseImage: t.Image, CacheDir: p.CacheDir}, p.Pull)
 	if err != nil {
-		return nil, InputRef{}, err
+		return nil, planfile.InputRef{}, err
 	}
-	return pl, InputRef{Source: spec, Digest: pl.Digest}, nil
+	return pl, planfile.InputRef{Source: spec, Digest: pl.Digest}, nil
 }
 
 // PayloadFunc adapts a function to PayloadSource (for callers that already hold
 // a payload, such as tests and the TUI).
-type PayloadFunc func(ctx context.Context, target Target, in payload.Inclusion) (*payload.Payload, InputRef, error)
+type PayloadFunc func(ctx context.Context, target planfile.Target, in payload.Inclusion) (*payload.Payload, planfile.InputRef, error)
 
 // LoadPayload calls f.
-func (f PayloadFunc) LoadPayload(ctx context.Context, t Target, in payload.Inclusion) (*payload.Payload, InputRef, error) {
+func (f PayloadFunc) LoadPayload(ctx context.Context, t planfile.Target, in payload.Inclusion) (*payload.Payload, planfile.InputRef, error) {
 	return f(ctx, t, in)
 }
 
@@ -152,7 +153,7 @@ func (f PayloadFunc) LoadPayload(ctx context.Context, t Target, in payload.Inclu
 // *RemedyRefusedError when something holds the update and every remedy for it
 // is refused, an *AcceptError for a malformed --accept name, and a *CheckError
 // if the checker refuses the plan.
-func Make(ctx context.Context, in Options) (*Plan, error) {
+func Make(ctx context.Context, in Options) (*planfile.Plan, error) {
 	if in.Snapshot == nil {
 		return nil, &InputError{Msg: "no snapshot"}
 	}
@@ -180,7 +181,7 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 	o := d.Outcome
 	p.Outcome = &o
 	// The writer validates what the reader validates (recover apply --plan).
-	if err := Validate(p); err != nil {
+	if err := planfile.Validate(p); err != nil {
 		return nil, fmt.Errorf("the planner made a plan apply would refuse (a bug in recover): %w", err)
 	}
 	return p, nil
@@ -189,9 +190,9 @@ func Make(ctx context.Context, in Options) (*Plan, error) {
 // makeOutcome makes the plan that carries out the outcome: none for advice,
 // nothing or a refusal; a remediation plan for remedies (with or without a
 // graph); an update plan when a release is needed and a graph was given.
-func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created time.Time, o Outcome) (*Plan, error) {
+func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created time.Time, o planfile.Outcome) (*planfile.Plan, error) {
 	if !o.Kind.Makes() {
-		if o.Kind == OutcomeRefused {
+		if o.Kind == planfile.OutcomeRefused {
 			if e := in.Decision.stage.refusedError(); e != nil {
 				return nil, e
 			}
@@ -201,7 +202,7 @@ func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created ti
 	if in.Graph == nil && o.Rule == RuleAdminTakesOver && len(hardNeeds(in.Decision.needs)) == 0 {
 		return nil, &InputError{Msg: "--take-over pushes a target release's manifests: no update graph was given to choose it from", Hint: "pass --graph FILE|URL and --payload DIR|PULLSPEC with --take-over"}
 	}
-	if in.Graph == nil || o.Kind == OutcomeRemediation {
+	if in.Graph == nil || o.Kind == planfile.OutcomeRemediation {
 		return makeRemediation(in, pol, created)
 	}
 	if in.Payload == nil {
@@ -241,9 +242,9 @@ func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created ti
 		}
 	}
 	hop := pushSteps
-	mode, format := ModeUpdate, FormatVersion
-	if o.Kind == OutcomeDriveCVO {
-		hop, mode, format = driveSteps, ModeDriveCVO, FormatVersionDriveCVO
+	mode, format := planfile.ModeUpdate, planfile.FormatVersion
+	if o.Kind == planfile.OutcomeDriveCVO {
+		hop, mode, format = driveSteps, planfile.ModeDriveCVO, planfile.FormatVersionDriveCVO
 	}
 	b := hop(sel, pl, rs)
 	if err := blockingError(rs.refused, rs.groups); err != nil {
@@ -253,8 +254,8 @@ func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created ti
 	if gen == "" {
 		gen = "recover"
 	}
-	p := &Plan{
-		APIVersion: APIVersion, Kind: Kind, FormatVersion: format,
+	p := &planfile.Plan{
+		APIVersion: planfile.APIVersion, Kind: planfile.Kind, FormatVersion: format,
 		CreatedAt: created, Generator: gen, Mode: mode,
 		Cluster: sel.facts.summary(), Target: sel.Target, Alternatives: sel.Alternatives(),
 		Steps: b.steps, Skipped: sortedSkipped(b.skipped), Invariants: Invariants,
@@ -267,7 +268,7 @@ func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created ti
 	if err != nil {
 		return nil, err
 	}
-	if sel.Target.Distance.Components == 0 && mode == ModeUpdate {
+	if sel.Target.Distance.Components == 0 && mode == planfile.ModeUpdate {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("every ClusterOperator already runs %s: the plan only re-applies what is not verified at %s and hands the CVO %s", sel.Target.Version, sel.Target.Version, sel.Target.Version))
 	}
 	p.Warnings = append(p.Warnings, b.warnings...)
@@ -292,7 +293,7 @@ func makeOutcome(ctx context.Context, in Options, pol *policy.Policy, created ti
 
 // makeRemediation makes a remediation-only plan: no new release, the remedies
 // and the CVO hand-back.
-func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, error) {
+func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*planfile.Plan, error) {
 	s := in.Snapshot
 	needs := TargetNeeded(s)
 	if d := in.decision(); d != nil {
@@ -307,20 +308,20 @@ func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, 
 	for _, n := range needs {
 		if n.Retarget {
 			retarget = append(retarget, n.Reason)
-			rs.refused = append(rs.refused, refusal{RefusedRemedy: RefusedRemedy{Remedy: RemedyRetarget, Finding: n.Finding, Subject: n.Subject,
+			rs.refused = append(rs.refused, refusal{RefusedRemedy: planfile.RefusedRemedy{Remedy: planfile.RemedyRetarget, Finding: n.Finding, Subject: n.Subject,
 				Reason: n.Reason + "; no update graph was given: pass --graph FILE|URL (and --payload) to let recover consider a retarget"}, findingSubject: n.Subject})
 		}
 	}
 	if len(rs.groups) == 0 {
 		// Nothing to do but what is refused: say what is refused, and why.
-		var refused []RefusedRemedy
+		var refused []planfile.RefusedRemedy
 		for _, r := range rs.refused {
-			if r.Remedy != RemedyRetarget {
+			if r.Remedy != planfile.RemedyRetarget {
 				refused = append(refused, r.RefusedRemedy)
 			}
 		}
 		if len(refused) > 0 {
-			return nil, &RemedyRefusedError{Refused: refused, All: refused}
+			return nil, &planfile.RemedyRefusedError{Refused: refused, All: refused}
 		}
 		why := "the snapshot shows nothing recover can remedy in place"
 		if len(retarget) > 0 {
@@ -336,9 +337,9 @@ func makeRemediation(in Options, pol *policy.Policy, created time.Time) (*Plan, 
 		gen = "recover"
 	}
 	steps, rems := remediationPlanSteps(s, rs)
-	p := &Plan{
-		APIVersion: APIVersion, Kind: Kind, FormatVersion: FormatVersion,
-		CreatedAt: created, Generator: gen, Mode: ModeRemediation,
+	p := &planfile.Plan{
+		APIVersion: planfile.APIVersion, Kind: planfile.Kind, FormatVersion: planfile.FormatVersion,
+		CreatedAt: created, Generator: gen, Mode: planfile.ModeRemediation,
 		Cluster: f.summary(), Target: remediationTarget(s), Steps: steps, Invariants: Invariants,
 		Remediations: rems,
 	}
@@ -395,7 +396,7 @@ func withHeld(f *facts, h *PoolHold) *facts {
 // minor updates need.
 func isPromise(remedy string) bool {
 	switch remedy {
-	case RemedyAdminAck, RemedyRemoveOverrides, RemedyUpgradeableTo:
+	case planfile.RemedyAdminAck, planfile.RemedyRemoveOverrides, planfile.RemedyUpgradeableTo:
 		return true
 	}
 	return false
@@ -403,8 +404,8 @@ func isPromise(remedy string) bool {
 
 // inputs records the plan's inputs with their digests (no graph, payload and
 // signature record in a remediation plan: plRef is nil).
-func inputs(in Options, plRef *InputRef, sigRecord string) (Inputs, error) {
-	var out Inputs
+func inputs(in Options, plRef *planfile.InputRef, sigRecord string) (planfile.Inputs, error) {
+	var out planfile.Inputs
 	src := in.SnapshotSource
 	if src == "" {
 		src = string(in.Snapshot.Source.Kind) + ":" + in.Snapshot.Source.Location
@@ -413,18 +414,18 @@ func inputs(in Options, plRef *InputRef, sigRecord string) (Inputs, error) {
 	if err != nil {
 		return out, fmt.Errorf("digesting the snapshot: %w", err)
 	}
-	out.Snapshot = InputRef{Source: src, Digest: digestBytes(data)}
+	out.Snapshot = planfile.InputRef{Source: src, Digest: planfile.DigestBytes(data)}
 	ps, pd := in.PolicySource, in.PolicyDigest
 	if ps == "" {
 		ps, pd = "builtin", policy.DefaultDigest()
 	}
-	out.Policy = &InputRef{Source: ps, Digest: pd}
+	out.Policy = &planfile.InputRef{Source: ps, Digest: pd}
 	out.Accepted = append([]string(nil), in.Accept...)
 	sort.Strings(out.Accepted)
 	if plRef == nil {
 		return out, nil
 	}
-	out.Graph = InputRef{Source: in.Graph.Source, Digest: in.Graph.Digest}
+	out.Graph = planfile.InputRef{Source: in.Graph.Source, Digest: in.Graph.Digest}
 	if in.Graph.GraphData != "" {
 		// graph.Load digested the directory in the pass that read it; the
 		// digest is "" when a file the graph did not need could not be read
@@ -436,7 +437,7 @@ func inputs(in Options, plRef *InputRef, sigRecord string) (Inputs, error) {
 				return out, &InputError{Msg: fmt.Sprintf("graph-data %s: %v", in.Graph.GraphData, err)}
 			}
 		}
-		out.GraphData = &InputRef{Source: in.Graph.GraphData, Digest: d}
+		out.GraphData = &planfile.InputRef{Source: in.Graph.GraphData, Digest: d}
 	}
 	out.Channel = in.Graph.Channel
 	out.Payload = *plRef

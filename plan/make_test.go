@@ -12,6 +12,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestIncident1Plan: the shuffled-reconcile wedge. The pools are paused right
@@ -28,7 +29,7 @@ func TestIncident1Plan(t *testing.T) {
 	if p.Target.Version != "4.4.4" || p.Target.Force || len(p.Skipped) != 0 {
 		t.Fatalf("target %s force %v skipped %v", p.Target.Version, p.Target.Force, p.Skipped)
 	}
-	first := []Action{ActionDisableCVO, ActionPausePool, ActionPausePool}
+	first := []planfile.Action{planfile.ActionDisableCVO, planfile.ActionPausePool, planfile.ActionPausePool}
 	for i, a := range first {
 		if p.Steps[i].Action != a {
 			t.Fatalf("step %d is %s, want %s", i+1, p.Steps[i].Action, a)
@@ -38,7 +39,7 @@ func TestIncident1Plan(t *testing.T) {
 		t.Fatalf("pauses: %+v %+v", p.Steps[1], p.Steps[2])
 	}
 	last := p.Steps[len(p.Steps)-2:]
-	if last[0].Action != ActionSetDesiredUpdate || last[1].Action != ActionRestoreCVO || last[1].Gate.Kind != GateCVORunning {
+	if last[0].Action != planfile.ActionSetDesiredUpdate || last[1].Action != planfile.ActionRestoreCVO || last[1].Gate.Kind != planfile.GateCVORunning {
 		t.Fatalf("last steps %+v", last)
 	}
 	if du := last[0].DesiredUpdate; du.Version != "4.4.4" || du.Image != image444 || du.Force {
@@ -46,12 +47,12 @@ func TestIncident1Plan(t *testing.T) {
 	}
 	kas, kcm, sched := stepIndex(p, isStaticWait("kube-apiserver")), stepIndex(p, isStaticWait("kube-controller-manager")), stepIndex(p, isStaticWait("kube-scheduler"))
 	etcd := stepIndex(p, isStaticWait("etcd"))
-	mcoDeploy := stepIndex(p, func(s *Step) bool {
+	mcoDeploy := stepIndex(p, func(s *planfile.Step) bool {
 		return s.Manifest != nil && s.Manifest.Kind == "Deployment" && s.Manifest.Name == "machine-config-operator"
 	})
 	mcoCO := stepIndex(p, isCOStep("machine-config"))
 	for _, pool := range []string{"master", "worker"} {
-		u := stepIndex(p, isAction(ActionUnpausePool, pool))
+		u := stepIndex(p, isAction(planfile.ActionUnpausePool, pool))
 		if u < 0 || u < kas || u < kcm || u < sched || u < mcoDeploy || u > mcoCO {
 			t.Fatalf("unpause %s at %d; static-pods gates %d %d %d, MCO deployment %d, machine-config gate %d", pool, u, kas, kcm, sched, mcoDeploy, mcoCO)
 		}
@@ -68,7 +69,7 @@ func TestIncident1Plan(t *testing.T) {
 		}
 	}
 	g := p.Steps[stepIndex(p, isCOStep("kube-apiserver"))].Gate
-	if g.Kind != GateClusterOperator || !slices.Equal(g.Versions, []OperandVersion{{"operator", "4.4.4"}, {"raw-internal", "4.4.4"}, {"kube-apiserver", "1.17.1"}}) {
+	if g.Kind != planfile.GateClusterOperator || !slices.Equal(g.Versions, []planfile.OperandVersion{{Name: "operator", Version: "4.4.4"}, {Name: "raw-internal", Version: "4.4.4"}, {Name: "kube-apiserver", Version: "1.17.1"}}) {
 		t.Fatalf("kube-apiserver gate %+v", g)
 	}
 	// Gates by kind, deletes without gate, digests by apply's rule, unique IDs.
@@ -85,23 +86,23 @@ func TestIncident1Plan(t *testing.T) {
 		if s.Manifest == nil {
 			continue
 		}
-		if d, err := ManifestDigest(s.Manifest.Object); err != nil || d != s.Manifest.Digest {
+		if d, err := planfile.ManifestDigest(s.Manifest.Object); err != nil || d != s.Manifest.Digest {
 			t.Fatalf("%s: digest %s vs %s (%v)", s.ID, d, s.Manifest.Digest, err)
 		}
 		switch {
-		case s.Action == ActionDelete:
+		case s.Action == planfile.ActionDelete:
 			if s.Gate != nil || s.Manifest.Name != "v4-0-config-system-legacy" {
 				t.Fatalf("delete step %+v", s)
 			}
-		case s.Manifest.Kind == "CustomResourceDefinition" && s.Gate.Kind != GateCRDEstablished,
-			s.Manifest.Kind == "Job" && s.Gate.Kind != GateWorkloadRollout:
+		case s.Manifest.Kind == "CustomResourceDefinition" && s.Gate.Kind != planfile.GateCRDEstablished,
+			s.Manifest.Kind == "Job" && s.Gate.Kind != planfile.GateWorkloadRollout:
 			t.Fatalf("%s: gate %+v", s.ID, s.Gate)
-		case s.Manifest.Kind == "Deployment" && s.Manifest.Name != "cluster-version-operator" && (s.Gate == nil || s.Gate.Kind != GateWorkloadRollout):
+		case s.Manifest.Kind == "Deployment" && s.Manifest.Name != "cluster-version-operator" && (s.Gate == nil || s.Gate.Kind != planfile.GateWorkloadRollout):
 			t.Fatalf("%s: gate %+v", s.ID, s.Gate)
 		}
 	}
 	// The CVO's own Deployment is rendered with the target's image.
-	cvo := p.Steps[stepIndex(p, func(s *Step) bool {
+	cvo := p.Steps[stepIndex(p, func(s *planfile.Step) bool {
 		return s.Manifest != nil && s.Manifest.Kind == "Deployment" && s.Manifest.Name == "cluster-version-operator"
 	})]
 	if !strings.Contains(string(cvo.Manifest.Object), image444) {
@@ -150,7 +151,7 @@ func TestIncident2Plan(t *testing.T) {
 		!strings.Contains(w.Gate.Description, "master-0, master-1, master-2") {
 		t.Fatalf("static-pods step %+v", w)
 	}
-	if stepIndex(p, isAction(ActionPausePool, "master")) >= 0 || stepIndex(p, isAction(ActionPausePool, "worker")) >= 0 {
+	if stepIndex(p, isAction(planfile.ActionPausePool, "master")) >= 0 || stepIndex(p, isAction(planfile.ActionPausePool, "worker")) >= 0 {
 		t.Fatal("no pool runs a kubelet ahead of the kube-apiserver: nothing to pause")
 	}
 	for _, s := range p.Steps {
@@ -186,7 +187,7 @@ func TestUserPausedPoolIsNeverUnpaused(t *testing.T) {
 			t.Fatalf("the plan touches the user-paused worker pool: %s", s.ID)
 		}
 	}
-	if stepIndex(p, isAction(ActionUnpausePool, "master")) < 0 {
+	if stepIndex(p, isAction(planfile.ActionUnpausePool, "master")) < 0 {
 		t.Fatal("master, paused by the plan, is not unpaused")
 	}
 	if !strings.Contains(strings.Join(p.Warnings, "\n"), "MachineConfigPool worker was paused before recovery") {
@@ -234,7 +235,7 @@ func TestForceNeedsAReason(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	du := p.Steps[stepIndex(p, func(s *Step) bool { return s.Action == ActionSetDesiredUpdate })].DesiredUpdate
+	du := p.Steps[stepIndex(p, func(s *planfile.Step) bool { return s.Action == planfile.ActionSetDesiredUpdate })].DesiredUpdate
 	if !du.Force || !p.Target.Force || p.Target.ForceReason != "admin ack given in change CHG-1" || p.Inputs.Policy.Source != "p.yaml" ||
 		!strings.Contains(p.Inputs.SignatureVerification, "force is set") {
 		t.Fatalf("forced plan: %+v %+v", du, p.Target)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestManifestGatesAgreeWithCheck ties which manifest gets which gate: over
@@ -40,9 +41,9 @@ func TestManifestGatesAgreeWithCheck(t *testing.T) {
 		}
 		m := &payload.Manifest{File: "0000_50_example_01.yaml", APIVersion: av, Group: openshift.Group(av), Kind: kind, Namespace: ns, Name: name,
 			Object: &unstructured.Unstructured{Object: obj}, JSON: data}
-		st := Step{Action: ActionApply, Manifest: embedManifest(m)}
+		st := planfile.Step{Action: planfile.ActionApply, Manifest: planfile.EmbedManifest(m)}
 		st.Gate, _ = b.manifestGate(m, nil)
-		md := &model{p: &Plan{Steps: []Step{st}}}
+		md := &model{p: &planfile.Plan{Steps: []planfile.Step{st}}}
 		what := fmt.Sprintf("%s %s %s/%s", av, kind, ns, name)
 		if err := md.requiredGate(0, &st); err != nil {
 			failures++
@@ -68,7 +69,7 @@ func TestManifestGatesAgreeWithCheck(t *testing.T) {
 	}
 }
 
-func gateKindOf(g *Gate) GateKind {
+func gateKindOf(g *planfile.Gate) planfile.GateKind {
 	if g == nil {
 		return "none"
 	}

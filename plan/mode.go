@@ -7,6 +7,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TargetNeed is one reason the snapshot needs a new release rather than only
@@ -71,7 +72,7 @@ type Decision struct {
 	// Outcome is the decision: how far recover intervenes, the rule that chose
 	// it and why. Every consumer prints it; none decides again (the facts it
 	// was made from are not exported).
-	Outcome Outcome
+	Outcome planfile.Outcome
 
 	// needs are why the snapshot needs a new release (TargetNeeded).
 	needs    []TargetNeed
@@ -124,19 +125,19 @@ func hardNeeds(needs []TargetNeed) []string {
 // mode) the remedies run between disable-cvo and restore-cvo (no new desired
 // update: the CVO resumes the one it has); in Updating mode the CVO keeps the
 // wheel and the plan has no bracket.
-func remediationPlanSteps(s *inspect.Snapshot, rs *remedyStage) ([]Step, []Remediation) {
-	var steps []Step
+func remediationPlanSteps(s *inspect.Snapshot, rs *remedyStage) ([]planfile.Step, []planfile.Remediation) {
+	var steps []planfile.Step
 	bracket := remediationStopsCVO(s)
 	if bracket {
-		steps = append(steps, Step{Action: ActionDisableCVO, Reason: disableReason(s, true),
-			Gate: &Gate{Kind: GateCVOScaledDown, Description: "no cluster-version operator pod is left running"}})
+		steps = append(steps, planfile.Step{Action: planfile.ActionDisableCVO, Reason: disableReason(s, true),
+			Gate: &planfile.Gate{Kind: planfile.GateCVOScaledDown, Description: "no cluster-version operator pod is left running"}})
 	}
 	steps = placeGroups(steps, rs.groups, func(*remedyGroup) bool { return true })
 	if bracket {
 		desired := s.DesiredRelease().Version
-		restore := Step{Action: ActionRestoreCVO,
+		restore := planfile.Step{Action: planfile.ActionRestoreCVO,
 			Reason: fmt.Sprintf("Scale the CVO back to its journaled replicas with the desired update it has (%s, no new one): in %s mode it resumes that update over the unblocked cluster.", orWord(desired, "unknown"), s.CVOMode()),
-			Gate:   &Gate{Kind: GateCVORunning, Description: fmt.Sprintf("the CVO Deployment is available again and ClusterVersion shows it working on %s", orWord(desired, "its desired update"))}}
+			Gate:   &planfile.Gate{Kind: planfile.GateCVORunning, Description: fmt.Sprintf("the CVO Deployment is available again and ClusterVersion shows it working on %s", orWord(desired, "its desired update"))}}
 		if why := rs.stillRefused; why != "" {
 			restore.Reason = fmt.Sprintf("Scale the CVO back to its journaled replicas with the desired update it has (%s, no new one). It will still refuse %s: %s; resolve that as the findings say, and the CVO takes the update on its own.", orWord(desired, "unknown"), orWord(desired, "it"), why)
 			restore.Gate.RefusalExpected = why
@@ -165,9 +166,9 @@ func holdingReason(fds []inspect.Finding) string {
 }
 
 // remediationTarget is the Target of a remediation-only plan: none, and why.
-func remediationTarget(s *inspect.Snapshot) Target {
+func remediationTarget(s *inspect.Snapshot) planfile.Target {
 	desired := s.DesiredRelease().Version
-	return Target{Reasons: []string{fmt.Sprintf("No new release: the snapshot shows no state that needs one (no update claimed complete over mixed versions, no kubelet skew, no static-pod contradiction under a Completed claim, no risk on the in-flight target); the plan unblocks the cluster and hands the CVO back its desired update %s (%s mode).",
+	return planfile.Target{Reasons: []string{fmt.Sprintf("No new release: the snapshot shows no state that needs one (no update claimed complete over mixed versions, no kubelet skew, no static-pod contradiction under a Completed claim, no risk on the in-flight target); the plan unblocks the cluster and hands the CVO back its desired update %s (%s mode).",
 		orWord(desired, "(unknown)"), s.CVOMode())}}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 func TestTargetNeeded(t *testing.T) {
@@ -57,7 +58,7 @@ func TestTargetNeeded(t *testing.T) {
 func TestRemediationPlanFromMustGather(t *testing.T) {
 	s := snapshot(t, incident2)
 	_, err := makeRemedies(t, s)
-	var re *RemedyRefusedError
+	var re *planfile.RemedyRefusedError
 	if !errors.As(err, &re) || re.ExitCode() != 3 || !slices.Equal(re.Accept(), []string{"force-redeployment:kube-apiserver"}) {
 		t.Fatalf("without --accept: %v", err)
 	}
@@ -66,14 +67,14 @@ func TestRemediationPlanFromMustGather(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The CVO is updating to 4.4.4 and keeps the wheel: no bracket.
-	if got := actions(p); !slices.Equal(got, []Action{ActionForceRedeployment}) {
+	if got := actions(p); !slices.Equal(got, []planfile.Action{planfile.ActionForceRedeployment}) {
 		t.Fatalf("actions %v", got)
 	}
 	if !strings.Contains(p.Steps[0].Reason, "an installer on master-2 reported success but the kube-apiserver mirror pod never reached its revision") ||
 		!strings.Contains(p.Steps[0].Reason, "revision 10") || len(p.Remediations) != 2 {
 		t.Fatalf("%s\n%+v", p.Steps[0].Reason, p.Remediations)
 	}
-	if p.Outcome == nil || p.Outcome.Kind != OutcomeRemediation || !strings.Contains(p.Outcome.Why, "with the CVO left running") {
+	if p.Outcome == nil || p.Outcome.Kind != planfile.OutcomeRemediation || !strings.Contains(p.Outcome.Why, "with the CVO left running") {
 		t.Fatalf("outcome %+v", p.Outcome)
 	}
 	if !slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.HasPrefix(w, "remediation only: no new release") }) {
@@ -90,7 +91,7 @@ func TestRemediationPlanRefusesWhatNeedsARelease(t *testing.T) {
 	// An update in progress that nothing holds: no plan, the CVO keeps the wheel.
 	_, err = makeRemedies(t, healthyUpdating(t))
 	var npe *NoPlanError
-	if !errors.As(err, &npe) || npe.Outcome.Kind.Makes() || npe.Outcome.Kind == OutcomeReplaceCVO {
+	if !errors.As(err, &npe) || npe.Outcome.Kind.Makes() || npe.Outcome.Kind == planfile.OutcomeReplaceCVO {
 		t.Fatalf("nothing to remedy: %v", err)
 	}
 }
@@ -131,18 +132,18 @@ func TestUpdatePlanWithRemedies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Mode != ModeUpdate || p.Target.Version != "4.4.4" {
+	if p.Mode != planfile.ModeUpdate || p.Target.Version != "4.4.4" {
 		t.Fatalf("mode %s target %s", p.Mode, p.Target.Version)
 	}
 	got := actions(p)
-	if want := []Action{ActionDisableCVO, ActionApproveCSR, ActionRelaxPDB, ActionWait, ActionRevert, ActionApply}; !slices.Equal(got[:6], want) {
+	if want := []planfile.Action{planfile.ActionDisableCVO, planfile.ActionApproveCSR, planfile.ActionRelaxPDB, planfile.ActionWait, planfile.ActionRevert, planfile.ActionApply}; !slices.Equal(got[:6], want) {
 		t.Fatalf("first actions %v, want %v", got[:6], want)
 	}
 	n := len(got)
-	if want := []Action{ActionAcknowledgeGate, ActionSetDesiredUpdate, ActionRestoreCVO, ActionWait}; !slices.Equal(got[n-4:], want) {
+	if want := []planfile.Action{planfile.ActionAcknowledgeGate, planfile.ActionSetDesiredUpdate, planfile.ActionRestoreCVO, planfile.ActionWait}; !slices.Equal(got[n-4:], want) {
 		t.Fatalf("last actions %v, want %v", got[n-4:], want)
 	}
-	if len(stepsWith(p, ActionForceRedeployment)) != 0 || !slices.ContainsFunc(p.Warnings, func(w string) bool {
+	if len(stepsWith(p, planfile.ActionForceRedeployment)) != 0 || !slices.ContainsFunc(p.Warnings, func(w string) bool {
 		return strings.Contains(w, "rolls a new kube-apiserver revision to every control-plane node") && strings.Contains(w, "no forced redeployment")
 	}) {
 		t.Fatalf("forced redeployment in an update plan that rolls kube-apiserver anyway; warnings %v", p.Warnings)
@@ -166,8 +167,8 @@ func TestUpdatePlanUnpausesABlockingPoolWhereItIsSafe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := stepIndex(p, isAction(ActionUnpausePool, "worker"))
-	if u < 0 || p.Steps[u].Remedy != RemedyUnpausePool || u < stepIndex(p, isStaticWait("kube-scheduler")) || stepIndex(p, isAction(ActionPausePool, "worker")) >= 0 {
+	u := stepIndex(p, isAction(planfile.ActionUnpausePool, "worker"))
+	if u < 0 || p.Steps[u].Remedy != planfile.RemedyUnpausePool || u < stepIndex(p, isStaticWait("kube-scheduler")) || stepIndex(p, isAction(planfile.ActionPausePool, "worker")) >= 0 {
 		t.Fatalf("worker unpause at %d (remedy %q), kube-scheduler gate at %d", u, p.Steps[u].Remedy, stepIndex(p, isStaticWait("kube-scheduler")))
 	}
 	if !strings.Contains(p.Steps[u].Reason, "Placed here, not first") {
@@ -195,7 +196,7 @@ func TestUpdatePlanRefusedRemedyBlocks(t *testing.T) {
 	s := snapshot(t, incident2)
 	guardHolds(t, s, "master-0", "master-1")
 	_, err := makeExample(t, s, payload444, nil)
-	var re *RemedyRefusedError
+	var re *planfile.RemedyRefusedError
 	if !errors.As(err, &re) || re.ExitCode() != 12 || !strings.Contains(err.Error(), "the etcd member on master-1 is not ready; repair that member first") {
 		t.Fatalf("%v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestDecideTable: each rule of the decision table on the snapshot that makes
@@ -17,35 +18,35 @@ func TestDecideTable(t *testing.T) {
 		name     string
 		snap     func(t *testing.T) *inspect.Snapshot
 		in       DecideInput
-		kind     OutcomeKind
+		kind     planfile.OutcomeKind
 		rule     string
 		evidence string // a finding code the rule read ("" for none)
 	}{
 		{name: "the first incident: a reconciling CVO over mixed releases is replaced", snap: func(t *testing.T) *inspect.Snapshot { return snapshot(t, incident1) },
-			kind: OutcomeReplaceCVO, rule: "cvo-would-reconcile-mixed", evidence: inspect.CodeUpdateClaimedCompleteButMixed},
+			kind: planfile.OutcomeReplaceCVO, rule: "cvo-would-reconcile-mixed", evidence: inspect.CodeUpdateClaimedCompleteButMixed},
 		{name: "the admin asks for the push", snap: healthyUpdatingT, in: DecideInput{TakeOver: "change CHG-1"},
-			kind: OutcomeReplaceCVO, rule: RuleAdminTakesOver},
-		{name: "an update in progress that nothing holds: nothing", snap: healthyUpdatingT, kind: OutcomeNothing, rule: "nothing-holds"},
+			kind: planfile.OutcomeReplaceCVO, rule: RuleAdminTakesOver},
+		{name: "an update in progress that nothing holds: nothing", snap: healthyUpdatingT, kind: planfile.OutcomeNothing, rule: "nothing-holds"},
 		{name: "a drain held by a PDB under an update: remediation, the CVO keeps running", snap: func(t *testing.T) *inspect.Snapshot {
 			s := healthyUpdating(t)
 			holdDrain(t, s, "ci", "build", "worker-0")
 			return s
-		}, kind: OutcomeRemediation, rule: "remedies", evidence: inspect.CodeDrainBlockedByPDB},
+		}, kind: planfile.OutcomeRemediation, rule: "remedies", evidence: inspect.CodeDrainBlockedByPDB},
 		{name: "a risk on the in-flight target: the CVO is retargeted", snap: func(t *testing.T) *inspect.Snapshot {
 			s := healthyUpdating(t)
 			addFinding(s, inspect.CodeConditionalRiskOnTarget, "clusterversion/version", map[string]string{"target": "4.4.4", "risks": "EtcdSlow"})
 			return s
-		}, kind: OutcomeDriveCVO, rule: "retarget-in-flight", evidence: inspect.CodeConditionalRiskOnTarget},
+		}, kind: planfile.OutcomeDriveCVO, rule: "retarget-in-flight", evidence: inspect.CodeConditionalRiskOnTarget},
 		{name: "the second incident under an update: the forced redeployment waits for --accept", snap: func(t *testing.T) *inspect.Snapshot { return snapshot(t, incident2) },
-			kind: OutcomeRefused, rule: "remedies-refused", evidence: inspect.CodeInstallerSucceededWithoutRevision},
+			kind: planfile.OutcomeRefused, rule: "remedies-refused", evidence: inspect.CodeInstallerSucceededWithoutRevision},
 		{name: "the second incident, accepted: remediation", snap: func(t *testing.T) *inspect.Snapshot { return snapshot(t, incident2) },
-			in: DecideInput{Accept: []string{"force-redeployment:kube-apiserver"}}, kind: OutcomeRemediation, rule: "remedies"},
+			in: DecideInput{Accept: []string{"force-redeployment:kube-apiserver"}}, kind: planfile.OutcomeRemediation, rule: "remedies"},
 		{name: "something holds an update recover does not change: advice", snap: func(t *testing.T) *inspect.Snapshot {
 			s := healthyUpdating(t)
 			addFinding(s, inspect.CodeOperatorDegraded, "clusteroperator/authentication", nil)
 			s.Wedges = append(s.Wedges, inspect.Wedge{Code: inspect.CodeOperatorDegraded, Class: inspect.ClassBlocks, Subjects: []string{"clusteroperator/authentication"}})
 			return s
-		}, kind: OutcomeAdvice, rule: "cvo-at-the-wheel", evidence: inspect.CodeOperatorDegraded},
+		}, kind: planfile.OutcomeAdvice, rule: "cvo-at-the-wheel", evidence: inspect.CodeOperatorDegraded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := Decide(tc.snap(t), tc.in)
@@ -62,7 +63,7 @@ func TestDecideTable(t *testing.T) {
 
 func healthyUpdatingT(t *testing.T) *inspect.Snapshot { return healthyUpdating(t) }
 
-func hasEvidence(o Outcome, code string) bool {
+func hasEvidence(o planfile.Outcome, code string) bool {
 	for _, e := range o.Evidence {
 		if e.Finding == code {
 			return true
@@ -79,7 +80,7 @@ func hasEvidence(o Outcome, code string) bool {
 func TestMakeCarriesOutTheOutcome(t *testing.T) {
 	_, err := Make(t.Context(), Options{Snapshot: healthyUpdating(t), Graph: exampleGraphResult(t), Payload: PayloadDir{Dir: payload444}, Now: fixedClock})
 	var npe *NoPlanError
-	if !errors.As(err, &npe) || npe.Outcome.Kind != OutcomeNothing || npe.ExitCode() != 0 {
+	if !errors.As(err, &npe) || npe.Outcome.Kind != planfile.OutcomeNothing || npe.ExitCode() != 0 {
 		t.Fatalf("an update nothing holds, with a graph: %v", err)
 	}
 	s := healthyUpdating(t)
@@ -88,17 +89,17 @@ func TestMakeCarriesOutTheOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Mode != ModeRemediation || p.Outcome == nil || p.Outcome.Kind != OutcomeRemediation || stepIndex(p, func(st *Step) bool { return st.Action == ActionDisableCVO }) >= 0 {
+	if p.Mode != planfile.ModeRemediation || p.Outcome == nil || p.Outcome.Kind != planfile.OutcomeRemediation || stepIndex(p, func(st *planfile.Step) bool { return st.Action == planfile.ActionDisableCVO }) >= 0 {
 		t.Fatalf("a PDB under an update, with a graph: mode %s outcome %+v actions %v", p.Mode, p.Outcome, actions(p))
 	}
 	p, err = Make(t.Context(), Options{Snapshot: snapshot(t, incident1), Graph: exampleGraphResult(t), Payload: PayloadDir{Dir: payload444}, Now: fixedClock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Target.Version != "4.4.4" || p.Outcome.Kind != OutcomeReplaceCVO || p.Steps[0].Action != ActionDisableCVO {
+	if p.Target.Version != "4.4.4" || p.Outcome.Kind != planfile.OutcomeReplaceCVO || p.Steps[0].Action != planfile.ActionDisableCVO {
 		t.Fatalf("the first incident: target %s outcome %+v first step %s", p.Target.Version, p.Outcome, p.Steps[0].Action)
 	}
-	if err := Validate(p); err != nil {
+	if err := planfile.Validate(p); err != nil {
 		t.Fatal(err)
 	}
 	// --take-over without a graph says what it needs.

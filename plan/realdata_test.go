@@ -13,6 +13,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 const (
@@ -116,7 +117,7 @@ func TestRealDataWedgePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	included := len(pl.Included())
-	if n := countAction(p, ActionApply) + countAction(p, ActionDelete); n != included {
+	if n := planfile.CountAction(p, planfile.ActionApply) + planfile.CountAction(p, planfile.ActionDelete); n != included {
 		t.Fatalf("%d manifest steps for %d included manifests (nothing is at 4.4.4, nothing is skipped)", n, included)
 	}
 	if p.Steps[1].Pool != "master" || p.Steps[2].Pool != "worker" {
@@ -127,7 +128,7 @@ func TestRealDataWedgePlan(t *testing.T) {
 	sched := stepIndex(p, isStaticWait("kube-scheduler"))
 	mco := stepIndex(p, isCOStep("machine-config"))
 	for _, pool := range []string{"master", "worker"} {
-		u := stepIndex(p, isAction(ActionUnpausePool, pool))
+		u := stepIndex(p, isAction(planfile.ActionUnpausePool, pool))
 		if kas < 0 || kcm < 0 || sched < 0 || u < max(kas, kcm, sched) || u > mco {
 			t.Fatalf("unpause %s at %d; gates %d %d %d; machine-config %d", pool, u, kas, kcm, sched, mco)
 		}

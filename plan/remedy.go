@@ -8,6 +8,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The remediation stage reads the snapshot's wedge findings (their codes,
@@ -35,7 +36,7 @@ const (
 type remedyGroup struct {
 	phase int
 	// steps run inside the CVO bracket; post are waits after restore-cvo.
-	steps, post []Step
+	steps, post []planfile.Step
 	// pairs are (temporary, revert) indices into steps.
 	pairs [][2]int
 	rems  []remRef
@@ -48,13 +49,13 @@ type remedyGroup struct {
 
 // remRef is one Remediation of a group, with its steps' indices in the group.
 type remRef struct {
-	r          Remediation
+	r          planfile.Remediation
 	pre, posts []int
 }
 
 // refusal is a remedy the plan does not take.
 type refusal struct {
-	RefusedRemedy
+	planfile.RefusedRemedy
 	// blocking: the finding it answers holds the update (Class blocks-update).
 	blocking bool
 	// component, for a forced redeployment refused for want of its --accept
@@ -227,13 +228,13 @@ func (rs *remedyStage) refuse(fd inspect.Finding, remedy, subject, accept, reaso
 	if subject == "" {
 		subject = fd.Subject
 	}
-	rs.refused = append(rs.refused, refusal{RefusedRemedy: RefusedRemedy{Remedy: remedy, Finding: fd.Code, Subject: subject, Reason: reason, Accept: accept},
+	rs.refused = append(rs.refused, refusal{RefusedRemedy: planfile.RefusedRemedy{Remedy: remedy, Finding: fd.Code, Subject: subject, Reason: reason, Accept: accept},
 		blocking: fd.Class == inspect.ClassBlocks, findingSubject: fd.Subject})
 }
 
 // remediation starts a Remediation for a finding.
-func remediation(remedy string, fd inspect.Finding, summary string) Remediation {
-	return Remediation{Remedy: remedy, Finding: fd.Code, Subject: fd.Subject, Summary: summary}
+func remediation(remedy string, fd inspect.Finding, summary string) planfile.Remediation {
+	return planfile.Remediation{Remedy: remedy, Finding: fd.Code, Subject: fd.Subject, Summary: summary}
 }
 
 // empty reports whether the stage found nothing to do and nothing to refuse.
@@ -275,17 +276,9 @@ func (f *facts) controlPlaneNodes() []string {
 	return out
 }
 
-// capList joins names, naming at most n of them.
-func capList(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
-}
-
 // placeGroups appends the in-bracket steps of the groups keep selects, recording
 // their positions in the groups.
-func placeGroups(out []Step, groups []*remedyGroup, keep func(*remedyGroup) bool) []Step {
+func placeGroups(out []planfile.Step, groups []*remedyGroup, keep func(*remedyGroup) bool) []planfile.Step {
 	for _, g := range groups {
 		if !keep(g) {
 			continue
@@ -299,7 +292,7 @@ func placeGroups(out []Step, groups []*remedyGroup, keep func(*remedyGroup) bool
 }
 
 // placePosts appends the groups' post-restore waits.
-func placePosts(out []Step, groups []*remedyGroup) []Step {
+func placePosts(out []planfile.Step, groups []*remedyGroup) []planfile.Step {
 	for _, g := range groups {
 		for _, st := range g.post {
 			g.postAt = append(g.postAt, len(out))
@@ -312,8 +305,8 @@ func placePosts(out []Step, groups []*remedyGroup) []Step {
 // link fills the placed groups' cross-references once the steps are numbered:
 // RevertedBy and Reverts of each temporary change and its revert, and each
 // Remediation's step IDs. It returns the remediations in plan order.
-func link(steps []Step, groups []*remedyGroup) []Remediation {
-	var out []Remediation
+func link(steps []planfile.Step, groups []*remedyGroup) []planfile.Remediation {
+	var out []planfile.Remediation
 	for _, g := range groups {
 		if len(g.at) != len(g.steps) {
 			continue // not placed
@@ -341,8 +334,8 @@ func link(steps []Step, groups []*remedyGroup) []Remediation {
 
 // refusedList returns the refusals for the plan document, and the warnings that
 // say a non-blocking remedy was not taken.
-func refusedList(rfs []refusal) ([]RefusedRemedy, []string) {
-	var out []RefusedRemedy
+func refusedList(rfs []refusal) ([]planfile.RefusedRemedy, []string) {
+	var out []planfile.RefusedRemedy
 	var warnings []string
 	for _, r := range rfs {
 		out = append(out, r.RefusedRemedy)
@@ -366,9 +359,9 @@ func blockingError(rfs []refusal, groups []*remedyGroup) error {
 			answered[r.r.Finding+" "+r.r.Subject] = true
 		}
 	}
-	var blocking []RefusedRemedy
+	var blocking []planfile.RefusedRemedy
 	for _, r := range rfs {
-		if !r.blocking || r.Remedy == RemedyRetarget {
+		if !r.blocking || r.Remedy == planfile.RemedyRetarget {
 			continue
 		}
 		if answered[r.Finding+" "+r.findingSubject] {
@@ -379,7 +372,7 @@ func blockingError(rfs []refusal, groups []*remedyGroup) error {
 	if len(blocking) == 0 {
 		return nil
 	}
-	e := &RemedyRefusedError{Refused: blocking}
+	e := &planfile.RemedyRefusedError{Refused: blocking}
 	for _, r := range rfs {
 		e.All = append(e.All, r.RefusedRemedy)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The drain remedy (W1; openshift/runbooks alerts/machine-config-operator/
@@ -54,18 +55,18 @@ func (rs *remedyStage) guard(fd inspect.Finding) {
 	if component == "" {
 		component = "control-plane"
 	}
-	held := capList(detailList(fd, "nodes"), 3)
+	held := planfile.CapList(detailList(fd, "nodes"), 3)
 	unready := detailList(fd, "unready")
 	why := fmt.Sprintf("recover never relaxes the %s guard PodDisruptionBudget %s/%s", component, ns, name)
 	if held != "" {
 		why += fmt.Sprintf(": it holds the drain of %s", held)
 	}
 	if len(unready) > 0 {
-		why += fmt.Sprintf(" because the %s member on %s is not ready; repair that member first (its static pod and guard pod on %s), then the drain proceeds by itself", component, capList(unready, 3), capList(unready, 3))
+		why += fmt.Sprintf(" because the %s member on %s is not ready; repair that member first (its static pod and guard pod on %s), then the drain proceeds by itself", component, planfile.CapList(unready, 3), planfile.CapList(unready, 3))
 	} else {
 		why += fmt.Sprintf("; repair the %s member that is not ready first, then the drain proceeds by itself", component)
 	}
-	rs.refuse(fd, RemedyGuardPDB, "", "", why+" (a guard keeps quorum and the API up: OCPBUGS-23796, library-go#1614)")
+	rs.refuse(fd, planfile.RemedyGuardPDB, "", "", why+" (a guard keeps quorum and the API up: OCPBUGS-23796, library-go#1614)")
 }
 
 // relaxPDBs plans the relax, wait and revert of every budget holding a drain,
@@ -147,17 +148,17 @@ func (rs *remedyStage) relaxPDBs(fds []inspect.Finding) {
 			g.steps = append(g.steps, rs.relaxStep(h.fd, h.pdb, together))
 		}
 		wait := len(g.steps)
-		g.steps = append(g.steps, Step{Action: ActionWait, Remedy: RemedyRelaxPDB, Finding: inspect.CodeDrainBlockedByPDB,
-			Reason: fmt.Sprintf("Wait, with %s relaxed, until the machine-config controller has drained %s and the machine-config daemon has finished with %s: the last drain request applied (lastAppliedDrain equals desiredDrain), the daemon Done and the desired configuration running (inspect.NodeSettled). The budget is restored by the next step whatever happens next: if the pool's next node is held again, run recover plan again.", strings.Join(names, ", "), capList(nodes, 5), pronoun(len(nodes))),
-			Gate: &Gate{Kind: GateNodesSettled, Nodes: nodes,
-				Description: fmt.Sprintf("%s: desiredDrain applied, machine-config daemon Done, desired configuration running", capList(nodes, 5))}})
+		g.steps = append(g.steps, planfile.Step{Action: planfile.ActionWait, Remedy: planfile.RemedyRelaxPDB, Finding: inspect.CodeDrainBlockedByPDB,
+			Reason: fmt.Sprintf("Wait, with %s relaxed, until the machine-config controller has drained %s and the machine-config daemon has finished with %s: the last drain request applied (lastAppliedDrain equals desiredDrain), the daemon Done and the desired configuration running (inspect.NodeSettled). The budget is restored by the next step whatever happens next: if the pool's next node is held again, run recover plan again.", strings.Join(names, ", "), planfile.CapList(nodes, 5), pronoun(len(nodes))),
+			Gate: &planfile.Gate{Kind: planfile.GateNodesSettled, Nodes: nodes,
+				Description: fmt.Sprintf("%s: desiredDrain applied, machine-config daemon Done, desired configuration running", planfile.CapList(nodes, 5))}})
 		for k, i := range members[r] {
 			h := hs[i]
 			rev := len(g.steps)
 			g.steps = append(g.steps, rs.revertStep(h.fd, h.pdb, g.steps[k]))
 			g.pairs = append(g.pairs, [2]int{k, rev})
-			g.rems = append(g.rems, remRef{r: remediation(RemedyRelaxPDB, h.fd,
-				fmt.Sprintf("Relax PodDisruptionBudget %s to minAvailable 0 until %s drained and settled, then restore it exactly.", h.pdb.Key(), capList(h.nodes, 3))),
+			g.rems = append(g.rems, remRef{r: remediation(planfile.RemedyRelaxPDB, h.fd,
+				fmt.Sprintf("Relax PodDisruptionBudget %s to minAvailable 0 until %s drained and settled, then restore it exactly.", h.pdb.Key(), planfile.CapList(h.nodes, 3))),
 				pre: []int{k, wait, rev}})
 		}
 		rs.groups = append(rs.groups, g)
@@ -172,10 +173,10 @@ func pronoun(n int) string {
 }
 
 // relaxStep sets minAvailable 0 and drops maxUnavailable.
-func (rs *remedyStage) relaxStep(fd inspect.Finding, p *inspect.PodDisruptionBudget, together string) Step {
-	ch := RelaxPDBChange(p.Namespace, p.Name, p.UID, p.MinAvailable, p.MaxUnavailable)
-	pods := capList(detailList(fd, "pods"), 4)
-	nodes := capList(detailList(fd, "nodes"), 4)
+func (rs *remedyStage) relaxStep(fd inspect.Finding, p *inspect.PodDisruptionBudget, together string) planfile.Step {
+	ch := planfile.RelaxPDBChange(p.Namespace, p.Name, p.UID, p.MinAvailable, p.MaxUnavailable)
+	pods := planfile.CapList(detailList(fd, "pods"), 4)
+	nodes := planfile.CapList(detailList(fd, "nodes"), 4)
 	bound := "minAvailable " + orNone(p.MinAvailable)
 	if p.MaxUnavailable != "" {
 		bound = "maxUnavailable " + p.MaxUnavailable
@@ -183,11 +184,11 @@ func (rs *remedyStage) relaxStep(fd inspect.Finding, p *inspect.PodDisruptionBud
 	reason := fmt.Sprintf("PodDisruptionBudget %s (%s) allows no disruption (disruptionsAllowed %d, currentHealthy %d, desiredHealthy %d) and guards %s on %s, whose drain the machine-config controller keeps retrying (\""+strings.TrimSuffix(openshift.EvictionRefused, ".")+"\"). "+
 		"Relax it to minAvailable 0, as the MCO runbook MachineConfigControllerDrainError says (\"temporarily patch the PDB to minAvailable: 0\"), so the drain can evict them. The change is temporary: apply journals spec.minAvailable and spec.maxUnavailable first, and the revert step puts back exactly those values.%s",
 		p.Key(), bound, p.DisruptionsAllowed, p.CurrentHealthy, p.DesiredHealthy, orWord(pods, "its pods"), orWord(nodes, "the draining nodes"), together)
-	return Step{Action: ActionRelaxPDB, Remedy: RemedyRelaxPDB, Finding: fd.Code, Change: ch, Reason: reason}
+	return planfile.Step{Action: planfile.ActionRelaxPDB, Remedy: planfile.RemedyRelaxPDB, Finding: fd.Code, Change: ch, Reason: reason}
 }
 
 // revertStep restores what the relax step changed.
-func (rs *remedyStage) revertStep(fd inspect.Finding, p *inspect.PodDisruptionBudget, relax Step) Step {
+func (rs *remedyStage) revertStep(fd inspect.Finding, p *inspect.PodDisruptionBudget, relax planfile.Step) planfile.Step {
 	ch := *relax.Change
 	ch.Patch = ch.Before // what the snapshot showed; apply writes back the journaled pre-image
 	ch.Before = relax.Change.Patch
@@ -201,10 +202,10 @@ func (rs *remedyStage) revertStep(fd inspect.Finding, p *inspect.PodDisruptionBu
 	if len(was) == 0 {
 		was = append(was, "neither bound set")
 	}
-	return Step{Action: ActionRevert, Remedy: RemedyRelaxPDB, Finding: fd.Code, Change: &ch,
+	return planfile.Step{Action: planfile.ActionRevert, Remedy: planfile.RemedyRelaxPDB, Finding: fd.Code, Change: &ch,
 		Reason: fmt.Sprintf("Restore PodDisruptionBudget %s exactly as it was before it was relaxed (the snapshot showed %s; apply writes back the pre-image it journaled just before the relax, read live): recover never leaves a budget relaxed, and restores it also when a run stops early.", p.Key(), strings.Join(was, ", ")),
-		Gate: &Gate{Kind: GateRestored, Object: &ch.Object,
-			Description: fmt.Sprintf("PodDisruptionBudget %s carries again the %s journaled before it was relaxed", p.Key(), fieldsText(ch.Fields))}}
+		Gate: &planfile.Gate{Kind: planfile.GateRestored, Object: &ch.Object,
+			Description: fmt.Sprintf("PodDisruptionBudget %s carries again the %s journaled before it was relaxed", p.Key(), planfile.FieldsText(ch.Fields))}}
 }
 
 func orNone(s string) string {

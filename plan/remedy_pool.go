@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The paused-pool remedy (W11; the EUS update docs: "If pools are not unpaused,
@@ -15,11 +16,6 @@ import (
 // kube-apiserver says Upgradeable=False. Unpausing applies every queued
 // configuration, not only the one the update needs; the gate waits for the pool
 // to roll out (inspect.PoolRolledOut).
-
-// poolRef is the object reference of a MachineConfigPool.
-func poolRef(name string) ObjectRef {
-	return ObjectRef{APIVersion: "machineconfiguration.openshift.io/v1", Kind: "MachineConfigPool", Name: name}
-}
 
 // unpause plans the unpause of a pool whose pause blocks the update.
 func (rs *remedyStage) unpause(fd inspect.Finding) {
@@ -41,11 +37,11 @@ func (rs *remedyStage) unpause(fd inspect.Finding) {
 	if p.UpdatedMachineCount < p.MachineCount {
 		behind = fmt.Sprintf(" %d of its %d machines are not on %s yet.", p.MachineCount-p.UpdatedMachineCount, p.MachineCount, orWord(p.Configuration, "its configuration"))
 	}
-	st := Step{Action: ActionUnpausePool, Pool: name, Remedy: RemedyUnpausePool, Finding: fd.Code,
-		Change: newChange(poolRef(name), p.UID, field{path: []string{"spec", "paused"}, after: false, before: true}),
+	st := planfile.Step{Action: planfile.ActionUnpausePool, Pool: name, Remedy: planfile.RemedyUnpausePool, Finding: fd.Code,
+		Change: planfile.NewChange(planfile.PoolRef(name), p.UID, planfile.Field{Path: []string{"spec", "paused"}, After: false, Before: true}),
 		Reason: fmt.Sprintf("MachineConfigPool %s was paused before recovery, and inspect found that the pause holds the update (%s).%s Unpause it, as the EUS update docs and the MachineConfigControllerPausedPoolKubeletCA runbook say: the MCO then rolls every configuration queued for the pool, not only the one the update needs, node by node. recover unpauses a pool the user paused only as this remedy; the gate waits for the pool to roll out (inspect.PoolRolledOut).",
 			name, oneLine(fd.Message), behind),
-		Gate: &Gate{Kind: GatePoolUpdated, Pool: name, Description: "MachineConfigPool " + name + " has every machine updated, none degraded"}}
-	rs.groups = append(rs.groups, &remedyGroup{phase: phasePools, pool: name, steps: []Step{st},
-		rems: []remRef{{r: remediation(RemedyUnpausePool, fd, fmt.Sprintf("Unpause MachineConfigPool %s (paused by the user; the pause holds the update) and wait for it to roll out.", name)), pre: []int{0}}}})
+		Gate: &planfile.Gate{Kind: planfile.GatePoolUpdated, Pool: name, Description: "MachineConfigPool " + name + " has every machine updated, none degraded"}}
+	rs.groups = append(rs.groups, &remedyGroup{phase: phasePools, pool: name, steps: []planfile.Step{st},
+		rems: []remRef{{r: remediation(planfile.RemedyUnpausePool, fd, fmt.Sprintf("Unpause MachineConfigPool %s (paused by the user; the pause holds the update) and wait for it to roll out.", name)), pre: []int{0}}}})
 }

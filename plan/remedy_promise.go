@@ -7,6 +7,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The admin's promises (W10). An admin gate acknowledged, ClusterVersion
@@ -20,14 +21,14 @@ import (
 // restore-cvo.
 
 // clusterVersionRef is ClusterVersion/version.
-var clusterVersionRef = ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: "version"}
+var clusterVersionRef = planfile.ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: "version"}
 
 // conditionCleared is a wait after restore-cvo for an Upgradeable=False reason
 // to clear on an object.
-func conditionCleared(remedy string, fd inspect.Finding, obj ObjectRef, reason, why string) Step {
-	return Step{Action: ActionWait, Remedy: remedy, Finding: fd.Code,
+func conditionCleared(remedy string, fd inspect.Finding, obj planfile.ObjectRef, reason, why string) planfile.Step {
+	return planfile.Step{Action: planfile.ActionWait, Remedy: remedy, Finding: fd.Code,
 		Reason: why,
-		Gate: &Gate{Kind: GateConditionCleared, Object: &obj, Condition: "Upgradeable", Reason: reason,
+		Gate: &planfile.Gate{Kind: planfile.GateConditionCleared, Object: &obj, Condition: "Upgradeable", Reason: reason,
 			Description: fmt.Sprintf("%s %s no longer reports Upgradeable=False with reason %s", obj.Kind, obj.Name, reason)}}
 }
 
@@ -41,13 +42,13 @@ func (rs *remedyStage) adminAcks(fds []inspect.Finding) {
 		if key == "" {
 			key = strings.TrimPrefix(fd.Subject, "admingate/")
 		}
-		accept := AcceptAdminAck + key
+		accept := planfile.AcceptAdminAck + key
 		desc := ""
 		if ag := rs.s.AdminGates; ag != nil {
 			desc = oneLine(ag.Gates[key])
 		}
 		if !rs.accept.has(accept) {
-			rs.refuse(fd, RemedyAdminAck, "", accept, fmt.Sprintf("admin gate %s is not acknowledged%s; acknowledging it is the admin's promise that they checked it (for API removals: no client still calls a removed API, see oc get apirequestcounts), so recover does it only with --accept %s", key, descSuffix(desc), accept))
+			rs.refuse(fd, planfile.RemedyAdminAck, "", accept, fmt.Sprintf("admin gate %s is not acknowledged%s; acknowledging it is the admin's promise that they checked it (for API removals: no client still calls a removed API, see oc get apirequestcounts), so recover does it only with --accept %s", key, descSuffix(desc), accept))
 			continue
 		}
 		uid, before := "", any(nil)
@@ -57,12 +58,12 @@ func (rs *remedyStage) adminAcks(fds []inspect.Finding) {
 				before = v
 			}
 		}
-		ref := ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: openshift.AdminAcksNamespace, Name: openshift.AdminAcksConfigMap}
-		g.steps = append(g.steps, Step{Action: ActionAcknowledgeGate, Remedy: RemedyAdminAck, Finding: fd.Code,
-			Change: newChange(ref, uid, field{path: []string{"data", key}, after: "true", before: before}),
+		ref := planfile.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: openshift.AdminAcksNamespace, Name: openshift.AdminAcksConfigMap}
+		g.steps = append(g.steps, planfile.Step{Action: planfile.ActionAcknowledgeGate, Remedy: planfile.RemedyAdminAck, Finding: fd.Code,
+			Change: planfile.NewChange(ref, uid, planfile.Field{Path: []string{"data", key}, After: "true", Before: before}),
 			Reason: fmt.Sprintf("Acknowledge admin gate %s%s: set data[%q] to \"true\" in %s/%s, which is what the CVO reads as the admin's acknowledgement (pkg/cvo/upgradeable.go; any other value is not an ack). Accepted with --accept %s. The CVO re-evaluates the gate once it runs again, so the wait for Upgradeable to clear comes after restore-cvo.",
 				key, descSuffix(desc), key, openshift.AdminAcksNamespace, openshift.AdminAcksConfigMap, accept)})
-		r := remediation(RemedyAdminAck, fd, fmt.Sprintf("Acknowledge admin gate %s in %s/%s.", key, openshift.AdminAcksNamespace, openshift.AdminAcksConfigMap))
+		r := remediation(planfile.RemedyAdminAck, fd, fmt.Sprintf("Acknowledge admin gate %s in %s/%s.", key, openshift.AdminAcksNamespace, openshift.AdminAcksConfigMap))
 		r.Accepted = accept
 		g.rems = append(g.rems, remRef{r: r, pre: []int{len(g.steps) - 1}, posts: []int{0}})
 		keys = append(keys, key)
@@ -70,7 +71,7 @@ func (rs *remedyStage) adminAcks(fds []inspect.Finding) {
 	if len(g.steps) == 0 {
 		return
 	}
-	g.post = append(g.post, conditionCleared(RemedyAdminAck, fds[0], clusterVersionRef, openshift.ReasonAdminAckRequired,
+	g.post = append(g.post, conditionCleared(planfile.RemedyAdminAck, fds[0], clusterVersionRef, openshift.ReasonAdminAckRequired,
 		fmt.Sprintf("Wait for the restored CVO to re-evaluate the admin gates: with %s acknowledged, ClusterVersion must no longer say Upgradeable=False for AdminAckRequired.", strings.Join(keys, ", "))))
 	rs.groups = append(rs.groups, g)
 }
@@ -92,24 +93,24 @@ func (rs *remedyStage) removeOverrides(fd inspect.Finding) {
 	var objs []string
 	for _, o := range cv.Spec.Overrides {
 		if o.Unmanaged {
-			objs = append(objs, fmt.Sprintf("%s %s", o.Kind, qualified(o.Namespace, o.Name)))
+			objs = append(objs, fmt.Sprintf("%s %s", o.Kind, planfile.Qualified(o.Namespace, o.Name)))
 		}
 	}
-	hand := fmt.Sprintf("the CVO then manages %s again and puts back the release's manifests over whatever was changed in them by hand", orWord(capList(objs, 4), "the overridden objects"))
-	if !rs.accept.has(AcceptRemoveOverrides) {
-		rs.refuse(fd, RemedyRemoveOverrides, "", AcceptRemoveOverrides, fmt.Sprintf("ClusterVersion spec.overrides blocks minor updates (ClusterVersionOverridesSet); removing it is the admin's promise that %s is fine, so recover does it only with --accept %s", hand, AcceptRemoveOverrides))
+	hand := fmt.Sprintf("the CVO then manages %s again and puts back the release's manifests over whatever was changed in them by hand", orWord(planfile.CapList(objs, 4), "the overridden objects"))
+	if !rs.accept.has(planfile.AcceptRemoveOverrides) {
+		rs.refuse(fd, planfile.RemedyRemoveOverrides, "", planfile.AcceptRemoveOverrides, fmt.Sprintf("ClusterVersion spec.overrides blocks minor updates (ClusterVersionOverridesSet); removing it is the admin's promise that %s is fine, so recover does it only with --accept %s", hand, planfile.AcceptRemoveOverrides))
 		return
 	}
 	var before any
-	_ = json.Unmarshal(mustJSON(cv.Spec.Overrides), &before)
-	st := Step{Action: ActionRemoveOverrides, Remedy: RemedyRemoveOverrides, Finding: fd.Code,
-		Change: newChange(clusterVersionRef, cv.UID, field{path: []string{"spec", "overrides"}, after: nil, before: before}),
+	_ = json.Unmarshal(planfile.MustJSON(cv.Spec.Overrides), &before)
+	st := planfile.Step{Action: planfile.ActionRemoveOverrides, Remedy: planfile.RemedyRemoveOverrides, Finding: fd.Code,
+		Change: planfile.NewChange(clusterVersionRef, cv.UID, planfile.Field{Path: []string{"spec", "overrides"}, After: nil, Before: before}),
 		Reason: fmt.Sprintf("Remove ClusterVersion spec.overrides (%d entries): \"Disabling ownership via cluster version overrides prevents upgrades between minor or major versions. Please remove overrides before requesting a minor or major version update\" (CVO, ClusterVersionOverridesSet). Careful: %s; the pre-image is journaled, but what the CVO overwrites is not. Accepted with --accept %s.",
-			len(cv.Spec.Overrides), hand, AcceptRemoveOverrides)}
-	r := remediation(RemedyRemoveOverrides, fd, fmt.Sprintf("Remove ClusterVersion spec.overrides (%d entries); the CVO manages those objects again.", len(cv.Spec.Overrides)))
-	r.Accepted = AcceptRemoveOverrides
-	rs.groups = append(rs.groups, &remedyGroup{phase: phasePromises, steps: []Step{st},
-		post: []Step{conditionCleared(RemedyRemoveOverrides, fd, clusterVersionRef, overridesReason(fd),
+			len(cv.Spec.Overrides), hand, planfile.AcceptRemoveOverrides)}
+	r := remediation(planfile.RemedyRemoveOverrides, fd, fmt.Sprintf("Remove ClusterVersion spec.overrides (%d entries); the CVO manages those objects again.", len(cv.Spec.Overrides)))
+	r.Accepted = planfile.AcceptRemoveOverrides
+	rs.groups = append(rs.groups, &remedyGroup{phase: phasePromises, steps: []planfile.Step{st},
+		post: []planfile.Step{conditionCleared(planfile.RemedyRemoveOverrides, fd, clusterVersionRef, overridesReason(fd),
 			"Wait for the restored CVO to see that spec.overrides is gone: ClusterVersion must no longer say Upgradeable=False for ClusterVersionOverridesSet.")},
 		rems: []remRef{{r: r, pre: []int{0}, posts: []int{0}}}})
 }
@@ -133,30 +134,30 @@ func (rs *remedyStage) upgradeableTo(fd inspect.Finding) {
 		rs.warnf("%s on %s: the cluster's version is unknown, so the upgradeable-to value cannot be chosen", fd.Code, fd.Subject)
 		return
 	}
-	accept := AcceptUpgradeableTo + next
+	accept := planfile.AcceptUpgradeableTo + next
 	if !rs.accept.has(accept) {
 		for _, a := range rs.accept {
-			if strings.HasPrefix(a, AcceptUpgradeableTo) {
+			if strings.HasPrefix(a, planfile.AcceptUpgradeableTo) {
 				rs.warnf("--accept %s does not match: the cloud-credential operator needs an upgradeable-to greater than the cluster's minor, the next minor %s", a, next)
 			}
 		}
-		rs.refuse(fd, RemedyUpgradeableTo, "", accept, fmt.Sprintf("the cloud credentials are managed manually and not annotated as fit for %s (MissingUpgradeableAnnotation); the annotation is the admin's promise that the credentials match %s's CredentialsRequests (update them first, e.g. with ccoctl), so recover sets it only with --accept %s", next, next, accept))
+		rs.refuse(fd, planfile.RemedyUpgradeableTo, "", accept, fmt.Sprintf("the cloud credentials are managed manually and not annotated as fit for %s (MissingUpgradeableAnnotation); the annotation is the admin's promise that the credentials match %s's CredentialsRequests (update them first, e.g. with ccoctl), so recover sets it only with --accept %s", next, next, accept))
 		return
 	}
 	uid, before := "", any(nil)
 	if cc := rs.s.CloudCredential; cc != nil {
 		uid = cc.UID
-		before = orNil(cc.UpgradeableTo)
+		before = planfile.OrNil(cc.UpgradeableTo)
 	}
-	ref := ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "CloudCredential", Name: "cluster"}
-	st := Step{Action: ActionAnnotateUpgradeableTo, Remedy: RemedyUpgradeableTo, Finding: fd.Code,
-		Change: newChange(ref, uid, field{path: []string{"metadata", "annotations", openshift.AnnotationUpgradeableTo}, after: next, before: before}),
+	ref := planfile.ObjectRef{APIVersion: "operator.openshift.io/v1", Kind: "CloudCredential", Name: "cluster"}
+	st := planfile.Step{Action: planfile.ActionAnnotateUpgradeableTo, Remedy: planfile.RemedyUpgradeableTo, Finding: fd.Code,
+		Change: planfile.NewChange(ref, uid, planfile.Field{Path: []string{"metadata", "annotations", openshift.AnnotationUpgradeableTo}, After: next, Before: before}),
 		Reason: fmt.Sprintf("Annotate cloudcredentials.operator.openshift.io/cluster with %s=%s: in Manual mode the cloud-credential operator says Upgradeable=False (MissingUpgradeableAnnotation) until the admin promises, with this annotation, that the credentials fit the next minor (\"Manually creating IAM\" docs; CCO#286). Accepted with --accept %s.", openshift.AnnotationUpgradeableTo, next, accept)}
-	r := remediation(RemedyUpgradeableTo, fd, fmt.Sprintf("Annotate the cloud credentials upgradeable-to %s.", next))
+	r := remediation(planfile.RemedyUpgradeableTo, fd, fmt.Sprintf("Annotate the cloud credentials upgradeable-to %s.", next))
 	r.Accepted = accept
-	co := ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterOperator", Name: openshift.CloudCredentialOperator}
-	rs.groups = append(rs.groups, &remedyGroup{phase: phasePromises, steps: []Step{st},
-		post: []Step{conditionCleared(RemedyUpgradeableTo, fd, co, orWord(fd.Details["reason"], openshift.ReasonMissingUpgradeableAnnotation),
+	co := planfile.ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterOperator", Name: openshift.CloudCredentialOperator}
+	rs.groups = append(rs.groups, &remedyGroup{phase: phasePromises, steps: []planfile.Step{st},
+		post: []planfile.Step{conditionCleared(planfile.RemedyUpgradeableTo, fd, co, orWord(fd.Details["reason"], openshift.ReasonMissingUpgradeableAnnotation),
 			"Wait for the cloud-credential operator to see the annotation: its ClusterOperator must no longer say Upgradeable=False for MissingUpgradeableAnnotation (the CVO then lifts ClusterVersion's).")},
 		rems: []remRef{{r: r, pre: []int{0}, posts: []int{0}}}})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The signature remedy (W9): the CVO refuses a release it cannot verify
@@ -56,25 +57,25 @@ func (rs *remedyStage) releaseSignature(fd inspect.Finding) bool {
 	if !ok || len(sigs) == 0 {
 		return false
 	}
-	obj := mustJSON(signatureConfigMap(digest, sigs))
-	d, err := ManifestDigest(obj)
+	obj := planfile.MustJSON(signatureConfigMap(digest, sigs))
+	d, err := planfile.ManifestDigest(obj)
 	if err != nil {
 		rs.warnf("the signature ConfigMap of %s cannot be digested (%v): no signature remedy is planned", image, err)
 		return false
 	}
 	name := openshift.SignatureKeyPrefix(digest)
 	version := orWord(fd.Details["version"], image)
-	create := Step{Action: ActionCreateReleaseSignature, Remedy: RemedyReleaseSignature, Finding: fd.Code,
-		Manifest: &Manifest{File: "release-signature/" + name, APIVersion: "v1", Kind: "ConfigMap", Namespace: openshift.SignaturesNamespace, Name: name,
+	create := planfile.Step{Action: planfile.ActionCreateReleaseSignature, Remedy: planfile.RemedyReleaseSignature, Finding: fd.Code,
+		Manifest: &planfile.Manifest{File: "release-signature/" + name, APIVersion: "v1", Kind: "ConfigMap", Namespace: openshift.SignaturesNamespace, Name: name,
 			CreateOnly: true, Object: obj, Digest: d},
 		Reason: fmt.Sprintf("The CVO cannot verify release %s (%s): it finds no signature it trusts. Create the signature ConfigMap it reads (library-go pkg/verify/store/configmap: namespace %s, label %s, binaryData %s-<n>) with the %d signature(s) the admin supplied, which recover verified against the release keyring before making this plan. The CVO verifies them again itself; --force, which would skip verification and the preconditions, is not set.",
 			version, fd.Details["reason"], openshift.SignaturesNamespace, openshift.LabelVerificationSignatures, name, len(sigs))}
-	wait := Step{Action: ActionWait, Remedy: RemedyReleaseSignature, Finding: fd.Code,
+	wait := planfile.Step{Action: planfile.ActionWait, Remedy: planfile.RemedyReleaseSignature, Finding: fd.Code,
 		Reason: fmt.Sprintf("Wait for the restored CVO to verify release %s with the supplied signature and accept it: ReleaseAccepted=True for its image.", version),
-		Gate: &Gate{Kind: GateReleaseAccepted, Image: image,
+		Gate: &planfile.Gate{Kind: planfile.GateReleaseAccepted, Image: image,
 			Description: fmt.Sprintf("ClusterVersion reports ReleaseAccepted=True for %s", image)}}
-	r := remediation(RemedyReleaseSignature, fd, fmt.Sprintf("Create the signature ConfigMap %s/%s for release %s (verified offline against the release keyring); the CVO verifies and accepts it without --force.", openshift.SignaturesNamespace, name, version))
-	rs.groups = append(rs.groups, &remedyGroup{phase: phasePromises, steps: []Step{create}, post: []Step{wait},
+	r := remediation(planfile.RemedyReleaseSignature, fd, fmt.Sprintf("Create the signature ConfigMap %s/%s for release %s (verified offline against the release keyring); the CVO verifies and accepts it without --force.", openshift.SignaturesNamespace, name, version))
+	rs.groups = append(rs.groups, &remedyGroup{phase: phasePromises, steps: []planfile.Step{create}, post: []planfile.Step{wait},
 		rems: []remRef{{r: r, pre: []int{0}, posts: []int{0}}}})
 	return true
 }

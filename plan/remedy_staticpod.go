@@ -6,6 +6,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The static-pod remedy (W7, the second incident). A static-pod operator that
@@ -20,8 +21,8 @@ import (
 // force-redeployment:<component>.
 
 // staticPodOperatorRef is the operator.openshift.io singleton of a static-pod operand.
-func staticPodOperatorRef(sp *inspect.StaticPodComponent) ObjectRef {
-	return ObjectRef{APIVersion: sp.Resource.Group + "/" + sp.Resource.Version, Kind: sp.Resource.Kind, Name: "cluster"}
+func staticPodOperatorRef(sp *inspect.StaticPodComponent) planfile.ObjectRef {
+	return planfile.ObjectRef{APIVersion: sp.Resource.Group + "/" + sp.Resource.Version, Kind: sp.Resource.Kind, Name: "cluster"}
 }
 
 // staticPodComponent returns the static-pod component of an operand name.
@@ -48,11 +49,11 @@ func (rs *remedyStage) forceRedeployment(component string, fds []inspect.Finding
 	for _, f := range fds {
 		what = append(what, describeStaticFinding(f))
 	}
-	accept := AcceptForceRedeployment + component
+	accept := planfile.AcceptForceRedeployment + component
 	restarts := fmt.Sprintf("a new forceRedeploymentReason rolls %s to a new revision and restarts it on every control-plane node, one node at a time", component)
 	if !rs.accept.has(accept) {
 		for _, f := range fds {
-			r := refusal{RefusedRemedy: RefusedRemedy{Remedy: RemedyForceRedeployment, Finding: f.Code, Subject: f.Subject, Accept: accept,
+			r := refusal{RefusedRemedy: planfile.RefusedRemedy{Remedy: planfile.RemedyForceRedeployment, Finding: f.Code, Subject: f.Subject, Accept: accept,
 				Reason: fmt.Sprintf("%s; %s, so recover does it only with --accept %s", describeStaticFinding(f), restarts, accept)},
 				blocking: f.Class == inspect.ClassBlocks, component: component, findingSubject: f.Subject}
 			rs.refused = append(rs.refused, r)
@@ -62,16 +63,16 @@ func (rs *remedyStage) forceRedeployment(component string, fds []inspect.Finding
 	value := "recover-" + rs.planTime()
 	minRev := op.LatestAvailableRevision + 1
 	masters := rs.f.controlPlaneNodes()
-	st := Step{Action: ActionForceRedeployment, Remedy: RemedyForceRedeployment, Finding: fd.Code,
-		Change: newChange(staticPodOperatorRef(sp), op.UID, field{path: []string{"spec", openshift.FieldForceRedeploymentReason}, after: value, before: orNil(op.ForceRedeploymentReason)}),
+	st := planfile.Step{Action: planfile.ActionForceRedeployment, Remedy: planfile.RemedyForceRedeployment, Finding: fd.Code,
+		Change: planfile.NewChange(staticPodOperatorRef(sp), op.UID, planfile.Field{Path: []string{"spec", openshift.FieldForceRedeploymentReason}, After: value, Before: planfile.OrNil(op.ForceRedeploymentReason)}),
 		Reason: fmt.Sprintf("%s. The operator will not roll the node again by itself: set %s/cluster spec.forceRedeploymentReason to %q (was %s), which makes revision %d and rolls it to every control-plane node, one at a time, as openshift/api documents the field (\"kick a previously failed deployment\"). Accepted with --accept %s: %s. The gate waits until every control-plane node runs revision %d or newer, Ready, with nodeStatuses agreeing (inspect.StaticPodsAt).",
 			strings.Join(what, "; "), sp.Resource.Resource, value, quoteOrNone(op.ForceRedeploymentReason), minRev, accept, restarts, minRev),
-		Gate: &Gate{Kind: GateStaticPods,
-			Description: fmt.Sprintf("%s run %s at revision %d or newer (the latest available), Ready, and nodeStatuses agree", orWord(capList(masters, 5), "every control-plane node"), component, minRev),
+		Gate: &planfile.Gate{Kind: planfile.GateStaticPods,
+			Description: fmt.Sprintf("%s run %s at revision %d or newer (the latest available), Ready, and nodeStatuses agree", orWord(planfile.CapList(masters, 5), "every control-plane node"), component, minRev),
 			StaticPods:  StaticPodsGateFor(sp, minRev)}}
-	g := &remedyGroup{phase: phaseStaticPods, component: component, steps: []Step{st}}
+	g := &remedyGroup{phase: phaseStaticPods, component: component, steps: []planfile.Step{st}}
 	for _, f := range fds {
-		r := remediation(RemedyForceRedeployment, f, fmt.Sprintf("Roll %s to revision %d on every control-plane node (forceRedeploymentReason %s).", component, minRev, value))
+		r := remediation(planfile.RemedyForceRedeployment, f, fmt.Sprintf("Roll %s to revision %d on every control-plane node (forceRedeploymentReason %s).", component, minRev, value))
 		r.Accepted = accept
 		g.rems = append(g.rems, remRef{r: r, pre: []int{0}})
 	}

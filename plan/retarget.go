@@ -8,6 +8,7 @@ import (
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/plan/policy"
 )
 
@@ -103,7 +104,7 @@ func resolvedBlockers(s *inspect.Snapshot, bs []policy.Blocker, accept []string)
 	allAcked := len(acks) > 0
 	var ackNames []string
 	for _, fd := range acks {
-		n := AcceptAdminAck + orWord(fd.Details["gate"], strings.TrimPrefix(fd.Subject, "admingate/"))
+		n := planfile.AcceptAdminAck + orWord(fd.Details["gate"], strings.TrimPrefix(fd.Subject, "admingate/"))
 		ackNames = append(ackNames, n)
 		if !slices.Contains(accept, n) {
 			allAcked = false
@@ -112,12 +113,12 @@ func resolvedBlockers(s *inspect.Snapshot, bs []policy.Blocker, accept []string)
 	if allAcked {
 		resolved[openshift.ReasonAdminAckRequired] = strings.Join(ackNames, ",")
 	}
-	if slices.Contains(accept, AcceptRemoveOverrides) {
-		resolved[openshift.ReasonClusterVersionOverrides] = AcceptRemoveOverrides
+	if slices.Contains(accept, planfile.AcceptRemoveOverrides) {
+		resolved[openshift.ReasonClusterVersionOverrides] = planfile.AcceptRemoveOverrides
 	}
 	rs := &remedyStage{s: s}
-	if next := rs.nextMinor(); next != "" && slices.Contains(accept, AcceptUpgradeableTo+next) {
-		resolved[openshift.ReasonMissingUpgradeableAnnotation] = AcceptUpgradeableTo + next
+	if next := rs.nextMinor(); next != "" && slices.Contains(accept, planfile.AcceptUpgradeableTo+next) {
+		resolved[openshift.ReasonMissingUpgradeableAnnotation] = planfile.AcceptUpgradeableTo + next
 	}
 	var out []policy.Blocker
 	var notes []string
@@ -160,7 +161,7 @@ func (s *Selection) isRetarget() bool {
 
 // retargetRemediation is the Remediation a retarget answers (nil when the
 // target is no retarget or answers no finding): the set-desired-update step.
-func (s *Selection) retargetRemediation(steps []Step) *Remediation {
+func (s *Selection) retargetRemediation(steps []planfile.Step) *planfile.Remediation {
 	if !s.isRetarget() {
 		return nil
 	}
@@ -186,7 +187,7 @@ func (s *Selection) retargetRemediation(steps []Step) *Remediation {
 		}
 		summary = fmt.Sprintf("Retarget the update from %s to %s within the minor under way; Upgradeable=False does not block it (OCPBUGS-42880).", s.facts.history.Desired, s.chosen.version)
 	}
-	r := &Remediation{Remedy: RemedyRetarget, Finding: fd.Code, Subject: fd.Subject, Summary: summary}
+	r := &planfile.Remediation{Remedy: planfile.RemedyRetarget, Finding: fd.Code, Subject: fd.Subject, Summary: summary}
 	for _, st := range steps {
 		if st.DesiredUpdate != nil {
 			r.Steps = append(r.Steps, st.ID)

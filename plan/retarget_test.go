@@ -13,6 +13,7 @@ import (
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/plan/policy"
 )
 
@@ -34,14 +35,14 @@ func TestRetargetAwayFromARiskyInFlightTarget(t *testing.T) {
 		t.Fatalf("target %s; candidates %v", sel.Target.Version, versionsOf(sel.Candidates))
 	}
 	c := candidateOf(t, sel.Candidates, "4.4.4")
-	if c.Verdict != VerdictDemoted || c.Rule != string(policy.RuleUnacceptedRisk) || !strings.Contains(c.Reason, "exposed to EtcdSlow (ConditionalRiskOnTarget)") || c.Risks[0].Name != "EtcdSlow" {
+	if c.Verdict != planfile.VerdictDemoted || c.Rule != string(policy.RuleUnacceptedRisk) || !strings.Contains(c.Reason, "exposed to EtcdSlow (ConditionalRiskOnTarget)") || c.Risks[0].Name != "EtcdSlow" {
 		t.Fatalf("4.4.4: %+v", c)
 	}
 	if !strings.Contains(strings.Join(sel.Target.Reasons, " "), "Retarget within the minor under way: the cluster updates to 4.4.4, which inspect found exposed to EtcdSlow; 4.4.5 is a z-stream of the same minor that is not") {
 		t.Fatalf("reasons %v", sel.Target.Reasons)
 	}
-	r := sel.retargetRemediation([]Step{{ID: "009-set-desired-update", Action: ActionSetDesiredUpdate, DesiredUpdate: &DesiredUpdate{Version: "4.4.5"}}})
-	if r == nil || r.Remedy != RemedyRetarget || r.Finding != inspect.CodeConditionalRiskOnTarget || r.Steps[0] != "009-set-desired-update" {
+	r := sel.retargetRemediation([]planfile.Step{{ID: "009-set-desired-update", Action: planfile.ActionSetDesiredUpdate, DesiredUpdate: &planfile.DesiredUpdate{Version: "4.4.5"}}})
+	if r == nil || r.Remedy != planfile.RemedyRetarget || r.Finding != inspect.CodeConditionalRiskOnTarget || r.Steps[0] != "009-set-desired-update" {
 		t.Fatalf("remediation %+v", r)
 	}
 	// Accepting the risk makes the in-flight target the nearest again.
@@ -212,5 +213,5 @@ func recommendGraph(t *testing.T, cv *configv1.ClusterVersion, from string) *gra
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &graph.Result{Graph: g, Digest: digestBytes(data)}
+	return &graph.Result{Graph: g, Digest: planfile.DigestBytes(data)}
 }

@@ -8,25 +8,15 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/plan/policy"
-)
-
-// The candidate verdicts.
-const (
-	// VerdictChosen marks the target in Selection.Candidates.
-	VerdictChosen = "chosen"
-	// VerdictDemoted: safe, but farther than the target, or safe only with risks not
-	// named in --accept.
-	VerdictDemoted = "demoted"
-	// VerdictRejected: breaks a Mandatory or Policy rule.
-	VerdictRejected = "rejected"
 )
 
 // Selection is the outcome of target selection: the target and every candidate,
 // ranked (the target first, with Verdict "chosen").
 type Selection struct {
-	Target     Target      `json:"target"`
-	Candidates []Candidate `json:"candidates"`
+	Target     planfile.Target      `json:"target"`
+	Candidates []planfile.Candidate `json:"candidates"`
 	// Force lists why the target needs desiredUpdate.force (empty: it does not).
 	Force []string `json:"force,omitempty"`
 
@@ -38,10 +28,10 @@ type Selection struct {
 }
 
 // Alternatives returns the candidates other than the target.
-func (s *Selection) Alternatives() []Candidate {
-	var out []Candidate
+func (s *Selection) Alternatives() []planfile.Candidate {
+	var out []planfile.Candidate
 	for _, c := range s.Candidates {
-		if c.Verdict != VerdictChosen {
+		if c.Verdict != planfile.VerdictChosen {
 			out = append(out, c)
 		}
 	}
@@ -54,7 +44,7 @@ type evaluation struct {
 	image      string
 	node       *graph.Node
 	moves      []policy.Move
-	distance   Distance
+	distance   planfile.Distance
 	violations []policy.Violation
 	force      []string
 	edges      []string // "4.3.19 -> 4.4.4 supported"
@@ -280,8 +270,8 @@ func appendRisks(have []graph.Risk, add ...graph.Risk) []graph.Risk {
 // distance measures the moves: components that change, the minors they cross and
 // the patch steps (within a minor: the difference; into a new minor: the target's
 // patch number).
-func distance(moves []policy.Move) Distance {
-	var d Distance
+func distance(moves []policy.Move) planfile.Distance {
+	var d planfile.Distance
 	for _, m := range moves {
 		if m.From == m.To {
 			continue
@@ -313,7 +303,7 @@ func absDiff(a, b uint64) int {
 	return int(b - a)
 }
 
-func lessDistance(a, b Distance) bool {
+func lessDistance(a, b planfile.Distance) bool {
 	if a.Components != b.Components {
 		return a.Components < b.Components
 	}
@@ -336,7 +326,7 @@ func lessEval(a, b *evaluation) bool {
 }
 
 // describeDistance is "11 components (6 across a minor, 29 patch steps)".
-func describeDistance(d Distance) string {
+func describeDistance(d planfile.Distance) string {
 	if d.Components == 0 {
 		return "no component moves"
 	}
@@ -347,33 +337,26 @@ func describeDistance(d Distance) string {
 	return fmt.Sprintf("%s (%d minor, %d patch steps)", s, d.Minor, d.Patch)
 }
 
-// QualifiesWithRisks reports whether accepting c's risks (--accept) would make
-// it a safe target: the planner demoted it for unaccepted conditional-update
-// risks alone (it carries Risks only then).
-func (c *Candidate) QualifiesWithRisks() bool {
-	return c != nil && c.Verdict == VerdictDemoted && len(c.Risks) > 0
-}
-
 // rankCandidates turns the sorted evaluations into the candidate table.
-func rankCandidates(evals []*evaluation, chosen *evaluation) []Candidate {
-	out := make([]Candidate, 0, len(evals))
+func rankCandidates(evals []*evaluation, chosen *evaluation) []planfile.Candidate {
+	out := make([]planfile.Candidate, 0, len(evals))
 	for i, e := range evals {
-		c := Candidate{Version: e.version, Image: e.image, Rank: i + 1, Distance: e.distance}
+		c := planfile.Candidate{Version: e.version, Image: e.image, Rank: i + 1, Distance: e.distance}
 		switch {
 		case e == chosen:
-			c.Verdict, c.Rule, c.Reason = VerdictChosen, "", "nearest safe release: "+describeDistance(e.distance)
+			c.Verdict, c.Rule, c.Reason = planfile.VerdictChosen, "", "nearest safe release: "+describeDistance(e.distance)
 		case e.class() == 0:
-			c.Verdict, c.Rule = VerdictDemoted, string(policy.RuleFarther)
+			c.Verdict, c.Rule = planfile.VerdictDemoted, string(policy.RuleFarther)
 			if chosen != nil {
 				c.Reason = fmt.Sprintf("safe, but farther than %s: %s against %s", chosen.version, describeDistance(e.distance), describeDistance(chosen.distance))
 			}
 		default:
 			v := e.violations[0]
-			c.Verdict, c.Rule, c.Reason = VerdictRejected, string(v.Rule), v.Reason
+			c.Verdict, c.Rule, c.Reason = planfile.VerdictRejected, string(v.Rule), v.Reason
 			if e.class() == 1 {
-				c.Verdict = VerdictDemoted
+				c.Verdict = planfile.VerdictDemoted
 				for _, r := range e.risks {
-					c.Risks = append(c.Risks, Risk{Name: r.Name, URL: r.URL, Message: r.Message})
+					c.Risks = append(c.Risks, planfile.Risk{Name: r.Name, URL: r.URL, Message: r.Message})
 				}
 			}
 			if more := otherRules(e.violations); more != "" {
@@ -399,15 +382,15 @@ func otherRules(vs []policy.Violation) string {
 }
 
 // targetFor builds the Target of the chosen evaluation, with its reasons.
-func targetFor(sel *Selection) Target {
+func targetFor(sel *Selection) planfile.Target {
 	e, f := sel.chosen, sel.facts
-	t := Target{Version: e.version, Image: e.image, Distance: e.distance}
+	t := planfile.Target{Version: e.version, Image: e.image, Distance: e.distance}
 	if e.node != nil {
 		t.Channels = e.node.Channels
 		t.URL = e.node.Metadata[graph.MetadataURL]
 	}
 	for _, r := range e.risks {
-		t.AcceptedRisks = append(t.AcceptedRisks, Risk{Name: r.Name, URL: r.URL, Message: r.Message})
+		t.AcceptedRisks = append(t.AcceptedRisks, planfile.Risk{Name: r.Name, URL: r.URL, Message: r.Message})
 	}
 	// What moves, grouped by where it comes from.
 	byFrom := map[string][]string{}
@@ -467,7 +450,7 @@ func targetFor(sel *Selection) Target {
 	}
 	var nearer []string
 	for _, c := range sel.Candidates {
-		if c.Verdict == VerdictRejected && lessDistance(c.Distance, e.distance) {
+		if c.Verdict == planfile.VerdictRejected && lessDistance(c.Distance, e.distance) {
 			nearer = append(nearer, fmt.Sprintf("%s (%s)", c.Version, c.Rule))
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/plan/policy"
 )
 
@@ -251,7 +252,7 @@ func TestSelectRanksSafeByDistanceAndExplainsTheTarget(t *testing.T) {
 	if tgt.Image != image444 || tgt.URL != "https://access.redhat.com/errata/RHBA-2020:2133" || !slices.Equal(tgt.Channels, []string{"stable-4.4"}) {
 		t.Fatalf("target %+v", tgt)
 	}
-	if tgt.Distance != (Distance{Components: 11, Minor: 6, Patch: 6*4 + 5*1}) {
+	if tgt.Distance != (planfile.Distance{Components: 11, Minor: 6, Patch: 6*4 + 5*1}) {
 		t.Fatalf("distance %+v", tgt.Distance)
 	}
 	reasons := strings.Join(tgt.Reasons, "\n")
@@ -302,16 +303,16 @@ func TestSelectRefusesEmptyInputs(t *testing.T) {
 }
 
 func TestQualifiesWithRisks(t *testing.T) {
-	risk := []Risk{{Name: "R"}}
+	risk := []planfile.Risk{{Name: "R"}}
 	for _, tc := range []struct {
 		name string
-		c    *Candidate
+		c    *planfile.Candidate
 		want bool
 	}{
-		{"demoted for its risks", &Candidate{Verdict: VerdictDemoted, Risks: risk}, true},
-		{"demoted as farther", &Candidate{Verdict: VerdictDemoted}, false},
-		{"rejected", &Candidate{Verdict: VerdictRejected}, false},
-		{"chosen", &Candidate{Verdict: VerdictChosen}, false},
+		{"demoted for its risks", &planfile.Candidate{Verdict: planfile.VerdictDemoted, Risks: risk}, true},
+		{"demoted as farther", &planfile.Candidate{Verdict: planfile.VerdictDemoted}, false},
+		{"rejected", &planfile.Candidate{Verdict: planfile.VerdictRejected}, false},
+		{"chosen", &planfile.Candidate{Verdict: planfile.VerdictChosen}, false},
 		{"none", nil, false},
 	} {
 		if got := tc.c.QualifiesWithRisks(); got != tc.want {

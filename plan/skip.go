@@ -7,6 +7,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // OperatorAtTarget is the planner's skip rule for one ClusterOperator manifest:
@@ -20,7 +21,7 @@ import (
 // on the operator's word: its Deployment runs the target and has rolled out, and
 // every mirror pod runs the operator's operand image. The property test in
 // apply/gate holds the planner and the gates to that. why says what is not there.
-func OperatorAtTarget(s *inspect.Snapshot, name string, declared []OperandVersion) (bool, string) {
+func OperatorAtTarget(s *inspect.Snapshot, name string, declared []planfile.OperandVersion) (bool, string) {
 	if len(declared) == 0 {
 		// Nothing says which version the operator should run: its manifests
 		// are applied and its gate waits on its conditions.

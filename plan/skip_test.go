@@ -7,6 +7,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 
 	"github.com/openshift-recover/recover/inspect"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The skip rule reads a ClusterOperator's versions as the CVO and the
@@ -15,7 +16,7 @@ import (
 // disagreed on duplicated entries.
 func TestOperatorAtTargetReadsTheFirstEntryLikeTheGate(t *testing.T) {
 	healthy := []configv1.ClusterOperatorStatusCondition{{Type: configv1.OperatorAvailable, Status: configv1.ConditionTrue}, {Type: configv1.OperatorDegraded, Status: configv1.ConditionFalse}}
-	declared := []OperandVersion{{Name: "coredns", Version: "4.4.3"}}
+	declared := []planfile.OperandVersion{{Name: "coredns", Version: "4.4.3"}}
 	want := []configv1.OperandVersion{{Name: "coredns", Version: "4.4.3"}}
 	for _, tc := range []struct {
 		name     string

@@ -11,53 +11,8 @@ import (
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/plan/policy"
-)
-
-// FormatVersionStages is the format of a staged plan (formatVersion 1.4 adds
-// goal, goalReasons and stages). A one-hop plan keeps FormatVersion: readers of
-// 1.3 read it unchanged, and a 1.4 reader reads both.
-const FormatVersionStages = "1.4"
-
-// Stage is one hop of a staged plan (formatVersion 1.4): the CVO carries it out
-// as a desiredUpdate recover sets and watches; the first stage's steps are the
-// plan's Steps (the per-hop planner's, remedies included), a later stage's are
-// its outline, planned again against the cluster once the stage before it lands
-// (`recover plan --to GOAL` from there: the same rules, on the cluster as it is).
-type Stage struct {
-	// Index counts from 1.
-	Index int    `json:"index"`
-	From  string `json:"from"`
-	To    string `json:"to"`
-	// Image is To's release image, by digest.
-	Image string `json:"image"`
-	// Edge is the update service's edge From -> To ("supported", or
-	// "conditional" with its risks accepted for this stage).
-	Edge string `json:"edge"`
-	// Workers says what the worker pools do in this stage: "follow" (they
-	// update with the control plane) or "paused" (an EUS control-plane-only
-	// hop: their kubelets stay where they were).
-	Workers string `json:"workers"`
-	// Reasons say why To was chosen.
-	Reasons []string `json:"reasons"`
-	// Passed are the other releases of To's minor and why each was not chosen.
-	Passed []graph.PassedRelease `json:"passed,omitempty"`
-	// Accept are the --accept names that hold for this stage (stage N:NAME).
-	Accept []string `json:"accept,omitempty"`
-	// Steps are the stage's own steps: for stage 1, what runs before the
-	// plan's Steps (the EUS pools' pause, when stage 1 is the paused hop); for
-	// a later stage, its outline: the pause when it is the first paused hop,
-	// set-desired-update, the wait for the control plane at To, and on the
-	// last stage the unpause of what the plan paused.
-	Steps []Step `json:"steps,omitempty"`
-	// Warnings are this stage's (a long pause, an ack owed when it lands).
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-// The Stage.Workers values.
-const (
-	WorkersFollow = "follow"
-	WorkersPaused = "paused"
 )
 
 // StagedOptions are a staged plan's inputs: the per-hop planner's Options (its
@@ -94,7 +49,7 @@ func (e *StageRefusedError) Error() string {
 }
 
 // ExitCode is 6, as a NoTargetError's: no safe target for a stage.
-func (e *StageRefusedError) ExitCode() int { return exitNoSafeTarget }
+func (e *StageRefusedError) ExitCode() int { return planfile.ExitNoSafeTarget }
 
 // RuleStagedGoal is the outcome rule of a staged plan's first hop: the admin
 // named the goal (recover plan --to), so the CVO is driven there.
@@ -122,7 +77,7 @@ const pausedPoolCAMargin = 14 * 24 * time.Hour
 // Stage 1 is planned by Make, on the graph restricted to its target; later
 // stages are checked against the cluster as it will be then (every operator at
 // the stage's From, the workers where they are when paused) and outlined.
-func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
+func MakeStaged(ctx context.Context, in StagedOptions) (*planfile.Plan, error) {
 	if in.Snapshot == nil {
 		return nil, &InputError{Msg: "no snapshot"}
 	}
@@ -169,12 +124,12 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 				Hint: "number the stages as the plan lists them, from 1"}
 		}
 	}
-	stages := make([]Stage, len(path.Stages))
+	stages := make([]planfile.Stage, len(path.Stages))
 	for i, h := range path.Stages {
-		st := Stage{Index: i + 1, From: h.From, To: stripBuild(h.To), Image: h.Image, Edge: string(h.Edge.State), Workers: WorkersFollow, Passed: h.Passed}
+		st := planfile.Stage{Index: i + 1, From: h.From, To: stripBuild(h.To), Image: h.Image, Edge: string(h.Edge.State), Workers: planfile.WorkersFollow, Passed: h.Passed}
 		st.Accept = append(slices.Clone(common), perStage[i+1]...)
 		if in.EUS && minorOf(st.From) != minorOf(st.To) && i < len(path.Stages)-1 {
-			st.Workers = WorkersPaused
+			st.Workers = planfile.WorkersPaused
 		}
 		stages[i] = st
 	}
@@ -191,7 +146,7 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 		}
 		sf := f
 		if i > 0 {
-			sf = stageFacts(f, st.From, in.EUS && stages[i-1].Workers == WorkersPaused)
+			sf = stageFacts(f, st.From, in.EUS && stages[i-1].Workers == planfile.WorkersPaused)
 		}
 		e := evaluate(sf, g, pol, st.Accept, candidate{version: st.To, image: st.Image, node: nodeOf(g, path.Stages[i].To)})
 		if i > 0 && e.class() == 2 {
@@ -207,7 +162,7 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 	first := in.Options
 	first.Accept = stages[0].Accept
 	first.StageTarget = path.Stages[0].To
-	if in.EUS && stages[0].Workers == WorkersPaused {
+	if in.EUS && stages[0].Workers == planfile.WorkersPaused {
 		first.Hold = &PoolHold{Pools: workerPools(f), Until: path.To}
 	}
 	first.Decision = Decide(in.Snapshot, DecideInput{Accept: first.Accept, Signatures: in.ReleaseSignatures, TakeOver: in.TakeOver, Goal: path.To})
@@ -228,8 +183,8 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 		return nil, &StageRefusedError{Stage: 1, From: stages[0].From, To: stages[0].To, Rule: StageRuleNoPath,
 			Reason: fmt.Sprintf("the per-hop planner chose %s, not the stage's %s", p.Target.Version, stages[0].To)}
 	}
-	if p.FormatVersion != FormatVersionDriveCVO { // 1.5 has the stages too
-		p.FormatVersion = FormatVersionStages
+	if p.FormatVersion != planfile.FormatVersionDriveCVO { // 1.5 has the stages too
+		p.FormatVersion = planfile.FormatVersionStages
 	}
 	p.Goal = path.To
 	if path.Direct != "" {
@@ -241,7 +196,7 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 		if i > 0 {
 			st.Steps = stageOutline(st, acceptedEdgeRisks(path.Stages[i].Edge, st.Accept))
 		}
-		if st.Workers == WorkersPaused {
+		if st.Workers == planfile.WorkersPaused {
 			st.Warnings = append(st.Warnings, pausedPoolWarning(in.Snapshot, f, time.Now))
 		}
 	}
@@ -256,7 +211,7 @@ func MakeStaged(ctx context.Context, in StagedOptions) (*Plan, error) {
 	}
 	p.Stages = stages
 	// The writer validates what the reader validates (recover apply --plan).
-	if err := Validate(p); err != nil {
+	if err := planfile.Validate(p); err != nil {
 		return nil, fmt.Errorf("the planner made a staged plan apply would refuse (a bug in recover): %w", err)
 	}
 	return p, nil
@@ -325,10 +280,10 @@ func stageFacts(f *facts, at string, workersPaused bool) *facts {
 // when stage 1 pauses, one not Updated (pausing it would freeze it half-rolled:
 // oran-o2ims checks this too). A later stage's pause waits for the pool to be
 // Updated (its pool-updated gate) instead.
-func checkPoolsForEUS(f *facts, stages []Stage) error {
+func checkPoolsForEUS(f *facts, stages []planfile.Stage) error {
 	paused := false
 	for _, st := range stages {
-		paused = paused || st.Workers == WorkersPaused
+		paused = paused || st.Workers == planfile.WorkersPaused
 	}
 	if !paused {
 		return nil
@@ -343,7 +298,7 @@ func checkPoolsForEUS(f *facts, stages []Stage) error {
 			return &StageRefusedError{Stage: 1, From: st.From, To: st.To, Rule: StageRulePoolAdmin,
 				Reason: fmt.Sprintf("machineconfigpool/%s is already paused, and not by recover: recover does not unpause what it did not pause", p.Name),
 				Hint:   fmt.Sprintf("unpause it yourself once you are done with it (oc patch mcp %s --type merge -p '{\"spec\":{\"paused\":false}}'), let it update, and plan again", p.Name)}
-		case p.Rolling && stages[0].Workers == WorkersPaused:
+		case p.Rolling && stages[0].Workers == planfile.WorkersPaused:
 			return &StageRefusedError{Stage: 1, From: st.From, To: st.To, Rule: StageRulePoolUpdating,
 				Reason: fmt.Sprintf("machineconfigpool/%s is not Updated (machines are still moving to its configuration): pausing it now would freeze it half-rolled", p.Name),
 				Hint:   fmt.Sprintf("wait for oc get mcp %s to show UPDATED True, and plan again", p.Name)}
@@ -382,7 +337,7 @@ func workerPools(f *facts) []string {
 // olm.maxOpenShiftVersion: OLM reports Upgradeable=False
 // (IncompatibleOperatorsInstalled) before that minor update, and the CVO
 // refuses it (OLM #2081).
-func checkOLMMax(s *inspect.Snapshot, st *Stage) error {
+func checkOLMMax(s *inspect.Snapshot, st *planfile.Stage) error {
 	to, err := inspect.ParseVersion(st.To)
 	if err != nil || minorOf(st.From) == minorOf(st.To) {
 		return nil
@@ -427,7 +382,7 @@ func nodeOf(g *graph.Graph, v string) *graph.Node {
 	return &n
 }
 
-func candidateOfVersion(nt *NoTargetError, v string) *Candidate {
+func candidateOfVersion(nt *NoTargetError, v string) *planfile.Candidate {
 	if nt.Selection == nil {
 		return nil
 	}
@@ -456,7 +411,7 @@ func stageHint(r policy.Rule, eus bool) string {
 }
 
 // stageReasons say why a stage's target was chosen.
-func stageReasons(path *graph.StagePath, i int, st *Stage, e *evaluation, eus bool) []string {
+func stageReasons(path *graph.StagePath, i int, st *planfile.Stage, e *evaluation, eus bool) []string {
 	var out []string
 	h := path.Stages[i]
 	if i == len(path.Stages)-1 {
@@ -471,7 +426,7 @@ func stageReasons(path *graph.StagePath, i int, st *Stage, e *evaluation, eus bo
 			out = append(out, fmt.Sprintf("Not %s: %s.", p.Version, p.Reason))
 		}
 	}
-	if st.Workers == WorkersPaused {
+	if st.Workers == planfile.WorkersPaused {
 		out = append(out, fmt.Sprintf("Workers stay paused (EUS control-plane-only): %s allows kubelets %d minor(s) behind.", minorOf(h.To), lagOf(h.To)))
 	}
 	for _, v := range e.violations {
@@ -502,7 +457,7 @@ func lagOf(v string) int {
 	return inspect.KubeletLagAllowed(pv.Major, pv.Minor)
 }
 
-func stageChain(stages []Stage) string {
+func stageChain(stages []planfile.Stage) string {
 	parts := []string{stages[0].From}
 	for _, s := range stages {
 		parts = append(parts, s.To)
@@ -516,15 +471,15 @@ func stageChain(stages []Stage) string {
 // first hop that recover pushes holds them inside its own CVO bracket
 // (Options.Hold): first are its steps, and a pool they pause already is not
 // paused again.
-func pauseAndUnpause(f *facts, stages []Stage, goal string, first []Step) {
+func pauseAndUnpause(f *facts, stages []planfile.Stage, goal string, first []planfile.Step) {
 	workers := workerPools(f)
-	firstPaused := slices.IndexFunc(stages, func(st Stage) bool { return st.Workers == WorkersPaused })
+	firstPaused := slices.IndexFunc(stages, func(st planfile.Stage) bool { return st.Workers == planfile.WorkersPaused })
 	if firstPaused < 0 || len(workers) == 0 {
 		return
 	}
-	var pause []Step
+	var pause []planfile.Step
 	for _, pool := range workers {
-		if firstPaused == 0 && slices.ContainsFunc(first, func(s Step) bool { return s.Action == ActionPausePool && s.Pool == pool }) {
+		if firstPaused == 0 && slices.ContainsFunc(first, func(s planfile.Step) bool { return s.Action == planfile.ActionPausePool && s.Pool == pool }) {
 			continue
 		}
 		pause = append(pause, holdSteps(pool, goal)...)
@@ -533,24 +488,24 @@ func pauseAndUnpause(f *facts, stages []Stage, goal string, first []Step) {
 	st.Steps = append(pause, st.Steps...)
 	last := &stages[len(stages)-1]
 	for _, pool := range workers {
-		last.Steps = append(last.Steps, Step{Action: ActionUnpausePool, Pool: pool, Reason: fmt.Sprintf("the control plane is at %s: pool %s updates straight to it", goal, pool),
-			Gate: &Gate{Kind: GatePoolUpdated, Pool: pool, Description: fmt.Sprintf("pool %s reports Updated at %s", pool, goal)}})
+		last.Steps = append(last.Steps, planfile.Step{Action: planfile.ActionUnpausePool, Pool: pool, Reason: fmt.Sprintf("the control plane is at %s: pool %s updates straight to it", goal, pool),
+			Gate: &planfile.Gate{Kind: planfile.GatePoolUpdated, Pool: pool, Description: fmt.Sprintf("pool %s reports Updated at %s", pool, goal)}})
 	}
 }
 
 // holdSteps pause a worker pool for an EUS path once it is Updated (a pause
 // freezes a pool half-rolled), until the control plane reaches goal.
-func holdSteps(pool, goal string) []Step {
-	return []Step{
-		{Action: ActionWait, Reason: fmt.Sprintf("pool %s is paused only once it is Updated: a pause freezes a pool half-rolled", pool),
-			Gate: &Gate{Kind: GatePoolUpdated, Pool: pool, Description: fmt.Sprintf("pool %s reports Updated", pool)}},
-		{Action: ActionPausePool, Pool: pool, Reason: fmt.Sprintf("EUS control-plane-only path: pool %s (Updated) keeps its kubelets until the control plane reaches %s", pool, goal)},
+func holdSteps(pool, goal string) []planfile.Step {
+	return []planfile.Step{
+		{Action: planfile.ActionWait, Reason: fmt.Sprintf("pool %s is paused only once it is Updated: a pause freezes a pool half-rolled", pool),
+			Gate: &planfile.Gate{Kind: planfile.GatePoolUpdated, Pool: pool, Description: fmt.Sprintf("pool %s reports Updated", pool)}},
+		{Action: planfile.ActionPausePool, Pool: pool, Reason: fmt.Sprintf("EUS control-plane-only path: pool %s (Updated) keeps its kubelets until the control plane reaches %s", pool, goal)},
 	}
 }
 
 // stageOutline is a later stage's outline: hand the CVO the stage's target and
 // wait until it reports it (planned again in full once the stage starts).
-func stageOutline(st *Stage, acceptRisks []string) []Step {
+func stageOutline(st *planfile.Stage, acceptRisks []string) []planfile.Step {
 	return handToCVO(cvoHop{to: st.To, image: st.Image, acceptRisks: acceptRisks,
 		why:   fmt.Sprintf("stage %d: the CVO carries the cluster from %s to %s", st.Index, st.From, st.To),
 		lands: fmt.Sprintf("stage %d lands when the control plane runs %s", st.Index, st.To)})
@@ -581,7 +536,7 @@ type cvoHop struct {
 	// declares (its payload manifest's status.versions); nil: operator at
 	// to. noLanding: the target declares no machine-config ClusterOperator
 	// (a reduced payload), so nothing but the CVO marks its landing.
-	landing   []OperandVersion
+	landing   []planfile.OperandVersion
 	noLanding bool
 }
 
@@ -590,21 +545,21 @@ type cvoHop struct {
 // admin accepted) gated on ClusterVersion showing the CVO working on the
 // target, then a wait for the control plane at the target. The first step is
 // always the set-desired-update; the rest are waits.
-func handToCVO(h cvoHop) []Step {
-	steps := []Step{{Action: ActionSetDesiredUpdate, Reason: h.why,
-		DesiredUpdate: &DesiredUpdate{Version: h.to, Image: h.image, Force: h.force, AcceptRisks: h.acceptRisks},
-		Gate:          &Gate{Kind: GateCVORunning, Description: fmt.Sprintf("ClusterVersion shows the CVO working on %s", h.to)}}}
+func handToCVO(h cvoHop) []planfile.Step {
+	steps := []planfile.Step{{Action: planfile.ActionSetDesiredUpdate, Reason: h.why,
+		DesiredUpdate: &planfile.DesiredUpdate{Version: h.to, Image: h.image, Force: h.force, AcceptRisks: h.acceptRisks},
+		Gate:          &planfile.Gate{Kind: planfile.GateCVORunning, Description: fmt.Sprintf("ClusterVersion shows the CVO working on %s", h.to)}}}
 	if h.noLanding {
 		return steps
 	}
 	landing := h.landing
 	if len(landing) == 0 {
-		landing = []OperandVersion{{Name: "operator", Version: h.to}}
+		landing = []planfile.OperandVersion{{Name: "operator", Version: h.to}}
 	}
 	// The machine-config operator is the last of the CVO's run levels
 	// (0000_80_machine-config): at the target, the control plane is there.
-	return append(steps, Step{Action: ActionWait, Reason: h.lands,
-		Gate: &Gate{Kind: GateClusterOperator, ClusterOperator: openshift.MachineConfigOperator, Versions: landing,
+	return append(steps, planfile.Step{Action: planfile.ActionWait, Reason: h.lands,
+		Gate: &planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: openshift.MachineConfigOperator, Versions: landing,
 			Description: fmt.Sprintf("%s reports %s, Available, not Degraded", openshift.MachineConfigOperator, h.to)}})
 }
 
@@ -618,90 +573,4 @@ func pausedPoolWarning(s *inspect.Snapshot, f *facts, now func() time.Time) stri
 		}
 	}
 	return base + "; the snapshot does not show the signer's expiry: check the secret's auth.openshift.io/certificate-not-after before pausing for long"
-}
-
-// RunStep is one step of a plan in the order apply runs it, with its stage.
-type RunStep struct {
-	// Stage is the step's stage (from 1); 0 in a plan without stages.
-	Stage int
-	Step  *Step
-}
-
-// RunOrder is the order apply runs a plan's steps in: a plan without stages
-// runs its Steps; a staged plan (formatVersion 1.4) runs stage 1's own steps
-// (the EUS pause when stage 1 is the paused hop), then the plan's Steps (stage
-// 1's hop), then each later stage's steps in turn. It is the one place that
-// says so: apply, its journal and the TUI read it. The steps point into p.
-func RunOrder(p *Plan) []RunStep {
-	if len(p.Stages) == 0 {
-		out := make([]RunStep, len(p.Steps))
-		for i := range p.Steps {
-			out[i] = RunStep{Step: &p.Steps[i]}
-		}
-		return out
-	}
-	var out []RunStep
-	for si := range p.Stages {
-		st := &p.Stages[si]
-		for i := range st.Steps {
-			out = append(out, RunStep{Stage: st.Index, Step: &st.Steps[i]})
-		}
-		if si == 0 {
-			for i := range p.Steps {
-				out = append(out, RunStep{Stage: st.Index, Step: &p.Steps[i]})
-			}
-		}
-	}
-	return out
-}
-
-// validateStages checks a staged plan's stages: numbered from 1 in order,
-// each hop starting where the one before it ended, the last ending at the
-// goal, and each stage's steps, as RunOrder runs them, valid as a plan of their own (the
-// fields each action needs, its gates, the CVO bracket within the stage) with
-// IDs unique across the whole plan.
-func validateStages(p *Plan, add func(format string, args ...any)) {
-	if len(p.Stages) == 0 {
-		return
-	}
-	seen := map[string]bool{}
-	for i := range p.Steps {
-		seen[p.Steps[i].ID] = true
-	}
-	for i := range p.Stages {
-		st := &p.Stages[i]
-		if st.Index != i+1 {
-			add("stage %d is numbered %d", i+1, st.Index)
-		}
-		if i > 0 && st.From != p.Stages[i-1].To {
-			add("stage %d starts at %s, not where stage %d ends (%s)", st.Index, st.From, i, p.Stages[i-1].To)
-		}
-		if st.To == "" {
-			add("stage %d has no target release", st.Index)
-		}
-		for j := range st.Steps {
-			id := st.Steps[j].ID
-			if seen[id] {
-				add("stage %d: step %s: duplicate step id", st.Index, id)
-			}
-			seen[id] = true
-		}
-		if len(st.Steps) == 0 {
-			if i > 0 {
-				add("stage %d has no steps: a later stage needs at least its desiredUpdate", st.Index)
-			}
-			continue
-		}
-		// A stage is valid as the steps it runs (RunOrder): stage 1's own
-		// steps (the EUS pause) run before the plan's Steps, which hold its
-		// hand-over to the CVO, so they are checked together.
-		sub := *p
-		sub.Steps, sub.Stages = p.StageSteps(st.Index), nil
-		if err := Validate(&sub); err != nil {
-			add("stage %d: %s", st.Index, strings.TrimPrefix(err.Error(), "invalid plan: "))
-		}
-	}
-	if last := p.Stages[len(p.Stages)-1]; p.Goal != "" && last.To != p.Goal {
-		add("the last stage ends at %s, not at the goal %s", last.To, p.Goal)
-	}
 }

@@ -1,6 +1,9 @@
 package plan
 
-import "testing"
+import (
+	"github.com/openshift-recover/recover/plan/planfile"
+	"testing"
+)
 
 // TestStageStepsAndStageOf: stage 1 runs its own steps (none here: stage 1
 // follows) then the plan's Steps; a later stage its outline; every step maps
@@ -20,13 +23,13 @@ func TestStageStepsAndStageOf(t *testing.T) {
 			}
 		}
 	}
-	if got := p.StageSteps(2); len(got) != 4 || got[1].Action != ActionPausePool {
+	if got := p.StageSteps(2); len(got) != 4 || got[1].Action != planfile.ActionPausePool {
 		t.Errorf("stage 2's steps: %+v", got)
 	}
 	if p.StageOf("stage9-001-nothing") != 0 || p.StageSteps(0) != nil || p.StageSteps(4) != nil {
 		t.Error("an unknown step or stage maps to a stage")
 	}
-	one := &Plan{Steps: p.Steps}
+	one := &planfile.Plan{Steps: p.Steps}
 	if one.StageOf(p.Steps[0].ID) != 0 {
 		t.Error("a one-hop plan has no stages")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan/graph"
 	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // stagedGraph is an update-service graph of the given "from>to" edges, every
@@ -44,12 +45,12 @@ func stagedGraph(t testing.TB, edges ...string) *graph.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &graph.Result{Graph: g, Digest: digestBytes(data)}
+	return &graph.Result{Graph: g, Digest: planfile.DigestBytes(data)}
 }
 
 // makeStagedExample plans the second incident's cluster (4.4.3, updating to
 // 4.4.4) to a goal, with the example 4.4.4 payload for stage 1.
-func makeStagedExample(t testing.TB, s *inspect.Snapshot, g *graph.Result, to string, eus bool, accept ...string) (*Plan, error) {
+func makeStagedExample(t testing.TB, s *inspect.Snapshot, g *graph.Result, to string, eus bool, accept ...string) (*planfile.Plan, error) {
 	t.Helper()
 	return MakeStaged(context.Background(), StagedOptions{To: to, EUS: eus, Options: Options{Snapshot: s, Graph: g, Payload: PayloadDir{Dir: payload444}, Accept: accept,
 		Now: func() time.Time { return fixedTime }, Generator: "recover test"}})
@@ -72,10 +73,10 @@ func TestStagedPlanNamesEachIntermediateAndWhy(t *testing.T) {
 	}
 	// Stage 1 is a hop the CVO drives (the staged-goal rule): a drive-cvo
 	// plan, format 1.5, which carries the stages of 1.4.
-	if p.FormatVersion != FormatVersionDriveCVO || p.Goal != "4.6.1" || p.Target.Version != "4.4.4" {
+	if p.FormatVersion != planfile.FormatVersionDriveCVO || p.Goal != "4.6.1" || p.Target.Version != "4.4.4" {
 		t.Fatalf("format %s goal %s target %s", p.FormatVersion, p.Goal, p.Target.Version)
 	}
-	if p.Mode != ModeDriveCVO || p.Outcome == nil || p.Outcome.Rule != RuleStagedGoal || countAction(p, ActionDisableCVO)+countAction(p, ActionApply)+countAction(p, ActionDelete) != 0 {
+	if p.Mode != planfile.ModeDriveCVO || p.Outcome == nil || p.Outcome.Rule != RuleStagedGoal || planfile.CountAction(p, planfile.ActionDisableCVO)+planfile.CountAction(p, planfile.ActionApply)+planfile.CountAction(p, planfile.ActionDelete) != 0 {
 		t.Fatalf("stage 1 is not driven by the CVO: mode %s outcome %+v actions %v", p.Mode, p.Outcome, actions(p))
 	}
 	if why := strings.Join(p.Stages[1].Reasons, " "); !strings.Contains(why, "Not 4.5.3") || !strings.Contains(why, "no usable edge onward") {
@@ -84,13 +85,13 @@ func TestStagedPlanNamesEachIntermediateAndWhy(t *testing.T) {
 	if why := strings.Join(p.GoalReasons, " "); !strings.Contains(why, "no edge 4.4.3 -> 4.6.1") {
 		t.Fatalf("goal reasons: %q", why)
 	}
-	if st := p.Stages[2].Steps; len(st) != 2 || st[0].Action != ActionSetDesiredUpdate || st[0].DesiredUpdate.Version != "4.6.1" || st[1].Gate.ClusterOperator != "machine-config" {
+	if st := p.Stages[2].Steps; len(st) != 2 || st[0].Action != planfile.ActionSetDesiredUpdate || st[0].DesiredUpdate.Version != "4.6.1" || st[1].Gate.ClusterOperator != "machine-config" {
 		t.Fatalf("stage 3 outline: %+v", st)
 	}
-	if p.Stages[1].Workers != WorkersFollow {
+	if p.Stages[1].Workers != planfile.WorkersFollow {
 		t.Fatalf("without --eus the workers follow: %s", p.Stages[1].Workers)
 	}
-	if err := Validate(p); err != nil {
+	if err := planfile.Validate(p); err != nil {
 		t.Fatalf("the staged plan does not validate: %v", err)
 	}
 }
@@ -109,10 +110,10 @@ func TestEUSPlanPausesTheWorkersAcrossTheOddMinorAndUnpausesAtTheEnd(t *testing.
 	}
 	// Updated first, then paused, then the desiredUpdate.
 	s2, s3 := p.Stages[1].Steps, p.Stages[2].Steps
-	if len(s2) != 4 || s2[0].Gate.Kind != GatePoolUpdated || s2[1].Action != ActionPausePool || s2[1].Pool != "worker" || s2[2].Action != ActionSetDesiredUpdate {
+	if len(s2) != 4 || s2[0].Gate.Kind != planfile.GatePoolUpdated || s2[1].Action != planfile.ActionPausePool || s2[1].Pool != "worker" || s2[2].Action != planfile.ActionSetDesiredUpdate {
 		t.Fatalf("stage 2 must pause the workers before its desiredUpdate: %+v", s2)
 	}
-	if last := s3[len(s3)-1]; last.Action != ActionUnpausePool || last.Pool != "worker" || last.Gate.Kind != GatePoolUpdated {
+	if last := s3[len(s3)-1]; last.Action != planfile.ActionUnpausePool || last.Pool != "worker" || last.Gate.Kind != planfile.GatePoolUpdated {
 		t.Fatalf("the last stage must unpause the workers: %+v", last)
 	}
 	if len(p.Stages[1].Warnings) == 0 || !strings.Contains(p.Stages[1].Warnings[0], "MachineConfigControllerPausedPoolKubeletCA") {
@@ -183,21 +184,21 @@ func TestStagedPlanRoundTripsAndOldPlansStillRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := Encode(&buf, p); err != nil {
+	if err := planfile.Encode(&buf, p); err != nil {
 		t.Fatal(err)
 	}
-	back, _, err := Parse(buf.Bytes(), "staged.json")
+	back, _, err := planfile.Parse(buf.Bytes(), "staged.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.FormatVersion != FormatVersionDriveCVO || len(back.Stages) != 3 || back.Stages[1].Workers != WorkersPaused || back.Goal != "4.6.1" {
+	if back.FormatVersion != planfile.FormatVersionDriveCVO || len(back.Stages) != 3 || back.Stages[1].Workers != planfile.WorkersPaused || back.Goal != "4.6.1" {
 		t.Fatalf("round trip lost the stages: %s %d", back.FormatVersion, len(back.Stages))
 	}
-	old, _, err := Load("testdata/format-1.2.plan.json")
+	old, _, err := planfile.Load("testdata/format-1.2.plan.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if old.FormatVersion != "1.2" || len(old.Stages) != 0 || old.Goal != "" || old.EffectiveMode() != ModeUpdate {
+	if old.FormatVersion != "1.2" || len(old.Stages) != 0 || old.Goal != "" || old.EffectiveMode() != planfile.ModeUpdate {
 		t.Fatalf("the 1.2 plan reads as %s with %d stages", old.FormatVersion, len(old.Stages))
 	}
 }
@@ -211,10 +212,10 @@ func TestStagedPlanTakeOverPushesStageOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.FormatVersion != FormatVersionStages || p.EffectiveMode() != ModeUpdate || p.Outcome.Kind != OutcomeReplaceCVO || p.Steps[0].Action != ActionDisableCVO {
+	if p.FormatVersion != planfile.FormatVersionStages || p.EffectiveMode() != planfile.ModeUpdate || p.Outcome.Kind != planfile.OutcomeReplaceCVO || p.Steps[0].Action != planfile.ActionDisableCVO {
 		t.Fatalf("format %s mode %s outcome %+v first step %s", p.FormatVersion, p.Mode, p.Outcome, p.Steps[0].Action)
 	}
-	if st := p.Stages[1].Steps; len(st) != 2 || st[0].Action != ActionSetDesiredUpdate || st[0].Gate.Kind != GateCVORunning {
+	if st := p.Stages[1].Steps; len(st) != 2 || st[0].Action != planfile.ActionSetDesiredUpdate || st[0].Gate.Kind != planfile.GateCVORunning {
 		t.Fatalf("stage 2 outline: %+v", st)
 	}
 }
@@ -237,7 +238,7 @@ func TestRunOrderAndStageValidation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	order := RunOrder(p)
+	order := planfile.RunOrder(p)
 	want := len(p.Stages[0].Steps) + len(p.Steps) + len(p.Stages[1].Steps) + len(p.Stages[2].Steps)
 	if len(order) != want {
 		t.Fatalf("%d steps in run order, want %d", len(order), want)
@@ -246,7 +247,7 @@ func TestRunOrderAndStageValidation(t *testing.T) {
 		t.Fatalf("stage 1's own steps, then the plan's: %+v", order[at])
 	}
 	last := order[len(order)-1]
-	if last.Stage != 3 || last.Step.Action != ActionUnpausePool {
+	if last.Stage != 3 || last.Step.Action != planfile.ActionUnpausePool {
 		t.Fatalf("the run ends with stage 3's unpause: %+v", last)
 	}
 	for i := 1; i < len(order); i++ {
@@ -254,22 +255,22 @@ func TestRunOrderAndStageValidation(t *testing.T) {
 			t.Fatalf("stage %d after stage %d at %d", order[i].Stage, order[i-1].Stage, i)
 		}
 	}
-	if err := Validate(p); err != nil {
+	if err := planfile.Validate(p); err != nil {
 		t.Fatalf("the EUS plan does not validate: %v", err)
 	}
 	bad := *p
-	bad.Stages = append([]Stage(nil), p.Stages...)
+	bad.Stages = append([]planfile.Stage(nil), p.Stages...)
 	bad.Stages[2].From = "4.5.2"
-	bad.Stages[1].Steps = append([]Step(nil), p.Stages[1].Steps...)
+	bad.Stages[1].Steps = append([]planfile.Step(nil), p.Stages[1].Steps...)
 	bad.Stages[1].Steps[0].ID = p.Steps[0].ID
 	bad.Stages[1].Steps[1].Pool = ""
-	err = Validate(&bad)
+	err = planfile.Validate(&bad)
 	for _, want := range []string{"stage 3 starts at 4.5.2, not where stage 2 ends (4.5.1)", "stage 2: step " + p.Steps[0].ID + ": duplicate step id", "pause-pool needs pool"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate of the broken plan: %v; want %q", err, want)
 		}
 	}
-	plain := RunOrder(&Plan{Steps: []Step{{ID: "a"}, {ID: "b"}}})
+	plain := planfile.RunOrder(&planfile.Plan{Steps: []planfile.Step{{ID: "a"}, {ID: "b"}}})
 	if len(plain) != 2 || plain[0].Stage != 0 || plain[1].Step.ID != "b" {
 		t.Fatalf("a plan without stages runs its steps: %+v", plain)
 	}
@@ -284,19 +285,19 @@ func TestAStageIsValidAsItRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.EffectiveMode() != ModeDriveCVO {
+	if p.EffectiveMode() != planfile.ModeDriveCVO {
 		t.Fatalf("mode %s: this test wants a drive-cvo stage 1", p.EffectiveMode())
 	}
 	// Make stage 1 the paused hop: the pause moves from stage 2 to stage 1.
 	pause := p.Stages[1].Steps[:2]
-	p.Stages[0].Steps = append(append([]Step{}, pause...), p.Stages[0].Steps...)
+	p.Stages[0].Steps = append(append([]planfile.Step{}, pause...), p.Stages[0].Steps...)
 	p.Stages[1].Steps = p.Stages[1].Steps[2:]
-	if err := Validate(p); err != nil {
+	if err := planfile.Validate(p); err != nil {
 		t.Fatalf("a stage 1 that pauses before the plan's desiredUpdate is refused: %v", err)
 	}
 	// A later stage without its desiredUpdate is still refused.
 	p.Stages[1].Steps = p.Stages[1].Steps[1:]
-	if err := Validate(p); err == nil || !strings.Contains(err.Error(), "stage 2") {
+	if err := planfile.Validate(p); err == nil || !strings.Contains(err.Error(), "stage 2") {
 		t.Fatalf("a later stage without its desiredUpdate: %v", err)
 	}
 }
@@ -333,11 +334,11 @@ func TestEUSPushedFirstHopHoldsTheWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Steps[0].Action != ActionDisableCVO || p.Stages[0].Workers != WorkersPaused {
+	if p.Steps[0].Action != planfile.ActionDisableCVO || p.Stages[0].Workers != planfile.WorkersPaused {
 		t.Fatalf("want a pushed, paused first hop: first step %s, workers %s", p.Steps[0].Action, p.Stages[0].Workers)
 	}
 	var touches []string
-	for _, rs := range RunOrder(p) {
+	for _, rs := range planfile.RunOrder(p) {
 		st := rs.Step
 		if st.Pool == "worker" || st.Gate != nil && st.Gate.Pool == "worker" {
 			touches = append(touches, fmt.Sprintf("%d:%s", rs.Stage, st.Action))
@@ -346,10 +347,10 @@ func TestEUSPushedFirstHopHoldsTheWorkers(t *testing.T) {
 	if got, want := strings.Join(touches, " "), "1:wait 1:pause-pool 3:unpause-pool"; got != want {
 		t.Fatalf("the worker pool's steps in run order: %s, want %s", got, want)
 	}
-	if pause := slices.IndexFunc(p.Steps, func(st Step) bool { return st.Action == ActionPausePool && st.Pool == "worker" }); pause < 1 {
+	if pause := slices.IndexFunc(p.Steps, func(st planfile.Step) bool { return st.Action == planfile.ActionPausePool && st.Pool == "worker" }); pause < 1 {
 		t.Fatalf("the worker pool's pause is not inside the push plan's CVO bracket (at %d)", pause)
 	}
-	if !slices.ContainsFunc(p.Steps, func(st Step) bool { return st.Action == ActionPausePool && st.Pool == "master" }) {
+	if !slices.ContainsFunc(p.Steps, func(st planfile.Step) bool { return st.Action == planfile.ActionPausePool && st.Pool == "master" }) {
 		t.Fatal("the push plan no longer pauses the master pool it must hold behind the kube-apiserver")
 	}
 	for _, w := range p.Warnings {

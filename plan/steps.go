@@ -11,6 +11,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // controlPlaneOperands are the static-pod operands that must be verified at the
@@ -27,8 +28,8 @@ type builder struct {
 	force  bool
 
 	comps    map[string]*componentInfo
-	steps    []Step
-	skipped  []SkippedComponent
+	steps    []planfile.Step
+	skipped  []planfile.SkippedComponent
 	warnings []string
 	// pausedByPlan are the pools the plan pauses, in order.
 	pausedByPlan []string
@@ -43,7 +44,7 @@ type builder struct {
 	remedyPools  map[string]bool
 	deferred     map[string]bool
 	rolled       map[string]bool
-	remediations []Remediation
+	remediations []planfile.Remediation
 }
 
 // componentInfo is what the builder knows of one payload component.
@@ -75,8 +76,8 @@ func buildSteps(sel *Selection, pl *payload.Payload, force bool, rs *remedyStage
 	b.decidePauses()
 	manifestSteps := b.manifestSteps()
 	b.dropRemediesTheTargetMakes(manifestSteps)
-	b.steps = append(b.steps, Step{Action: ActionDisableCVO, Reason: disableReason(b.f.s, false),
-		Gate: &Gate{Kind: GateCVOScaledDown, Description: "no cluster-version operator pod is left running"}})
+	b.steps = append(b.steps, planfile.Step{Action: planfile.ActionDisableCVO, Reason: disableReason(b.f.s, false),
+		Gate: &planfile.Gate{Kind: planfile.GateCVOScaledDown, Description: "no cluster-version operator pod is left running"}})
 	b.steps = placeGroups(b.steps, rs.groups, func(g *remedyGroup) bool {
 		return g.phase < phasePromises && !b.deferred[g.pool] && !b.dropped(g)
 	})
@@ -86,16 +87,16 @@ func buildSteps(sel *Selection, pl *payload.Payload, force bool, rs *remedyStage
 		}
 	}
 	for _, pool := range b.pausedByPlan {
-		b.steps = append(b.steps, Step{Action: ActionPausePool, Pool: pool, Reason: b.pauseReasons[pool]})
+		b.steps = append(b.steps, planfile.Step{Action: planfile.ActionPausePool, Pool: pool, Reason: b.pauseReasons[pool]})
 	}
 	b.steps = b.withUnpauses(b.steps, manifestSteps)
 	b.steps = append(b.steps, b.endWaits()...)
 	b.steps = placeGroups(b.steps, rs.groups, func(g *remedyGroup) bool { return g.phase == phasePromises })
-	b.steps = append(b.steps, Step{Action: ActionSetDesiredUpdate,
-		DesiredUpdate: &DesiredUpdate{Version: b.target, Image: b.image, Force: force},
+	b.steps = append(b.steps, planfile.Step{Action: planfile.ActionSetDesiredUpdate,
+		DesiredUpdate: &planfile.DesiredUpdate{Version: b.target, Image: b.image, Force: force},
 		Reason:        b.desiredReason()})
-	b.steps = append(b.steps, Step{Action: ActionRestoreCVO, Reason: b.restoreReason(),
-		Gate: &Gate{Kind: GateCVORunning, Description: fmt.Sprintf("the CVO Deployment is available again and ClusterVersion shows it working on %s", b.target)}})
+	b.steps = append(b.steps, planfile.Step{Action: planfile.ActionRestoreCVO, Reason: b.restoreReason(),
+		Gate: &planfile.Gate{Kind: planfile.GateCVORunning, Description: fmt.Sprintf("the CVO Deployment is available again and ClusterVersion shows it working on %s", b.target)}})
 	b.steps = placePosts(b.steps, rs.groups)
 	numberSteps(b.steps)
 	b.remediations = link(b.steps, rs.groups)
@@ -108,7 +109,7 @@ func (b *builder) dropped(g *remedyGroup) bool { return g.component != "" && b.r
 // dropRemediesTheTargetMakes leaves out the forced redeployment of a static-pod
 // component the target rolls to a new revision anyway (its static-pods gate then
 // checks every node), and the refusals of one.
-func (b *builder) dropRemediesTheTargetMakes(ms []Step) {
+func (b *builder) dropRemediesTheTargetMakes(ms []planfile.Step) {
 	b.rolled = map[string]bool{}
 	for i := range ms {
 		if st := &ms[i]; st.Spec().WaitOnly && st.Gate != nil && st.Gate.StaticPods != nil {
@@ -121,7 +122,7 @@ func (b *builder) dropRemediesTheTargetMakes(ms []Step) {
 	say := func(c string) {
 		if !said[c] {
 			said[c] = true
-			b.warnings = append(b.warnings, fmt.Sprintf("%s: the %s payload rolls a new %s revision to every control-plane node, and its static-pods gate checks every mirror pod, so no forced redeployment (--accept %s%s) is needed", c, b.target, c, AcceptForceRedeployment, c))
+			b.warnings = append(b.warnings, fmt.Sprintf("%s: the %s payload rolls a new %s revision to every control-plane node, and its static-pods gate checks every mirror pod, so no forced redeployment (--accept %s%s) is needed", c, b.target, c, planfile.AcceptForceRedeployment, c))
 		}
 	}
 	for _, g := range b.rs.groups {
@@ -172,7 +173,7 @@ func (b *builder) analyzeComponents() {
 			ci.skip, ci.why = b.componentAtTarget(ci)
 		}
 		if ci.skip {
-			sc := SkippedComponent{Component: name, Manifests: ci.manifests, Reason: ci.why}
+			sc := planfile.SkippedComponent{Component: name, Manifests: ci.manifests, Reason: ci.why}
 			for _, co := range ci.cos {
 				sc.ClusterOperators = append(sc.ClusterOperators, co.Name)
 			}
@@ -187,8 +188,8 @@ func isClusterOperator(m *payload.Manifest) bool {
 }
 
 // declaredVersions returns a ClusterOperator manifest's status.versions.
-func declaredVersions(m *payload.Manifest) []OperandVersion {
-	var out []OperandVersion
+func declaredVersions(m *payload.Manifest) []planfile.OperandVersion {
+	var out []planfile.OperandVersion
 	if m.Object == nil {
 		return nil
 	}
@@ -199,7 +200,7 @@ func declaredVersions(m *payload.Manifest) []OperandVersion {
 		name, _ := e["name"].(string)
 		version, _ := e["version"].(string)
 		if name != "" {
-			out = append(out, OperandVersion{Name: name, Version: version})
+			out = append(out, planfile.OperandVersion{Name: name, Version: version})
 		}
 	}
 	return out
@@ -319,7 +320,7 @@ func (b *builder) aheadOf(p poolFact) (ahead []string, rolls bool) {
 
 // manifestSteps returns the apply and delete steps in the CVO's update order,
 // with a static-pods wait after each static-pod operator's ClusterOperator.
-func (b *builder) manifestSteps() []Step {
+func (b *builder) manifestSteps() []planfile.Step {
 	stageOf := map[*payload.Manifest]int{}
 	for _, st := range b.pl.Order.Stages {
 		for _, g := range st.Groups {
@@ -328,15 +329,15 @@ func (b *builder) manifestSteps() []Step {
 			}
 		}
 	}
-	var out []Step
+	var out []planfile.Step
 	for _, m := range b.pl.Order.Linear() {
 		ci := b.comps[m.Component]
 		if ci != nil && ci.skip {
 			continue
 		}
-		st := Step{Action: ActionApply, RunLevel: m.RunLevel, Component: m.Component, Group: stageOf[m], Manifest: embedManifest(m)}
+		st := planfile.Step{Action: planfile.ActionApply, RunLevel: m.RunLevel, Component: m.Component, Group: stageOf[m], Manifest: planfile.EmbedManifest(m)}
 		if m.Delete {
-			st.Action = ActionDelete
+			st.Action = planfile.ActionDelete
 		}
 		st.Gate, st.Reason = b.manifestGate(m, ci)
 		out = append(out, st)
@@ -346,13 +347,13 @@ func (b *builder) manifestSteps() []Step {
 			}
 		}
 	}
-	digestManifests(out)
+	planfile.DigestManifests(out)
 	return out
 }
 
 // manifestGate returns a manifest step's gate and reason.
-func (b *builder) manifestGate(m *payload.Manifest, ci *componentInfo) (*Gate, string) {
-	where := fmt.Sprintf("%s, run-level %s", orDash(m.Component), orDash(m.RunLevel))
+func (b *builder) manifestGate(m *payload.Manifest, ci *componentInfo) (*planfile.Gate, string) {
+	where := fmt.Sprintf("%s, run-level %s", planfile.OrDash(m.Component), planfile.OrDash(m.RunLevel))
 	comp := ""
 	switch {
 	case ci == nil || ci.why == "":
@@ -361,8 +362,8 @@ func (b *builder) manifestGate(m *payload.Manifest, ci *componentInfo) (*Gate, s
 	default:
 		comp = " " + upperFirst(ci.why) + "."
 	}
-	ref := &ObjectRef{APIVersion: m.APIVersion, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name}
-	obj := m.Kind + " " + qualified(m.Namespace, m.Name)
+	ref := &planfile.ObjectRef{APIVersion: m.APIVersion, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name}
+	obj := m.Kind + " " + planfile.Qualified(m.Namespace, m.Name)
 	if m.Delete {
 		return nil, fmt.Sprintf("The %s payload deletes %s (release.openshift.io/delete=true; %s); the CVO issues the delete in this place of its order and does not wait for it.", b.target, obj, where)
 	}
@@ -375,7 +376,7 @@ func (b *builder) manifestGate(m *payload.Manifest, ci *componentInfo) (*Gate, s
 		declared := declaredVersions(m)
 		if len(declared) == 0 {
 			b.warnings = append(b.warnings, fmt.Sprintf("the %s manifest of clusteroperator/%s declares no versions: CVO main would fail it (ClusterOperatorNoVersions); the plan waits on its conditions, as the 4.4 CVO did", b.target, m.Name))
-			g := &Gate{Kind: GateClusterOperator, ClusterOperator: m.Name,
+			g := &planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: m.Name,
 				Description: fmt.Sprintf("clusteroperator/%s reports Available=True, Progressing=False and Degraded=False", m.Name)}
 			return g, fmt.Sprintf("%s %s (%s). It declares no versions: wait, as the 4.4 CVO did, until the operator is Available and neither Progressing nor Degraded.%s", verb, obj, where, comp)
 		}
@@ -384,7 +385,7 @@ func (b *builder) manifestGate(m *payload.Manifest, ci *componentInfo) (*Gate, s
 				b.warnings = append(b.warnings, fmt.Sprintf("clusteroperator/%s's manifest declares operator version %q, not %s: the payload's placeholders were not substituted (not built by oc adm release new?); the gate waits for what the manifest declares, as the CVO would", m.Name, d.Version, b.target))
 			}
 		}
-		g := &Gate{Kind: GateClusterOperator, ClusterOperator: m.Name, Versions: declared,
+		g := &planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: m.Name, Versions: declared,
 			Description: fmt.Sprintf("clusteroperator/%s reports %s with Available=True and Degraded=False", m.Name, versionList(declared))}
 		reason := fmt.Sprintf("Precreate %s if absent, as the CVO does (its status belongs to the operator; %s), and wait, as the CVO does before it moves on, until the operator reports %s's versions.%s", obj, where, b.target, comp)
 		if m.Name == openshift.MachineConfigOperator {
@@ -392,15 +393,15 @@ func (b *builder) manifestGate(m *payload.Manifest, ci *componentInfo) (*Gate, s
 		}
 		return g, reason
 	case wait == openshift.WaitCRDEstablished:
-		return &Gate{Kind: GateCRDEstablished, Object: ref, Description: "CustomResourceDefinition " + m.Name + " is Established"},
+		return &planfile.Gate{Kind: planfile.GateCRDEstablished, Object: ref, Description: "CustomResourceDefinition " + m.Name + " is Established"},
 			fmt.Sprintf("%s %s (%s); later manifests may create its objects.%s", verb, obj, where, comp)
 	case openshift.IsCVODeployment(m.APIVersion, m.Kind, m.Namespace, m.Name):
 		return nil, fmt.Sprintf("%s the CVO's own Deployment of %s (%s): apply keeps its replicas at 0 while the CVO is disabled, so restore-cvo starts the %s CVO.", verb, b.target, where, b.target)
 	case wait == openshift.WaitRollout:
-		return &Gate{Kind: GateWorkloadRollout, Object: ref, Description: obj + " has rolled out (observed generation, updated and available replicas)"},
+		return &planfile.Gate{Kind: planfile.GateWorkloadRollout, Object: ref, Description: obj + " has rolled out (observed generation, updated and available replicas)"},
 			fmt.Sprintf("%s %s (%s) and wait for its rollout, as the CVO's resource builder does.%s", verb, obj, where, comp)
 	case wait == openshift.WaitJobComplete:
-		return &Gate{Kind: GateWorkloadRollout, Object: ref, Description: obj + " has completed"},
+		return &planfile.Gate{Kind: planfile.GateWorkloadRollout, Object: ref, Description: obj + " has completed"},
 			fmt.Sprintf("%s %s (%s): a Job is a barrier in the CVO's order and must succeed before anything after it.%s", verb, obj, where, comp)
 	}
 	return nil, fmt.Sprintf("%s %s (%s).%s", verb, obj, where, comp)
@@ -408,7 +409,7 @@ func (b *builder) manifestGate(m *payload.Manifest, ci *componentInfo) (*Gate, s
 
 // staticPodsWait is the wait step after a static-pod operator's ClusterOperator:
 // the operator's claims are checked against the mirror pods on every node.
-func (b *builder) staticPodsWait(m *payload.Manifest, sp *inspect.StaticPodComponent, stage int) Step {
+func (b *builder) staticPodsWait(m *payload.Manifest, sp *inspect.StaticPodComponent, stage int) planfile.Step {
 	reason := fmt.Sprintf("Verify reality, not the operator's claim: every control-plane node must run the %s static pod at %s/cluster's latest revision (mirror pod label), Ready, with nodeStatuses agreeing.", sp.Component, sp.Resource.Resource)
 	if why := staticPodsBehind(b.f.s, sp); why != "" {
 		reason += " Now: " + why + "."
@@ -430,16 +431,16 @@ func (b *builder) staticPodsWait(m *payload.Manifest, sp *inspect.StaticPodCompo
 	if len(masters) > 0 {
 		desc = fmt.Sprintf("%s (%s) run %s at the latest revision (mirror pod label, Ready), and nodeStatuses agree", strings.Join(masters, ", "), pluralNodes(len(masters)), sp.Component)
 	}
-	return Step{Action: ActionWait, RunLevel: m.RunLevel, Component: m.Component, Group: stage, Reason: reason,
-		Gate: &Gate{Kind: GateStaticPods, Description: desc,
+	return planfile.Step{Action: planfile.ActionWait, RunLevel: m.RunLevel, Component: m.Component, Group: stage, Reason: reason,
+		Gate: &planfile.Gate{Kind: planfile.GateStaticPods, Description: desc,
 			StaticPods: StaticPodsGateFor(sp, 0)}}
 }
 
 // StaticPodsGateFor is the static-pods gate of a static-pod component: its
 // operator resource and where its mirror pods are, with minRevision (0: none)
 // the revision a forced rollout must reach.
-func StaticPodsGateFor(sp *inspect.StaticPodComponent, minRevision int32) *StaticPodsGate {
-	return &StaticPodsGate{Resource: sp.Resource.Resource, Namespace: sp.Namespace, PodPrefix: sp.PodPrefix, MinRevision: minRevision}
+func StaticPodsGateFor(sp *inspect.StaticPodComponent, minRevision int32) *planfile.StaticPodsGate {
+	return &planfile.StaticPodsGate{Resource: sp.Resource.Resource, Namespace: sp.Namespace, PodPrefix: sp.PodPrefix, MinRevision: minRevision}
 }
 
 func pluralNodes(n int) string {
@@ -455,7 +456,7 @@ func pluralNodes(n int) string {
 // kube-scheduler, and, when the plan updates the MCO, not before its Deployment
 // has rolled out (so the pool rolls the target's configuration once), but before
 // the machine-config gate (which waits for the master pool).
-func (b *builder) withUnpauses(out, ms []Step) []Step {
+func (b *builder) withUnpauses(out, ms []planfile.Step) []planfile.Step {
 	var deferred []*remedyGroup
 	for _, g := range b.rs.groups {
 		if g.pool != "" && b.deferred[g.pool] {
@@ -486,7 +487,7 @@ func (b *builder) withUnpauses(out, ms []Step) []Step {
 		if mcoCO > lastCP {
 			why += fmt.Sprintf(" Unpaused after the %s MCO has rolled out, so the pool rolls %s's configuration, and before the machine-config gate, which waits for the master pool.", b.target, b.target)
 		}
-		out = append(out, Step{Action: ActionUnpausePool, Pool: pool, Reason: why})
+		out = append(out, planfile.Step{Action: planfile.ActionUnpausePool, Pool: pool, Reason: why})
 	}
 	for _, g := range deferred {
 		for i := range g.steps {
@@ -499,22 +500,22 @@ func (b *builder) withUnpauses(out, ms []Step) []Step {
 
 // endWaits are the waits the end state needs before the CVO takes over: a
 // required pool the plan unpaused whose rollout no machine-config gate covers.
-func (b *builder) endWaits() []Step {
+func (b *builder) endWaits() []planfile.Step {
 	mcoGated := false
 	for _, st := range b.steps {
-		if st.Gate != nil && st.Gate.Kind == GateClusterOperator && st.Gate.ClusterOperator == openshift.MachineConfigOperator {
+		if st.Gate != nil && st.Gate.Kind == planfile.GateClusterOperator && st.Gate.ClusterOperator == openshift.MachineConfigOperator {
 			mcoGated = true
 		}
 	}
-	var out []Step
+	var out []planfile.Step
 	for _, pool := range b.pausedByPlan {
 		p := b.f.pool(pool)
 		if p == nil || !p.Required || mcoGated {
 			continue
 		}
-		out = append(out, Step{Action: ActionWait, Pool: pool,
+		out = append(out, planfile.Step{Action: planfile.ActionWait, Pool: pool,
 			Reason: fmt.Sprintf("The plan unpaused pool %s and no machine-config gate waits for it: let it roll out before the CVO takes over, so the update it resumes starts from a settled control plane.", pool),
-			Gate:   &Gate{Kind: GatePoolUpdated, Pool: pool, Description: "MachineConfigPool " + pool + " has every machine updated"}})
+			Gate:   &planfile.Gate{Kind: planfile.GatePoolUpdated, Pool: pool, Description: "MachineConfigPool " + pool + " has every machine updated"}})
 	}
 	return out
 }
@@ -533,7 +534,7 @@ func (b *builder) restoreReason() string {
 
 // numberSteps gives every step its stable ID: a zero-padded position and a slug
 // of the action and object ("014-apply-deployment-kube-apiserver-operator").
-func numberSteps(steps []Step) {
+func numberSteps(steps []planfile.Step) {
 	width := max(3, len(strconv.Itoa(len(steps))))
 	for i := range steps {
 		steps[i].ID = fmt.Sprintf("%0*d-%s", width, i+1, slug(&steps[i]))
@@ -560,7 +561,7 @@ func dashRuns(s string) string {
 	return b.String()
 }
 
-func slug(s *Step) string {
+func slug(s *planfile.Step) string {
 	var parts []string
 	parts = append(parts, string(s.Action))
 	switch {
@@ -572,9 +573,9 @@ func slug(s *Step) string {
 		parts = append(parts, s.CSR.Name)
 	case s.Change != nil:
 		parts = append(parts, changeIDWords(s)...)
-	case s.Gate != nil && (s.Gate.Kind == GateNodesSettled || s.Gate.Kind == GateNodesReady) && len(s.Gate.Nodes) > 0:
+	case s.Gate != nil && (s.Gate.Kind == planfile.GateNodesSettled || s.Gate.Kind == planfile.GateNodesReady) && len(s.Gate.Nodes) > 0:
 		parts = append(parts, string(s.Gate.Kind), s.Gate.Nodes[0])
-	case s.Gate != nil && s.Gate.Kind == GateConditionCleared:
+	case s.Gate != nil && s.Gate.Kind == planfile.GateConditionCleared:
 		parts = append(parts, s.Gate.Condition, s.Gate.Reason)
 	case s.Gate != nil && s.Gate.StaticPods != nil:
 		name := s.Gate.StaticPods.PodPrefix
@@ -593,8 +594,8 @@ func slug(s *Step) string {
 // changeIDWords are the words of a change step's ID after its action's name:
 // its action's (ActionSpec.idWords), or its object's kind, namespace and name,
 // the kind by its short name where kubectl has one ("pdb").
-func changeIDWords(s *Step) []string {
-	if f := s.Spec().idWords; f != nil {
+func changeIDWords(s *planfile.Step) []string {
+	if f := s.Spec().IDWords; f != nil {
 		if w := f(s); w != nil {
 			return w
 		}
@@ -610,26 +611,12 @@ func changeIDWords(s *Step) []string {
 // kindShortNames are the kubectl short names step IDs use.
 var kindShortNames = map[string]string{"PodDisruptionBudget": "pdb"}
 
-func versionList(vs []OperandVersion) string {
+func versionList(vs []planfile.OperandVersion) string {
 	var out []string
 	for _, v := range vs {
 		out = append(out, v.Name+" "+v.Version)
 	}
 	return strings.Join(out, ", ")
-}
-
-func qualified(ns, name string) string {
-	if ns == "" {
-		return name
-	}
-	return ns + "/" + name
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func upperFirst(s string) string {
@@ -640,7 +627,7 @@ func upperFirst(s string) string {
 }
 
 // sortedSkipped orders skipped components by name.
-func sortedSkipped(sc []SkippedComponent) []SkippedComponent {
+func sortedSkipped(sc []planfile.SkippedComponent) []planfile.SkippedComponent {
 	sort.Slice(sc, func(i, j int) bool { return sc[i].Component < sc[j].Component })
 	return sc
 }

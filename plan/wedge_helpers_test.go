@@ -12,6 +12,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The wedge snapshots of these tests are built as Go structs from the second
@@ -187,14 +188,14 @@ func manualCredentials(s *inspect.Snapshot) {
 }
 
 // makeRemedies makes a remediation-only plan (no graph) at the fixed time.
-func makeRemedies(t testing.TB, s *inspect.Snapshot, accept ...string) (*Plan, error) {
+func makeRemedies(t testing.TB, s *inspect.Snapshot, accept ...string) (*planfile.Plan, error) {
 	t.Helper()
 	return Make(context.Background(), Options{Snapshot: s, Accept: accept, Now: func() time.Time { return fixedTime }, Generator: "recover test"})
 }
 
 // stepsWith returns the plan's steps of an action.
-func stepsWith(p *Plan, a Action) []*Step {
-	var out []*Step
+func stepsWith(p *planfile.Plan, a planfile.Action) []*planfile.Step {
+	var out []*planfile.Step
 	for i := range p.Steps {
 		if p.Steps[i].Action == a {
 			out = append(out, &p.Steps[i])
@@ -204,8 +205,8 @@ func stepsWith(p *Plan, a Action) []*Step {
 }
 
 // actions lists the plan's actions in order.
-func actions(p *Plan) []Action {
-	var out []Action
+func actions(p *planfile.Plan) []planfile.Action {
+	var out []planfile.Action
 	for _, s := range p.Steps {
 		out = append(out, s.Action)
 	}

@@ -7,7 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/openshift-recover/recover/apply"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/steps"
 )
 
@@ -32,7 +32,7 @@ type runEndedMsg struct{ run int }
 
 // startRun starts the engine. The Decider blocks the engine until the user
 // answers through answer, or the run's context ends.
-func startRun(parent context.Context, id int, r Runner, p *plan.Plan, opts apply.Options) *engineRun {
+func startRun(parent context.Context, id int, r Runner, p *planfile.Plan, opts apply.Options) *engineRun {
 	ctx, cancel := context.WithCancel(parent)
 	answers := make(chan apply.Decision, 1)
 	opts.Confirm = true
@@ -102,7 +102,7 @@ type previewMsg struct {
 // preview asks the engine for one step's change against the live object: the
 // engine's own preparation (read live, dry run, diff), so the TUI shows exactly
 // what apply would send.
-func preview(ctx context.Context, r Runner, p *plan.Plan, stepID string) tea.Cmd {
+func preview(ctx context.Context, r Runner, p *planfile.Plan, stepID string) tea.Cmd {
 	return func() tea.Msg {
 		c, err := r.Preview(ctx, p, stepID)
 		d := &steps.Diff{Change: c}
@@ -115,12 +115,12 @@ func preview(ctx context.Context, r Runner, p *plan.Plan, stepID string) tea.Cmd
 
 // replanMsg carries the planner's answer to an accepted risk.
 type replanMsg struct {
-	plan     *plan.Plan
+	plan     *planfile.Plan
 	err      error
 	accepted []string
 }
 
-func replan(ctx context.Context, fn func(context.Context, *inspect.Snapshot, []string) (*plan.Plan, error), snap *inspect.Snapshot, accept []string) tea.Cmd {
+func replan(ctx context.Context, fn func(context.Context, *inspect.Snapshot, []string) (*planfile.Plan, error), snap *inspect.Snapshot, accept []string) tea.Cmd {
 	return func() tea.Msg {
 		p, err := fn(ctx, snap, accept)
 		return replanMsg{plan: p, err: err, accepted: accept}
@@ -130,11 +130,11 @@ func replan(ctx context.Context, fn func(context.Context, *inspect.Snapshot, []s
 // savedMsg says the computed plan was saved (or not) before a run.
 type savedMsg struct {
 	path, digest string
-	plan         *plan.Plan // as read back from path
+	plan         *planfile.Plan // as read back from path
 	err          error
 }
 
-func savePlan(save func(*plan.Plan) (string, string, *plan.Plan, error), p *plan.Plan) tea.Cmd {
+func savePlan(save func(*planfile.Plan) (string, string, *planfile.Plan, error), p *planfile.Plan) tea.Cmd {
 	return func() tea.Msg {
 		path, digest, saved, err := save(p)
 		return savedMsg{path: path, digest: digest, plan: saved, err: err}

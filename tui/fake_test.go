@@ -13,7 +13,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/internal/tuitest"
 )
@@ -57,7 +57,7 @@ func (f *fakeRunner) options() []apply.Options {
 var t0 = fixedNow.Add(-10 * time.Minute)
 
 // Run plays the plan.
-func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) <-chan apply.Event {
+func (f *fakeRunner) Run(ctx context.Context, p *planfile.Plan, opts apply.Options) <-chan apply.Event {
 	f.record(opts)
 	ch := make(chan apply.Event, 64)
 	go func() {
@@ -101,7 +101,7 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 		// outstanding are the temporary changes made and not yet reverted;
 		// revertOnStop undoes them, newest first, as the engine does when a run
 		// stops before their revert steps.
-		var outstanding []*plan.Step
+		var outstanding []*planfile.Step
 		revertOnStop := func() {
 			for i := len(outstanding) - 1; i >= 0; i-- {
 				t := outstanding[i]
@@ -140,7 +140,7 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 			s := &p.Steps[i]
 			info := apply.StepInfo{ID: s.ID, Index: i + 1, Total: len(p.Steps), Action: s.Action, Component: s.Component, Reason: s.Reason, Object: s.Object()}
 			emit(apply.Event{Type: apply.EventStepStarted, Step: &info, Message: s.Reason})
-			if s.Action != plan.ActionWait {
+			if s.Action != planfile.ActionWait {
 				change := &apply.ChangeInfo{Operation: "update", Object: info.Object,
 					Diff: "--- live\n+++ plan\n@@ -1,3 +1,3 @@\n spec:\n-  version: 4.4.3\n+  version: 4.4.4\n"}
 				if rc := remedyChange(p, s); rc != nil {
@@ -148,7 +148,7 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 				}
 				emit(apply.Event{Type: apply.EventDiff, Step: &info, Change: change, Message: "update " + info.Object})
 				options := []apply.Decision{apply.Abort, apply.Proceed, apply.Skip}
-				if s.Action == plan.ActionDisableCVO || s.Action == plan.ActionRestoreCVO || s.Action == plan.ActionRevert {
+				if s.Action == planfile.ActionDisableCVO || s.Action == planfile.ActionRestoreCVO || s.Action == planfile.ActionRevert {
 					options = []apply.Decision{apply.Abort, apply.Proceed}
 				}
 				switch decide(apply.Request{Kind: apply.RequestStep, Step: info, Message: "update " + info.Object + " (" + s.Reason + ")", Change: change, Options: options}) {
@@ -161,19 +161,19 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 					finish(apply.OutcomeAborted, "aborted by the user before step "+s.ID, s.ID)
 					return
 				}
-				if s.Action == plan.ActionDisableCVO {
+				if s.Action == planfile.ActionDisableCVO {
 					disabled = true
 					emit(apply.Event{Type: apply.EventCVO, Message: "scaling the cluster-version operator to 0", CVO: &apply.CVOInfo{State: apply.CVOScalingDown, OriginalReplicas: &one}})
 					emit(apply.Event{Type: apply.EventCVO, Message: "the cluster-version operator is disabled", CVO: &apply.CVOInfo{State: apply.CVODisabled, OriginalReplicas: &one}})
 				}
-				if s.Action == plan.ActionRestoreCVO {
+				if s.Action == planfile.ActionRestoreCVO {
 					disabled = false
 					emit(apply.Event{Type: apply.EventCVO, Message: "scaled the cluster-version operator back to 1", CVO: &apply.CVOInfo{State: apply.CVORestoring, Replicas: 1, OriginalReplicas: &one}})
 				}
 				applied := apply.ChangeInfo{Operation: "update", Object: info.Object, Result: "updated"}
 				if s.Change != nil || s.CSR != nil {
 					applied = *change
-					applied.Result = map[plan.Action]string{plan.ActionRevert: "reverted", plan.ActionApproveCSR: "approved"}[s.Action]
+					applied.Result = map[planfile.Action]string{planfile.ActionRevert: "reverted", planfile.ActionApproveCSR: "approved"}[s.Action]
 					if applied.Result == "" {
 						applied.Result = "patched"
 					}
@@ -182,7 +182,7 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 					outstanding = append(outstanding, s)
 				}
 				if s.Reverts != "" {
-					outstanding = slices.DeleteFunc(outstanding, func(o *plan.Step) bool { return o.ID == s.Reverts })
+					outstanding = slices.DeleteFunc(outstanding, func(o *planfile.Step) bool { return o.ID == s.Reverts })
 				}
 				emit(apply.Event{Type: apply.EventApplied, Step: &info, Change: &applied, Message: applied.Result + " " + info.Object})
 			}
@@ -210,7 +210,7 @@ func (f *fakeRunner) Run(ctx context.Context, p *plan.Plan, opts apply.Options) 
 				passed := *gi
 				passed.Met, passed.Pending, passed.Message = true, nil, "all masters at revision 8"
 				emit(apply.Event{Type: apply.EventGatePassed, Step: &info, Gate: &passed, Message: passed.Message})
-				if s.Action == plan.ActionRestoreCVO {
+				if s.Action == planfile.ActionRestoreCVO {
 					emit(apply.Event{Type: apply.EventCVO, Step: &info, Message: "the cluster-version operator is running again", CVO: &apply.CVOInfo{State: apply.CVORunning, Replicas: 1, OriginalReplicas: &one}})
 				}
 			}
@@ -295,13 +295,13 @@ func (d *driver) finished() {
 
 // Preview records the request as a dry run of one step and returns the change the
 // fake engine would prepare.
-func (f *fakeRunner) Preview(_ context.Context, p *plan.Plan, stepID string) (*apply.ChangeInfo, error) {
+func (f *fakeRunner) Preview(_ context.Context, p *planfile.Plan, stepID string) (*apply.ChangeInfo, error) {
 	f.record(apply.Options{DryRun: true, FromStep: stepID, UntilStep: stepID})
 	for i := range p.Steps {
 		if s := &p.Steps[i]; s.ID == stepID && (s.Change != nil || s.CSR != nil) {
 			// The real Preview returns the operation, the object and the field
 			// lines; a revert has no journaled pre-image to restore yet.
-			if s.Action == plan.ActionRevert {
+			if s.Action == planfile.ActionRevert {
 				return &apply.ChangeInfo{Operation: "unchanged", Object: s.Object(), DryRun: true}, nil
 			}
 			c := remedyChange(p, s)
@@ -318,9 +318,9 @@ func (f *fakeRunner) Preview(_ context.Context, p *plan.Plan, stepID string) (*a
 // remedyChange is the change the fake engine prepares for a remediation step,
 // shaped as the real one's: the fields that change from their live value (the
 // snapshot's, here) to the new one, the pre-image, the pairing.
-func remedyChange(p *plan.Plan, s *plan.Step) *apply.ChangeInfo {
+func remedyChange(p *planfile.Plan, s *planfile.Step) *apply.ChangeInfo {
 	switch {
-	case s.Action == plan.ActionRevert:
+	case s.Action == planfile.ActionRevert:
 		if t := p.StepByID(s.Reverts); t != nil {
 			c := revertChange(t)
 			c.Reverts, c.RevertedBy = t.ID, ""
@@ -345,7 +345,7 @@ func remedyChange(p *plan.Plan, s *plan.Step) *apply.ChangeInfo {
 }
 
 // revertChange is the change that writes a temporary change's pre-image back.
-func revertChange(t *plan.Step) *apply.ChangeInfo {
+func revertChange(t *planfile.Step) *apply.ChangeInfo {
 	c := &apply.ChangeInfo{Operation: "revert", Object: t.Object(), Remedy: t.Remedy, Reverts: t.ID, PreImage: map[string]json.RawMessage{}}
 	for i, f := range common.ChangeFields(t.Change) {
 		k := journal.FieldKey(t.Change.Fields[i])

@@ -16,6 +16,7 @@ import (
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/internal/tuitest"
 	"github.com/openshift-recover/recover/tui/styles"
 )
@@ -43,7 +44,7 @@ func incidentSnapshot(t testing.TB) *inspect.Snapshot {
 // incidentPlan is a hand-built plan modeled on the first incident's: to 4.4.4,
 // etcd then the kube-apiserver, with a blocked and a risky alternative. It does
 // not come from the planner, so the goldens do not move when the planner does.
-func incidentPlan() *plan.Plan {
+func incidentPlan() *planfile.Plan {
 	etcd := `
 apiVersion: apps/v1
 kind: Deployment
@@ -62,10 +63,10 @@ spec:
 	kas := strings.ReplaceAll(strings.ReplaceAll(etcd, "etcd-operator", "kube-apiserver-operator"), "1111", "2222")
 	b := applytest.NewPlan().DisableCVO().
 		Apply(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"openshift-etcd-operator"}}`, nil).
-		Apply(etcd, &plan.Gate{Kind: plan.GateClusterOperator, Description: "etcd reports 4.4.4, Available, not Degraded", ClusterOperator: "etcd",
-			Versions: []plan.OperandVersion{{Name: "operator", Version: "4.4.4"}}}).
-		Apply(kas, &plan.Gate{Kind: plan.GateClusterOperator, Description: "kube-apiserver reports 4.4.4 and 1.17.1", ClusterOperator: "kube-apiserver",
-			Versions: []plan.OperandVersion{{Name: "operator", Version: "4.4.4"}, {Name: "kube-apiserver", Version: "1.17.1"}}}).
+		Apply(etcd, &planfile.Gate{Kind: planfile.GateClusterOperator, Description: "etcd reports 4.4.4, Available, not Degraded", ClusterOperator: "etcd",
+			Versions: []planfile.OperandVersion{{Name: "operator", Version: "4.4.4"}}}).
+		Apply(kas, &planfile.Gate{Kind: planfile.GateClusterOperator, Description: "kube-apiserver reports 4.4.4 and 1.17.1", ClusterOperator: "kube-apiserver",
+			Versions: []planfile.OperandVersion{{Name: "operator", Version: "4.4.4"}, {Name: "kube-apiserver", Version: "1.17.1"}}}).
 		Wait("kube-apiserver", applytest.KubeAPIServerGate()).
 		PausePool("worker").
 		SetDesiredUpdate().
@@ -92,12 +93,12 @@ spec:
 		"4.3.19 -> 4.4.4 and 4.4.3 -> 4.4.4 are supported edges in stable-4.4",
 		"master-0's kubelet v1.17.1 is only legal once every kube-apiserver runs 1.17",
 	}
-	p.Target.Distance = plan.Distance{Components: 11, Minor: 6, Patch: 5}
-	p.Alternatives = []plan.Candidate{
-		{Version: "4.4.5", Rank: 2, Verdict: "demoted", Rule: "unaccepted-risk", Distance: plan.Distance{Components: 11, Minor: 6, Patch: 10},
+	p.Target.Distance = planfile.Distance{Components: 11, Minor: 6, Patch: 5}
+	p.Alternatives = []planfile.Candidate{
+		{Version: "4.4.5", Rank: 2, Verdict: "demoted", Rule: "unaccepted-risk", Distance: planfile.Distance{Components: 11, Minor: 6, Patch: 10},
 			Reason: "4.4.4 -> 4.4.5 is a conditional edge; its risk was not accepted",
-			Risks:  []plan.Risk{{Name: "AWSOldBootImages", URL: "https://issues.redhat.com/browse/OCPBUGS-0000", Message: "Clusters installed on AWS before 4.2 may fail to boot new nodes."}}},
-		{Version: "4.4.3", Rank: 3, Verdict: "rejected", Rule: "blocked-edge", Distance: plan.Distance{Components: 6, Minor: 6},
+			Risks:  []planfile.Risk{{Name: "AWSOldBootImages", URL: "https://issues.redhat.com/browse/OCPBUGS-0000", Message: "Clusters installed on AWS before 4.2 may fail to boot new nodes."}}},
+		{Version: "4.4.3", Rank: 3, Verdict: "rejected", Rule: "blocked-edge", Distance: planfile.Distance{Components: 6, Minor: 6},
 			Reason: "4.3.19 -> 4.4.3 is blocked (graph-data blocked-edges/4.4.3.yaml): upgrades from 4.3 to 4.4.3 can leave the cluster reconciling a half-applied release"},
 		{Version: "4.3.19", Rank: 4, Verdict: "rejected", Rule: "no-cross-minor-downgrade",
 			Reason: "5 operators already run 4.4.3: going back to 4.3 is a cross-minor downgrade, which OpenShift does not support"},
@@ -201,11 +202,11 @@ func remediationSession(t testing.TB, example string, f *fakeRunner, accept ...s
 		s.Source = "must-gather examples/" + example + "/must-gather"
 		s.ReadOnly, s.ReadOnlyReason = true, "must-gather session"
 	}
-	s.Replan = func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*plan.Plan, error) {
+	s.Replan = func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*planfile.Plan, error) {
 		return plan.Make(ctx, plan.Options{Snapshot: snap, Accept: accept, Now: planTime, Generator: "recover (tui test)"})
 	}
 	p, err := s.Replan(context.Background(), s.Snapshot, accept)
-	var rre *plan.RemedyRefusedError
+	var rre *planfile.RemedyRefusedError
 	switch {
 	case errors.As(err, &rre):
 		s.PlanErr = err

@@ -10,7 +10,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/keymap"
 )
 
@@ -109,7 +109,7 @@ func TestScreensNameTheKeymapsKeys(t *testing.T) {
 // accept a risk).
 func replanSession(t *testing.T) *Session {
 	s := liveSession(t, &fakeRunner{})
-	s.Replan = func(context.Context, *inspect.Snapshot, []string) (*plan.Plan, error) { return incidentPlan(), nil }
+	s.Replan = func(context.Context, *inspect.Snapshot, []string) (*planfile.Plan, error) { return incidentPlan(), nil }
 	return s
 }
 

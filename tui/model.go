@@ -16,6 +16,7 @@ import (
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/applyview"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/dialog"
@@ -153,7 +154,7 @@ func New(s *Session, o Options) *Model {
 }
 
 // setPlan shows a plan on every screen.
-func (m *Model) setPlan(p *plan.Plan, err error) {
+func (m *Model) setPlan(p *planfile.Plan, err error) {
 	m.target.SetPlan(p, err)
 	if p == nil {
 		m.target.SetCandidates(m.session.Candidates)
@@ -165,13 +166,13 @@ func (m *Model) setPlan(p *plan.Plan, err error) {
 	m.header.Target, m.header.Remediation = "", false
 	if p != nil {
 		m.header.Target = p.Target.Version
-		m.header.Remediation = p.Mode == plan.ModeRemediation
+		m.header.Remediation = p.Mode == planfile.ModeRemediation
 		m.overview.SetTarget(p.Target.Version)
 	}
 }
 
 // temporaryChanges counts the plan's temporary changes (steps a revert step undoes).
-func temporaryChanges(p *plan.Plan) int {
+func temporaryChanges(p *planfile.Plan) int {
 	n := 0
 	for _, s := range p.Steps {
 		if s.RevertedBy != "" {
@@ -187,7 +188,7 @@ func (m *Model) applyInfo() applyview.Info {
 	info := applyview.Info{ReadOnly: s.readOnlyReason(), Journal: s.Options.JournalPath}
 	if s.Plan != nil {
 		info.Target, info.Steps = s.Plan.Target.Version, len(s.Plan.Steps)
-		info.Remediation = s.Plan.Mode == plan.ModeRemediation
+		info.Remediation = s.Plan.Mode == planfile.ModeRemediation
 	}
 	if m.journal != "" {
 		info.Resume, info.Journal = true, m.journal
@@ -516,7 +517,7 @@ func (m *Model) openStart() {
 		verb, title = "Resume", "Resume the interrupted run?"
 	}
 	what := "the plan to " + p.Target.Version
-	if p.Mode == plan.ModeRemediation {
+	if p.Mode == planfile.ModeRemediation {
 		what = "the remediation plan (no new release)"
 	}
 	body := []string{fmt.Sprintf("%s applying %s (%d steps). The engine first checks permissions, that the plan is not stale and the backup, and takes the apply lock. The CVO is disabled at its step and restored at the end; every change is journaled first and asked for (%s apply, %s skip, %s abort).", verb, what, len(p.Steps),
@@ -570,7 +571,7 @@ func (m *Model) openAbort() {
 }
 
 // openAcceptRisk asks before re-planning with a named risk accepted.
-func (m *Model) openAcceptRisk(c plan.Candidate) {
+func (m *Model) openAcceptRisk(c planfile.Candidate) {
 	if m.session.Replan == nil || m.state.Phase != state.Idle {
 		return
 	}
@@ -686,7 +687,7 @@ func (m *Model) handleReplan(msg replanMsg) tea.Cmd {
 	m.setPlan(msg.plan, nil)
 	m.apply.Info = m.applyInfo()
 	m.flash = "re-planned: target " + msg.plan.Target.Version
-	if msg.plan.Mode == plan.ModeRemediation {
+	if msg.plan.Mode == planfile.ModeRemediation {
 		m.flash = fmt.Sprintf("re-planned: remediation only, %d remediation(s), accepting %s", len(msg.plan.Remediations), strings.Join(msg.accepted, ", "))
 	}
 	return nil

@@ -13,7 +13,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/styles"
 )
 
@@ -60,7 +60,7 @@ func TestAcceptRiskReplans(t *testing.T) {
 	var asked [][]string
 	s := liveSession(t, &fakeRunner{})
 	s.PlanPath, s.PlanDigest = "", ""
-	s.Replan = func(_ context.Context, _ *inspect.Snapshot, accept []string) (*plan.Plan, error) {
+	s.Replan = func(_ context.Context, _ *inspect.Snapshot, accept []string) (*planfile.Plan, error) {
 		asked = append(asked, accept)
 		if len(asked) == 2 {
 			if !slices.Equal(accept, []string{"AWSOldBootImages"}) {
@@ -70,7 +70,7 @@ func TestAcceptRiskReplans(t *testing.T) {
 		}
 		p := incidentPlan()
 		p.Target.Version = "4.4.5"
-		p.Target.AcceptedRisks = []plan.Risk{{Name: "AWSOldBootImages", Message: "Clusters installed on AWS before 4.2 may fail to boot new nodes."}}
+		p.Target.AcceptedRisks = []planfile.Risk{{Name: "AWSOldBootImages", Message: "Clusters installed on AWS before 4.2 may fail to boot new nodes."}}
 		p.Inputs.Accepted = accept
 		p.Alternatives = p.Alternatives[:1]
 		p.Alternatives[0].Version = "4.4.6"
@@ -118,7 +118,7 @@ func TestStartSavesAComputedPlanFirst(t *testing.T) {
 	s.PlanPath, s.PlanDigest = "", ""
 	s.Options.IHaveABackup = true
 	var saved int
-	s.SavePlan = func(p *plan.Plan) (string, string, *plan.Plan, error) {
+	s.SavePlan = func(p *planfile.Plan) (string, string, *planfile.Plan, error) {
 		saved++
 		if saved == 1 {
 			return "", "", nil, errors.New("recover-plan.json: file exists")

@@ -12,7 +12,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/internal/testing/golden"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/dialog"
 	"github.com/openshift-recover/recover/tui/state"
@@ -114,7 +114,7 @@ func TestPairJump(t *testing.T) {
 	m := newTestModel(t, remediationSession(t, pdbExample, nil), 80, 24)
 	p := m.session.Plan
 	relax, revert := p.Steps[1], p.Steps[3]
-	if relax.Action != plan.ActionRelaxPDB || relax.RevertedBy != revert.ID || revert.Reverts != relax.ID {
+	if relax.Action != planfile.ActionRelaxPDB || relax.RevertedBy != revert.ID || revert.Reverts != relax.ID {
 		t.Fatalf("the example plan changed: %s %s", relax.ID, revert.ID)
 	}
 	press(m, "3")
@@ -199,7 +199,7 @@ func TestAcceptPromiseReplans(t *testing.T) {
 	}
 	var asked [][]string
 	replan := s.Replan
-	s.Replan = func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*plan.Plan, error) {
+	s.Replan = func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*planfile.Plan, error) {
 		asked = append(asked, accept)
 		return replan(ctx, snap, accept)
 	}
@@ -226,12 +226,12 @@ func TestAcceptPromiseReplans(t *testing.T) {
 		t.Fatalf("asked %v, accepted %v", asked, m.session.Accepted)
 	}
 	np := m.session.Plan
-	if !slices.Contains(np.Inputs.Accepted, adminAckName) || np.Mode != plan.ModeRemediation {
+	if !slices.Contains(np.Inputs.Accepted, adminAckName) || np.Mode != planfile.ModeRemediation {
 		t.Fatalf("the new plan: mode %s, accepted %v", np.Mode, np.Inputs.Accepted)
 	}
 	found := false
 	for _, r := range np.Remediations {
-		found = found || (r.Remedy == plan.RemedyAdminAck && r.Accepted == adminAckName)
+		found = found || (r.Remedy == planfile.RemedyAdminAck && r.Accepted == adminAckName)
 	}
 	send(m, teaSize(120, 60))
 	if !found || !strings.Contains(flat(m.View()), "ACCEPTED (--accept, recorded in inputs.accepted) "+adminAckName) {
@@ -371,11 +371,11 @@ func TestResumeShowsTheTemporaryChangeInPlace(t *testing.T) {
 func TestUpdatePlanWithRefusalsSelectsBoth(t *testing.T) {
 	s := liveSession(t, &fakeRunner{})
 	s.PlanPath, s.PlanDigest = "", ""
-	s.Replan = func(context.Context, *inspect.Snapshot, []string) (*plan.Plan, error) { return incidentPlan(), nil }
-	s.Plan.Remediations = []plan.Remediation{{Remedy: plan.RemedyApproveCSR, Finding: "CSRPending", Subject: "node/worker-1", Summary: "Approve 1 CSR.", Steps: []string{"002-approve-csr-csr-1"}}}
-	s.Plan.Refused = []plan.RefusedRemedy{
-		{Remedy: plan.RemedyGuardPDB, Finding: "GuardPDBBlocksDrain", Subject: "poddisruptionbudget/openshift-etcd/etcd-guard-pdb", Reason: "recover never relaxes a guard PDB"},
-		{Remedy: plan.RemedyAdminAck, Finding: "AdminAckRequired", Subject: "admingate/ack-4.4-x", Reason: "the admin's promise", Accept: "admin-ack:ack-4.4-x"},
+	s.Replan = func(context.Context, *inspect.Snapshot, []string) (*planfile.Plan, error) { return incidentPlan(), nil }
+	s.Plan.Remediations = []planfile.Remediation{{Remedy: planfile.RemedyApproveCSR, Finding: "CSRPending", Subject: "node/worker-1", Summary: "Approve 1 CSR.", Steps: []string{"002-approve-csr-csr-1"}}}
+	s.Plan.Refused = []planfile.RefusedRemedy{
+		{Remedy: planfile.RemedyGuardPDB, Finding: "GuardPDBBlocksDrain", Subject: "poddisruptionbudget/openshift-etcd/etcd-guard-pdb", Reason: "recover never relaxes a guard PDB"},
+		{Remedy: planfile.RemedyAdminAck, Finding: "AdminAckRequired", Subject: "admingate/ack-4.4-x", Reason: "the admin's promise", Accept: "admin-ack:ack-4.4-x"},
 	}
 	m := newTestModel(t, s, 160, 48)
 	press(m, "2")

@@ -8,7 +8,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/internal/testing/golden"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/state"
 )
 
@@ -230,7 +230,7 @@ func TestAbortWhileSavingThePlan(t *testing.T) {
 	s.PlanPath, s.PlanDigest = "", ""
 	s.Options.IHaveABackup = true
 	release := make(chan struct{})
-	s.SavePlan = func(p *plan.Plan) (string, string, *plan.Plan, error) {
+	s.SavePlan = func(p *planfile.Plan) (string, string, *planfile.Plan, error) {
 		<-release
 		return "recover-plan.json", "sha256:feed", p, nil
 	}

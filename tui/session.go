@@ -6,7 +6,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Runner is the engine as the session uses it; *apply.Engine is one. Run runs a
@@ -14,8 +14,8 @@ import (
 // caller drains it); Preview prepares one step's change as a server-side dry run
 // against the live object, changing nothing.
 type Runner interface {
-	Run(ctx context.Context, p *plan.Plan, opts apply.Options) <-chan apply.Event
-	Preview(ctx context.Context, p *plan.Plan, stepID string) (*apply.ChangeInfo, error)
+	Run(ctx context.Context, p *planfile.Plan, opts apply.Options) <-chan apply.Event
+	Preview(ctx context.Context, p *planfile.Plan, stepID string) (*apply.ChangeInfo, error)
 }
 
 // Session is what one TUI session shows and may do. cmd/recover builds it from
@@ -30,7 +30,7 @@ type Session struct {
 	// Plan is the plan shown and applied (nil: none). PlanPath and PlanDigest
 	// identify its file when it was loaded from one (plan.Load); a plan
 	// computed in the session has none until SavePlan writes it.
-	Plan       *plan.Plan
+	Plan       *planfile.Plan
 	PlanPath   string
 	PlanDigest string
 	// PlanErr is why there is no plan, or why the last re-plan failed.
@@ -38,24 +38,24 @@ type Session struct {
 	// Candidates are the planner's candidate table when it found no target
 	// (plan.NoTargetError): the Target screen shows them and offers to accept
 	// a risky one.
-	Candidates []plan.Candidate
+	Candidates []planfile.Candidate
 	// PlanHint tells the user how to get a plan when there is none.
 	PlanHint string
 	// Outcome is the decision the session's plan carries out, or why there is
 	// none (plan.Decide); nil with a saved plan made before formatVersion 1.3.
-	Outcome *plan.Outcome
+	Outcome *planfile.Outcome
 	// Accepted are the risk names the plan was computed with (--accept).
 	Accepted []string
 	// Replan computes a new plan from snap, the session's snapshot when it asks
 	// (after a reload, the re-read one), that accepts the given names, through
 	// the planner; nil when the plan came from a file.
-	Replan func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*plan.Plan, error)
+	Replan func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*planfile.Plan, error)
 	// SavePlan writes a plan computed in the session to a file before it is
 	// applied, because the journal refers to the plan by path and digest, and
 	// returns them with the plan as read back from the file (plan.Load): the
 	// session applies what it saved, as recover apply --plan would. Required
 	// for applying a computed plan.
-	SavePlan func(p *plan.Plan) (path, digest string, saved *plan.Plan, err error)
+	SavePlan func(p *planfile.Plan) (path, digest string, saved *planfile.Plan, err error)
 
 	// ReadOnly strips every key that changes the cluster; ReadOnlyReason says why
 	// ("must-gather session", "--read-only").

@@ -17,6 +17,7 @@ import (
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The property below ties the planner's skip rule (plan.OperatorAtTarget) to the
@@ -41,7 +42,7 @@ const (
 // agreeCase is one generated state.
 type agreeCase struct {
 	co       string // ClusterOperator (and, for a static-pod operator, component)
-	declared []plan.OperandVersion
+	declared []planfile.OperandVersion
 
 	coPresent  bool
 	versions   map[string]string // reported versions ("" entry: not reported)
@@ -73,12 +74,12 @@ func pick[T any](r *rand.Rand, xs ...T) T { return xs[r.Intn(len(xs))] }
 // genAgree draws one state; most draws are near "at target" so both answers occur.
 func genAgree(r *rand.Rand) agreeCase {
 	c := agreeCase{co: pick(r, "kube-apiserver", "kube-scheduler", "dns"), versions: map[string]string{}}
-	c.declared = []plan.OperandVersion{{Name: "operator", Version: agreeTarget}}
+	c.declared = []planfile.OperandVersion{{Name: "operator", Version: agreeTarget}}
 	if sp := inspect.StaticPodComponentFor(c.co); sp != nil {
 		c.static = sp
-		c.declared = append(c.declared, plan.OperandVersion{Name: sp.Component, Version: agreeOperand})
+		c.declared = append(c.declared, planfile.OperandVersion{Name: sp.Component, Version: agreeOperand})
 	} else {
-		c.declared = append(c.declared, plan.OperandVersion{Name: "coredns", Version: agreeTarget})
+		c.declared = append(c.declared, planfile.OperandVersion{Name: "coredns", Version: agreeTarget})
 	}
 	c.coPresent = r.Intn(20) > 0
 	for _, d := range c.declared {
@@ -220,7 +221,7 @@ func (c agreeCase) gates(t *testing.T) (bool, string) {
 	if o := c.clusterOperator(); o != nil {
 		co = toUnstructured(t, o)
 	}
-	p := evalClusterOperator(&plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: c.co, Versions: c.declared}, co, 0)
+	p := evalClusterOperator(&planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: c.co, Versions: c.declared}, co, 0)
 	if !p.Met {
 		return false, "cluster-operator gate: " + p.Message
 	}

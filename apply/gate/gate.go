@@ -18,29 +18,29 @@ import (
 
 	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/apply/resource"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Default timeouts per gate kind. A plan gate's Timeout overrides them, and the
 // engine's options override both.
-var DefaultTimeouts = map[plan.GateKind]time.Duration{
-	plan.GateClusterOperator: 30 * time.Minute,
-	plan.GateCRDEstablished:  2 * time.Minute,
-	plan.GateWorkloadRollout: 10 * time.Minute,
-	plan.GateStaticPods:      30 * time.Minute,
-	plan.GatePoolUpdated:     90 * time.Minute,
-	plan.GateCVOScaledDown:   5 * time.Minute,
-	plan.GateCVORunning:      10 * time.Minute,
-	plan.GateDeleted:         10 * time.Minute,
+var DefaultTimeouts = map[planfile.GateKind]time.Duration{
+	planfile.GateClusterOperator: 30 * time.Minute,
+	planfile.GateCRDEstablished:  2 * time.Minute,
+	planfile.GateWorkloadRollout: 10 * time.Minute,
+	planfile.GateStaticPods:      30 * time.Minute,
+	planfile.GatePoolUpdated:     90 * time.Minute,
+	planfile.GateCVOScaledDown:   5 * time.Minute,
+	planfile.GateCVORunning:      10 * time.Minute,
+	planfile.GateDeleted:         10 * time.Minute,
 	// A relaxed PodDisruptionBudget waits for a pool that drains and reboots its
 	// nodes one at a time: the longest default.
-	plan.GateNodesSettled:     3 * time.Hour,
-	plan.GateNodesReady:       30 * time.Minute,
-	plan.GateCSRIssued:        10 * time.Minute,
-	plan.GateRestored:         5 * time.Minute,
-	plan.GateConditionCleared: 30 * time.Minute,
+	planfile.GateNodesSettled:     3 * time.Hour,
+	planfile.GateNodesReady:       30 * time.Minute,
+	planfile.GateCSRIssued:        10 * time.Minute,
+	planfile.GateRestored:         5 * time.Minute,
+	planfile.GateConditionCleared: 30 * time.Minute,
 	// The restored CVO retrieves and verifies the payload: minutes.
-	plan.GateReleaseAccepted: 15 * time.Minute,
+	planfile.GateReleaseAccepted: 15 * time.Minute,
 }
 
 // Progress is a gate's state at one moment.
@@ -76,7 +76,7 @@ func (p Progress) same(q Progress) bool {
 // cluster-operator gate: and the CVO would no longer be waiting either, unless
 // the timeout is the admin's).
 type TimeoutError struct {
-	Kind    plan.GateKind
+	Kind    planfile.GateKind
 	Timeout time.Duration
 	Last    Progress
 }
@@ -87,7 +87,7 @@ func (e *TimeoutError) Error() string {
 
 // FailedError is returned when a gate failed for good.
 type FailedError struct {
-	Kind plan.GateKind
+	Kind planfile.GateKind
 	Last Progress
 }
 
@@ -144,13 +144,13 @@ type spec struct {
 }
 
 // Check evaluates the gate once, from lists rather than watches.
-func (c *Checker) Check(ctx context.Context, g *plan.Gate) (Progress, error) {
+func (c *Checker) Check(ctx context.Context, g *planfile.Gate) (Progress, error) {
 	return c.CheckWith(ctx, g, WaitOptions{})
 }
 
 // CheckWith is Check with the options a gate may need (a restored gate's
 // pre-image).
-func (c *Checker) CheckWith(ctx context.Context, g *plan.Gate, opts WaitOptions) (Progress, error) {
+func (c *Checker) CheckWith(ctx context.Context, g *planfile.Gate, opts WaitOptions) (Progress, error) {
 	s, err := c.spec(ctx, g, opts.Restore)
 	if err != nil {
 		return Progress{}, err
@@ -185,7 +185,7 @@ func (c *Checker) evalLists(ctx context.Context, s *spec, cached bool) (Progress
 // Wait watches the gate's sources until the gate is met, fails, times out or ctx
 // ends. It returns the last progress, and a *TimeoutError, a *FailedError or
 // ctx's error when the gate was not met.
-func (c *Checker) Wait(ctx context.Context, g *plan.Gate, opts WaitOptions) (Progress, error) {
+func (c *Checker) Wait(ctx context.Context, g *planfile.Gate, opts WaitOptions) (Progress, error) {
 	start := time.Now()
 	timeout := opts.Timeout
 	defaulted := timeout <= 0
@@ -271,7 +271,7 @@ func (c *Checker) Wait(ctx context.Context, g *plan.Gate, opts WaitOptions) (Pro
 	// fails after 40 minutes, an update is slow after 30): it is evaluated
 	// again every minute even when nothing changes.
 	var tick <-chan time.Time
-	if g.Kind == plan.GateClusterOperator {
+	if g.Kind == planfile.GateClusterOperator {
 		t := time.NewTicker(time.Minute)
 		defer t.Stop()
 		tick = t.C
@@ -326,7 +326,7 @@ func listOptions(src source) metav1.ListOptions {
 
 // Describe returns a short sentence for a gate: its description, or one made from
 // its kind and subject.
-func Describe(g *plan.Gate) string {
+func Describe(g *planfile.Gate) string {
 	if g == nil {
 		return "no gate"
 	}
@@ -337,19 +337,19 @@ func Describe(g *plan.Gate) string {
 }
 
 // Subject names what a gate watches ("clusteroperator/etcd", "pool/master").
-func Subject(g *plan.Gate) string {
+func Subject(g *planfile.Gate) string {
 	switch g.Kind {
-	case plan.GateClusterOperator:
+	case planfile.GateClusterOperator:
 		return "clusteroperator/" + g.ClusterOperator
-	case plan.GatePoolUpdated:
+	case planfile.GatePoolUpdated:
 		return "machineconfigpool/" + g.Pool
-	case plan.GateStaticPods:
+	case planfile.GateStaticPods:
 		if g.StaticPods != nil {
 			return g.StaticPods.Resource + "/cluster"
 		}
-	case plan.GateCVOScaledDown, plan.GateCVORunning:
+	case planfile.GateCVOScaledDown, planfile.GateCVORunning:
 		return "deployment/" + openshift.CVONamespace + "/" + openshift.CVODeployment
-	case plan.GateNodesSettled, plan.GateNodesReady:
+	case planfile.GateNodesSettled, planfile.GateNodesReady:
 		return "node/" + strings.Join(g.Nodes, ",")
 	}
 	if g.Object != nil {

@@ -26,7 +26,7 @@ import (
 	"github.com/openshift-recover/recover/apply/internal/retry"
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The resources the gates watch.
@@ -50,7 +50,7 @@ type KindMapper func(apiVersion, kind string) (gvr schema.GroupVersionResource, 
 // and a role grants), with the namespace each is read in ("" for a
 // cluster-scoped resource or every namespace). It reads nothing: the kinds a
 // workload-rollout, deleted or restored gate names are mapped by mapKind.
-func Resources(g *plan.Gate, mapKind KindMapper) ([]schema.GroupVersionResource, []string, error) {
+func Resources(g *planfile.Gate, mapKind KindMapper) ([]schema.GroupVersionResource, []string, error) {
 	s, err := specOf(g, nil, mapKind)
 	if err != nil {
 		return nil, nil, err
@@ -78,7 +78,7 @@ func (c *Checker) mapKind(apiVersion, kind string) (schema.GroupVersionResource,
 }
 
 // objectSource is the source of the one object a gate names, mapped by mapKind.
-func objectSource(g *plan.Gate, mapKind KindMapper) (source, error) {
+func objectSource(g *planfile.Gate, mapKind KindMapper) (source, error) {
 	gvr, namespaced, err := mapKind(g.Object.APIVersion, g.Object.Kind)
 	if err != nil {
 		return source{}, fmt.Errorf("%s gate: %w", g.Kind, err)
@@ -92,12 +92,12 @@ func objectSource(g *plan.Gate, mapKind KindMapper) (source, error) {
 
 // spec builds the gate's sources and evaluation; cvo-scaled-down reads the CVO
 // Deployment's pod selector first.
-func (c *Checker) spec(ctx context.Context, g *plan.Gate, r *Restore) (*spec, error) {
+func (c *Checker) spec(ctx context.Context, g *planfile.Gate, r *Restore) (*spec, error) {
 	s, err := specOf(g, r, c.mapKind)
 	if err != nil {
 		return nil, err
 	}
-	if g.Kind == plan.GateCVOScaledDown {
+	if g.Kind == planfile.GateCVOScaledDown {
 		sel := openshift.CVOPodSelector
 		var d *unstructured.Unstructured
 		err := retry.Do(ctx, func() (err error) {
@@ -122,12 +122,12 @@ func (c *Checker) spec(ctx context.Context, g *plan.Gate, r *Restore) (*spec, er
 
 // specOf builds the gate's sources and evaluation without reading the cluster;
 // mapKind maps the kind a gate names.
-func specOf(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
+func specOf(g *planfile.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 	if g == nil {
 		return nil, fmt.Errorf("no gate")
 	}
 	switch g.Kind {
-	case plan.GateClusterOperator:
+	case planfile.GateClusterOperator:
 		if g.ClusterOperator == "" {
 			return nil, fmt.Errorf("cluster-operator gate needs clusterOperator")
 		}
@@ -144,7 +144,7 @@ func specOf(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 			s.timeout = func(o [][]*unstructured.Unstructured) time.Duration { return machineConfigTimeout(o[1]) }
 		}
 		return s, nil
-	case plan.GateCRDEstablished:
+	case planfile.GateCRDEstablished:
 		if g.Object == nil || g.Object.Name == "" {
 			return nil, fmt.Errorf("crd-established gate needs object.name")
 		}
@@ -154,7 +154,7 @@ func specOf(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 				return evalKstatus("CustomResourceDefinition "+g.Object.Name, first(o[0]))
 			},
 		}, nil
-	case plan.GateWorkloadRollout, plan.GateDeleted:
+	case planfile.GateWorkloadRollout, planfile.GateDeleted:
 		if g.Object == nil || g.Object.Name == "" || g.Object.Kind == "" {
 			return nil, fmt.Errorf("%s gate needs object with apiVersion, kind and name", g.Kind)
 		}
@@ -163,7 +163,7 @@ func specOf(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 			return nil, err
 		}
 		what := g.Object.String()
-		if g.Kind == plan.GateDeleted {
+		if g.Kind == planfile.GateDeleted {
 			return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
 				return evalDeleted(what, first(o[0]))
 			}}, nil
@@ -171,7 +171,7 @@ func specOf(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 		return &spec{sources: []source{src}, eval: func(o [][]*unstructured.Unstructured, _ time.Duration) Progress {
 			return evalKstatus(what, first(o[0]))
 		}}, nil
-	case plan.GateStaticPods:
+	case planfile.GateStaticPods:
 		sp := g.StaticPods
 		if sp == nil || sp.Resource == "" || sp.Namespace == "" || sp.PodPrefix == "" {
 			return nil, fmt.Errorf("static-pods gate needs staticPods.resource, namespace and podPrefix")
@@ -194,7 +194,7 @@ func specOf(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 				return evalStaticPods(sp, sel, first(o[0]), o[1], o[2])
 			},
 		}, nil
-	case plan.GatePoolUpdated:
+	case planfile.GatePoolUpdated:
 		if g.Pool == "" {
 			return nil, fmt.Errorf("pool-updated gate needs pool")
 		}
@@ -202,7 +202,7 @@ func specOf(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 			sources: []source{{gvr: pools, name: g.Pool}},
 			eval:    func(o [][]*unstructured.Unstructured, _ time.Duration) Progress { return evalPool(g.Pool, first(o[0])) },
 		}, nil
-	case plan.GateCVOScaledDown:
+	case planfile.GateCVOScaledDown:
 		return &spec{
 			sources: []source{
 				{gvr: deployments, namespace: openshift.CVONamespace, name: openshift.CVODeployment},
@@ -212,7 +212,7 @@ func specOf(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 				return evalCVOScaledDown(first(o[0]), o[1])
 			},
 		}, nil
-	case plan.GateCVORunning:
+	case planfile.GateCVORunning:
 		return &spec{
 			sources: []source{
 				{gvr: deployments, namespace: openshift.CVONamespace, name: openshift.CVODeployment},
@@ -222,17 +222,17 @@ func specOf(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 				return evalCVORunning(first(o[0]), first(o[1]), g.RefusalExpected != "")
 			},
 		}, nil
-	case plan.GateNodesSettled:
+	case planfile.GateNodesSettled:
 		return nodeSpec(g, inspect.NodeSettled, "settled (drain applied, machine-config daemon Done, desired configuration running)")
-	case plan.GateNodesReady:
+	case planfile.GateNodesReady:
 		return nodeSpec(g, inspect.NodeReady, "Ready")
-	case plan.GateConditionCleared:
+	case planfile.GateConditionCleared:
 		return conditionSpec(g)
-	case plan.GateRestored:
+	case planfile.GateRestored:
 		return restoredSpec(g, r, mapKind)
-	case plan.GateCSRIssued:
+	case planfile.GateCSRIssued:
 		return csrSpec(g)
-	case plan.GateReleaseAccepted:
+	case planfile.GateReleaseAccepted:
 		return releaseAcceptedSpec(g)
 	}
 	return nil, fmt.Errorf("unknown gate kind %q", g.Kind)
@@ -249,7 +249,7 @@ func first(objs []*unstructured.Unstructured) *unstructured.Unstructured {
 // CVO move past this ClusterOperator", after waiting waited: met when the CVO
 // would be done; otherwise whether the CVO would still be waiting (CVOWaits),
 // slow, or failing, with its reason.
-func evalClusterOperator(g *plan.Gate, u *unstructured.Unstructured, waited time.Duration) Progress {
+func evalClusterOperator(g *planfile.Gate, u *unstructured.Unstructured, waited time.Duration) Progress {
 	want := make([]configv1.OperandVersion, 0, len(g.Versions))
 	for _, v := range g.Versions {
 		want = append(want, configv1.OperandVersion{Name: v.Name, Version: v.Version})
@@ -356,7 +356,7 @@ func evalDeleted(what string, u *unstructured.Unstructured) Progress {
 // operator's nodeStatuses must agree. A node whose mirror pod disagrees with
 // nodeStatuses is named (incident 2: the operator believed a node was at N+1
 // while it ran N).
-func evalStaticPods(sp *plan.StaticPodsGate, sel labels.Selector, cr *unstructured.Unstructured, podObjs, nodeObjs []*unstructured.Unstructured) Progress {
+func evalStaticPods(sp *planfile.StaticPodsGate, sel labels.Selector, cr *unstructured.Unstructured, podObjs, nodeObjs []*unstructured.Unstructured) Progress {
 	if cr == nil {
 		return Progress{Message: sp.Resource + "/cluster does not exist", Pending: []string{sp.Resource + "/cluster missing"}}
 	}
@@ -428,7 +428,7 @@ func evalStaticPods(sp *plan.StaticPodsGate, sel labels.Selector, cr *unstructur
 
 // staticPodComponent is inspect's description of the gate's operand (its
 // operand container), located where the gate says.
-func staticPodComponent(sp *plan.StaticPodsGate) *inspect.StaticPodComponent {
+func staticPodComponent(sp *planfile.StaticPodsGate) *inspect.StaticPodComponent {
 	c := inspect.StaticPodComponent{Container: sp.PodPrefix}
 	if known := inspect.StaticPodComponentFor(sp.Resource); known != nil {
 		c = *known

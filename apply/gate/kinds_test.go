@@ -9,17 +9,17 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/openshift-recover/recover/internal/testing/applytest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 func TestClusterOperatorGate(t *testing.T) {
-	g := &plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: "kube-apiserver", Versions: []plan.OperandVersion{{Name: "operator", Version: "4.4.4"}, {Name: "kube-apiserver", Version: "1.17.1"}}}
-	mco := &plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: "machine-config", Versions: []plan.OperandVersion{{Name: "operator", Version: "4.4.4"}}}
-	noVersions := &plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: "kube-apiserver"}
+	g := &planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: "kube-apiserver", Versions: []planfile.OperandVersion{{Name: "operator", Version: "4.4.4"}, {Name: "kube-apiserver", Version: "1.17.1"}}}
+	mco := &planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: "machine-config", Versions: []planfile.OperandVersion{{Name: "operator", Version: "4.4.4"}}}
+	noVersions := &planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: "kube-apiserver"}
 	const healthy = `conditions: [{type: Available, status: "True"}, {type: Degraded, status: "False"}]`
 	for _, tc := range []struct {
 		name   string
-		gate   *plan.Gate
+		gate   *planfile.Gate
 		status string
 		waited time.Duration
 		met    bool
@@ -93,7 +93,7 @@ func mirror(t *testing.T, node, rev string, ready bool) *unstructured.Unstructur
 }
 
 func TestStaticPodsGateTrustsMirrorPodsNotClaims(t *testing.T) {
-	sp := &plan.StaticPodsGate{Resource: "kubeapiservers", Namespace: "openshift-kube-apiserver", PodPrefix: "kube-apiserver"}
+	sp := &planfile.StaticPodsGate{Resource: "kubeapiservers", Namespace: "openshift-kube-apiserver", PodPrefix: "kube-apiserver"}
 	nodes := []*unstructured.Unstructured{
 		applytest.Object(`{apiVersion: v1, kind: Node, metadata: {name: master-0, labels: {node-role.kubernetes.io/master: ""}}}`),
 		applytest.Object(`{apiVersion: v1, kind: Node, metadata: {name: master-1, labels: {node-role.kubernetes.io/control-plane: ""}}}`),

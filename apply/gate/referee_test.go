@@ -12,6 +12,7 @@ import (
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/testing/referee"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // refereeModes are CVO main's updating verdicts by minutes waited.
@@ -35,7 +36,7 @@ func gateOutcome(p Progress) string {
 // planner's evidence beyond the operator's word in agreement with the manifest:
 // the operator Deployment runs the declared operator version and has rolled
 // out. The skip rule then answers the question the CVO answers.
-func refereeSnapshot(t *testing.T, name string, live *unstructured.Unstructured, declared []plan.OperandVersion) *inspect.Snapshot {
+func refereeSnapshot(t *testing.T, name string, live *unstructured.Unstructured, declared []planfile.OperandVersion) *inspect.Snapshot {
 	s := &inspect.Snapshot{}
 	if live != nil {
 		var co configv1.ClusterOperator
@@ -59,7 +60,7 @@ func refereeSnapshot(t *testing.T, name string, live *unstructured.Unstructured,
 
 // deliberate says why recover answers a referee case differently from CVO main
 // ("" where it must agree). docs/apply.md lists these with their counts.
-func deliberate(declared []plan.OperandVersion, who string) string {
+func deliberate(declared []planfile.OperandVersion, who string) string {
 	if len(declared) == 0 {
 		if who == "gate" {
 			return "no versions declared: CVO main fails the manifest (ClusterOperatorNoVersions) and never moves on; recover's gate is done where the 4.4 CVO was"
@@ -83,15 +84,15 @@ func TestOperatorRulesAgreeWithTheCVOReferee(t *testing.T) {
 	}
 	for _, c := range cases {
 		name := c.Manifest.GetName()
-		var declared []plan.OperandVersion
+		var declared []planfile.OperandVersion
 		vs, _, _ := unstructured.NestedSlice(c.Manifest.Object, "status", "versions")
 		for _, v := range vs {
 			m, _ := v.(map[string]any)
 			n, _ := m["name"].(string)
 			ver, _ := m["version"].(string)
-			declared = append(declared, plan.OperandVersion{Name: n, Version: ver})
+			declared = append(declared, planfile.OperandVersion{Name: n, Version: ver})
 		}
-		g := &plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: name, Versions: declared}
+		g := &planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: name, Versions: declared}
 		// The gate, at each of the CVO's clocks.
 		for mode, waited := range refereeModes {
 			want := c.CVOMain[mode]

@@ -10,12 +10,12 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // releaseAcceptedSpec builds a release-accepted gate: ClusterVersion reports
 // ReleaseAccepted=True for the gate's image (inspect.ReleaseAcceptedFor).
-func releaseAcceptedSpec(g *plan.Gate) (*spec, error) {
+func releaseAcceptedSpec(g *planfile.Gate) (*spec, error) {
 	if g.Image == "" {
 		return nil, fmt.Errorf("release-accepted gate needs image")
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The remediation gates (plan formatVersion 1.1). Like the others, each reduces
@@ -40,7 +40,7 @@ type Restore struct {
 }
 
 // nodeSpec builds a nodes-settled or nodes-ready gate.
-func nodeSpec(g *plan.Gate, pred func(inspect.Node) inspect.Verdict, state string) (*spec, error) {
+func nodeSpec(g *planfile.Gate, pred func(inspect.Node) inspect.Verdict, state string) (*spec, error) {
 	if len(g.Nodes) == 0 {
 		return nil, fmt.Errorf("%s gate needs nodes", g.Kind)
 	}
@@ -107,7 +107,7 @@ func countNodes(pending, names []string) int {
 
 // conditionSpec builds a condition-cleared gate on a ClusterVersion or a
 // ClusterOperator.
-func conditionSpec(g *plan.Gate) (*spec, error) {
+func conditionSpec(g *planfile.Gate) (*spec, error) {
 	if g.Object == nil || g.Object.Name == "" || g.Condition == "" {
 		return nil, fmt.Errorf("condition-cleared gate needs object (a ClusterVersion or ClusterOperator) and condition")
 	}
@@ -160,7 +160,7 @@ func evalConditionCleared(what, condType, reason string, u *unstructured.Unstruc
 
 // restoredSpec builds a restored gate: the object named by Object carries again
 // the pre-image the engine supplies.
-func restoredSpec(g *plan.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
+func restoredSpec(g *planfile.Gate, r *Restore, mapKind KindMapper) (*spec, error) {
 	if g.Object == nil || g.Object.Name == "" || g.Object.Kind == "" {
 		return nil, fmt.Errorf("restored gate needs object with apiVersion, kind and name")
 	}
@@ -206,7 +206,7 @@ func evalRestored(what string, r *Restore, u *unstructured.Unstructured) Progres
 }
 
 // csrSpec builds a csr-issued gate.
-func csrSpec(g *plan.Gate) (*spec, error) {
+func csrSpec(g *planfile.Gate) (*spec, error) {
 	if g.Object == nil || g.Object.Name == "" {
 		return nil, fmt.Errorf("csr-issued gate needs object.name (the CertificateSigningRequest)")
 	}

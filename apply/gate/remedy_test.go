@@ -9,7 +9,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 func node(t *testing.T, name, desired, last, state, ready string) *unstructured.Unstructured {
@@ -87,7 +87,7 @@ func TestRestoredGateComparesWithThePreImage(t *testing.T) {
 }
 
 func TestStaticPodsGateWaitsForTheForcedRevision(t *testing.T) {
-	sp := &plan.StaticPodsGate{Resource: "kubeapiservers", Namespace: "openshift-kube-apiserver", PodPrefix: "kube-apiserver", MinRevision: 10}
+	sp := &planfile.StaticPodsGate{Resource: "kubeapiservers", Namespace: "openshift-kube-apiserver", PodPrefix: "kube-apiserver", MinRevision: 10}
 	nodes := []*unstructured.Unstructured{applytest.Object(`{apiVersion: v1, kind: Node, metadata: {name: master-0, labels: {node-role.kubernetes.io/master: ""}}}`)}
 	cr := func(latest, claim string) *unstructured.Unstructured {
 		return applytest.Object(`{apiVersion: operator.openshift.io/v1, kind: KubeAPIServer, metadata: {name: cluster}, status: {latestAvailableRevision: ` + latest + `, nodeStatuses: [{nodeName: master-0, currentRevision: ` + claim + `}]}}`)

@@ -11,7 +11,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
 	"github.com/openshift-recover/recover/internal/testing/applytest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // A cluster-operator gate ends at its timeout only where the CVO would stop
@@ -20,7 +20,7 @@ import (
 func TestClusterOperatorGateTimesOutOnlyWhereTheCVOStopsWaiting(t *testing.T) {
 	const updating = `{apiVersion: config.openshift.io/v1, kind: ClusterOperator, metadata: {name: dns}, status: {versions: [{name: operator, version: 4.3.19}], conditions: [{type: Available, status: "True"}, {type: Degraded, status: "False"}]}}`
 	const unavailable = `{apiVersion: config.openshift.io/v1, kind: ClusterOperator, metadata: {name: dns}, status: {versions: [{name: operator, version: 4.4.4}], conditions: [{type: Available, status: "False"}, {type: Degraded, status: "False"}]}}`
-	g := &plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: "dns", Versions: []plan.OperandVersion{{Name: "operator", Version: "4.4.4"}}}
+	g := &planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: "dns", Versions: []planfile.OperandVersion{{Name: "operator", Version: "4.4.4"}}}
 	for _, tc := range []struct {
 		name string
 		co   string

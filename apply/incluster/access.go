@@ -6,7 +6,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/inspect/live"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // AccessOptions describe a run inside the cluster for RunAccess.
@@ -38,7 +38,7 @@ var PreflightAccess = []apply.Access{{Verb: "create", Group: "authorization.k8s.
 // AllowStale (FingerprintAccess), and the verdict's ConfigMaps with
 // VerdictNamespace. Problems are the kinds that could not be mapped, one line
 // each. Sorted, each permission once.
-func RunAccess(p *plan.Plan, o AccessOptions) ([]apply.Access, []string) {
+func RunAccess(p *planfile.Plan, o AccessOptions) ([]apply.Access, []string) {
 	out, problems := apply.RequiredAccess(p, o.AccessOptions)
 	if !o.DryRun {
 		out = append(out, JournalAccess(o.Namespace)...)

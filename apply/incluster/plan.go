@@ -10,8 +10,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift-recover/recover/apply/internal/retry"
-	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The plan is kept in ConfigMaps as plan/planconfigmap encodes it (gzip'd and
@@ -34,7 +34,7 @@ func DefaultJournal(planConfigMap string) string { return planConfigMap + "-jour
 // document's) and its reference (Ref). A ConfigMap that keeps why there is no
 // plan is a *planconfigmap.NoPlanError; errors about the ConfigMaps' content
 // classify as bad input.
-func LoadPlan(ctx context.Context, client kubernetes.Interface, namespace, planName string) (*plan.Plan, string, string, error) {
+func LoadPlan(ctx context.Context, client kubernetes.Interface, namespace, planName string) (*planfile.Plan, string, string, error) {
 	ref := Ref(namespace, planName)
 	cms := client.CoreV1().ConfigMaps(namespace)
 	get := func(name string) (*corev1.ConfigMap, error) {
@@ -60,6 +60,6 @@ func LoadPlan(ctx context.Context, client kubernetes.Interface, namespace, planN
 	if err != nil {
 		return nil, "", ref, err
 	}
-	p, digest, err := plan.Parse(data, ref)
+	p, digest, err := planfile.Parse(data, ref)
 	return p, digest, ref, err
 }

@@ -19,9 +19,9 @@ import (
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
-	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/payload"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // create creates the ConfigMaps in the API server.
@@ -54,7 +54,7 @@ func TestPlanConfigMapsAssembleIntoThePlanFile(t *testing.T) {
 	c, ns := client(t)
 	b, _ := applytest.FullPlan("cm")
 	path, data := planFile(t, b)
-	want, wantDigest, err := plan.Load(path)
+	want, wantDigest, err := planfile.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestARealReleasePlanFitsItsConfigMaps(t *testing.T) {
 	}
 	b.RestoreCVO()
 	path, data := planFile(t, b)
-	_, wantDigest, err := plan.Load(path)
+	_, wantDigest, err := planfile.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,10 +208,10 @@ func TestARealReleasePlanFitsItsConfigMaps(t *testing.T) {
 	// recover inspect --save-plan keeps a plan this large the same way, and
 	// apply --in-cluster reads it back whole.
 	var doc bytes.Buffer
-	if err := plan.Encode(&doc, b.Plan()); err != nil {
+	if err := planfile.Encode(&doc, b.Plan()); err != nil {
 		t.Fatal(err)
 	}
-	wantDigest = plan.Digest(doc.Bytes())
+	wantDigest = planfile.Digest(doc.Bytes())
 	store := verdictstore.Store{Client: c, Namespace: ns, Name: verdict.DefaultName}
 	saved, err := store.SavePlan(context.Background(), "big", b.Plan(), "")
 	if err != nil || saved != wantDigest {

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // FormatVersion is the journal format. Readers refuse a major version they do not
@@ -138,8 +138,8 @@ type PlanRef struct {
 	// the decision it carries out (plan.Decide's: kind, rule, why, evidence),
 	// as the plan records them; absent in journals before formatVersion 1.2
 	// and for plans made before outcomes.
-	Mode    string        `json:"mode,omitempty"`
-	Outcome *plan.Outcome `json:"outcome,omitempty"`
+	Mode    string            `json:"mode,omitempty"`
+	Outcome *planfile.Outcome `json:"outcome,omitempty"`
 }
 
 // Backup is the etcd backup a run relies on: a verified record, or the user's
@@ -170,7 +170,7 @@ type Resume struct {
 // ObjectRef names a Kubernetes object: the plan's (the same fields, the same
 // JSON), so that a journaled object is named as the plan names it
 // (plan.ObjectRef.String).
-type ObjectRef = plan.ObjectRef
+type ObjectRef = planfile.ObjectRef
 
 // Intent is what a step is about to change.
 type Intent struct {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/termtext"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Summary is what recover journal prints: the run, the CVO, the backup,
@@ -192,7 +192,7 @@ func approvals(j *Journal) []Change {
 	var out []Change
 	seen := map[string]bool{}
 	for _, r := range j.Records {
-		if r.Type != TypeIntent || r.Intent == nil || r.Action != string(plan.ActionApproveCSR) || seen[r.Step] {
+		if r.Type != TypeIntent || r.Intent == nil || r.Action != string(planfile.ActionApproveCSR) || seen[r.Step] {
 			continue
 		}
 		seen[r.Step] = true
@@ -219,7 +219,7 @@ func creations(j *Journal) []Change {
 		if r.Type != TypeIntent || r.Intent == nil || r.Intent.Operation != OperationCreate || seen[r.Step] {
 			continue
 		}
-		spec := plan.SpecOf(plan.Action(r.Action))
+		spec := planfile.SpecOf(planfile.Action(r.Action))
 		if spec == nil || !spec.Remedy {
 			continue
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/internal/nextcmd"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // summaryJournal is a remediation run: the CVO (2 replicas) scaled down, a PDB
@@ -165,9 +165,9 @@ func TestSummarize(t *testing.T) {
 // prints no outcome line.
 func TestSummaryPrintsThePlanOutcome(t *testing.T) {
 	dir := t.TempDir()
-	o := &plan.Outcome{Kind: plan.OutcomeDriveCVO, Rule: "retarget-in-flight", Why: "The CVO is given another desired update and carries it out itself: 4.13.4 is exposed to a risk."}
+	o := &planfile.Outcome{Kind: planfile.OutcomeDriveCVO, Rule: "retarget-in-flight", Why: "The CVO is given another desired update and carries it out itself: 4.13.4 is exposed to a risk."}
 	path := dir + "/new.journal"
-	w, err := Create(path, Header{RunID: "r1", Plan: PlanRef{Path: "/p.json", Digest: "sha256:x", TargetVersion: "4.13.5", Steps: 2, Mode: plan.ModeDriveCVO, Outcome: o}})
+	w, err := Create(path, Header{RunID: "r1", Plan: PlanRef{Path: "/p.json", Digest: "sha256:x", TargetVersion: "4.13.5", Steps: 2, Mode: planfile.ModeDriveCVO, Outcome: o}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestSummaryPrintsThePlanOutcome(t *testing.T) {
 	if err := s.WriteTable(&tb); err != nil {
 		t.Fatal(err)
 	}
-	if j.Header.FormatVersion != FormatVersion || s.Plan.Mode != plan.ModeDriveCVO || s.Plan.Outcome == nil || s.Plan.Outcome.Rule != o.Rule ||
+	if j.Header.FormatVersion != FormatVersion || s.Plan.Mode != planfile.ModeDriveCVO || s.Plan.Outcome == nil || s.Plan.Outcome.Rule != o.Rule ||
 		!strings.Contains(tb.String(), "Outcome:  drive-cvo (rule retarget-in-flight): The CVO is given another desired update") {
 		t.Fatalf("format %s plan %+v\n%s", j.Header.FormatVersion, s.Plan, tb.String())
 	}

@@ -9,18 +9,18 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/gate"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 func events() []apply.Event {
-	step := &apply.StepInfo{ID: "003-apply-deployment-etcd-operator", Index: 3, Total: 9, Action: plan.ActionApply}
+	step := &apply.StepInfo{ID: "003-apply-deployment-etcd-operator", Index: 3, Total: 9, Action: planfile.ActionApply}
 	one := int32(1)
 	return []apply.Event{
 		{Type: apply.EventRunStarted, Run: &apply.RunInfo{TargetVersion: "4.4.4", TargetImage: "img@sha256:44", Steps: 9, Journal: "run.journal"}},
 		{Type: apply.EventStepStarted, Step: step},
 		{Type: apply.EventApplied, Step: step, Change: &apply.ChangeInfo{Operation: "update", Object: "Deployment openshift-etcd-operator/etcd-operator", Result: "updated"}},
-		{Type: apply.EventWaiting, Step: step, Gate: &apply.GateInfo{Kind: plan.GateWorkloadRollout, Subject: "deployment/openshift-etcd-operator/etcd-operator", Progress: gate.Progress{Message: "0 of 1 updated"}, ElapsedSeconds: 2, TimeoutSeconds: 600}},
-		{Type: apply.EventGatePassed, Step: step, Gate: &apply.GateInfo{Kind: plan.GateWorkloadRollout, ElapsedSeconds: 3.2}},
+		{Type: apply.EventWaiting, Step: step, Gate: &apply.GateInfo{Kind: planfile.GateWorkloadRollout, Subject: "deployment/openshift-etcd-operator/etcd-operator", Progress: gate.Progress{Message: "0 of 1 updated"}, ElapsedSeconds: 2, TimeoutSeconds: 600}},
+		{Type: apply.EventGatePassed, Step: step, Gate: &apply.GateInfo{Kind: planfile.GateWorkloadRollout, ElapsedSeconds: 3.2}},
 		{Type: apply.EventStepDone, Step: step},
 		{Type: apply.EventDone, Result: &apply.Result{Outcome: apply.OutcomeGateFailed, Message: "stopped; the cluster-version operator is left DISABLED", CVODisabled: true, CVOReplicas: &one, Next: []string{"recover apply --resume run.journal --yes"}}},
 	}
@@ -81,8 +81,8 @@ func TestPlainWritesOneLinePerFinishedStepAndProgressLines(t *testing.T) {
 }
 
 func TestPlainShowsTemporaryChangesTheirRevertsAndTheRevertOnStop(t *testing.T) {
-	relax := &apply.StepInfo{ID: "002-relax-pdb-web", Index: 2, Total: 4, Action: plan.ActionRelaxPDB, RevertedBy: "003-revert-web"}
-	revert := &apply.StepInfo{ID: "003-revert-web", Index: 3, Total: 4, Action: plan.ActionRevert, Reverts: "002-relax-pdb-web"}
+	relax := &apply.StepInfo{ID: "002-relax-pdb-web", Index: 2, Total: 4, Action: planfile.ActionRelaxPDB, RevertedBy: "003-revert-web"}
+	revert := &apply.StepInfo{ID: "003-revert-web", Index: 3, Total: 4, Action: planfile.ActionRevert, Reverts: "002-relax-pdb-web"}
 	change := &apply.ChangeInfo{Operation: "patch", Object: "PodDisruptionBudget ns/web", Diff: "spec.minAvailable: 2 -> (absent)\n", RevertedBy: "003-revert-web", Result: "patched"}
 	var buf bytes.Buffer
 	p := NewPlain(&buf, false)

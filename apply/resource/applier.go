@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Operation is what a change does.
@@ -123,11 +123,11 @@ func NewApplier(dyn dynamic.Interface, mapper *Mapper, owner *metav1.OwnerRefere
 
 // Decode turns a plan manifest into an object, checking that it is what the
 // manifest's identity fields say and that its digest matches.
-func Decode(m *plan.Manifest) (*unstructured.Unstructured, error) {
+func Decode(m *planfile.Manifest) (*unstructured.Unstructured, error) {
 	if m == nil {
 		return nil, fmt.Errorf("the step has no manifest")
 	}
-	digest, err := plan.ManifestDigest(m.Object)
+	digest, err := planfile.ManifestDigest(m.Object)
 	if err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", m.File, err)
 	}
@@ -153,7 +153,7 @@ func Decode(m *plan.Manifest) (*unstructured.Unstructured, error) {
 // Prepare reads the live object, builds the change with the CVO's semantics, sends
 // it as a server-side dry run, and diffs the result against the live object.
 // It changes nothing.
-func (a *Applier) Prepare(ctx context.Context, m *plan.Manifest, opts PrepareOptions) (*Change, error) {
+func (a *Applier) Prepare(ctx context.Context, m *planfile.Manifest, opts PrepareOptions) (*Change, error) {
 	obj, err := Decode(m)
 	if err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func (a *Applier) Prepare(ctx context.Context, m *plan.Manifest, opts PrepareOpt
 		}
 		c.Namespace = obj.GetNamespace()
 	}
-	if err := plan.DeleteAnnotationProblem(opts.Delete, obj.GetAnnotations()); err != nil {
+	if err := planfile.DeleteAnnotationProblem(opts.Delete, obj.GetAnnotations()); err != nil {
 		return nil, fmt.Errorf("%s %s: %w; make a new plan", obj.GetKind(), obj.GetName(), err)
 	}
 	if err := a.prepareRetrying(ctx, c); err != nil {
@@ -414,7 +414,7 @@ func contentOf(u *unstructured.Unstructured) map[string]any {
 
 // Ref is the change's object; Ref().String() names it as the plan names every
 // object ("Deployment ns/name").
-func (c *Change) Ref() plan.ObjectRef {
+func (c *Change) Ref() planfile.ObjectRef {
 	gvk := c.Mapping.GroupVersionKind
-	return plan.ObjectRef{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: c.Namespace, Name: c.Name}
+	return planfile.ObjectRef{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: c.Namespace, Name: c.Name}
 }

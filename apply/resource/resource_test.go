@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/openshift-recover/recover/internal/testing/applytest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 func TestRedactHashesSecretValues(t *testing.T) {
@@ -39,12 +39,12 @@ func TestRedactHashesSecretValues(t *testing.T) {
 
 func TestDecodeChecksDigestAndIdentity(t *testing.T) {
 	raw := json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"}}`)
-	d, _ := plan.ManifestDigest(raw)
+	d, _ := planfile.ManifestDigest(raw)
 	indented := json.RawMessage("{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"ConfigMap\",\n  \"metadata\": {\"name\": \"c\", \"namespace\": \"n\"}\n}")
-	if d2, _ := plan.ManifestDigest(indented); d2 != d {
+	if d2, _ := planfile.ManifestDigest(indented); d2 != d {
 		t.Errorf("the digest must not depend on indentation")
 	}
-	m := &plan.Manifest{File: "f", APIVersion: "v1", Kind: "ConfigMap", Namespace: "n", Name: "c", Object: raw, Digest: d}
+	m := &planfile.Manifest{File: "f", APIVersion: "v1", Kind: "ConfigMap", Namespace: "n", Name: "c", Object: raw, Digest: d}
 	if _, err := Decode(m); err != nil {
 		t.Fatal(err)
 	}
@@ -59,10 +59,10 @@ func TestDecodeChecksDigestAndIdentity(t *testing.T) {
 		t.Errorf("identity mismatch must be refused")
 	}
 	tmpl := json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"},"data":{"i":"{{.ReleaseImage}}"}}`)
-	td, _ := plan.ManifestDigest(tmpl)
+	td, _ := planfile.ManifestDigest(tmpl)
 	// Template text in a release manifest is data: the CVO renders only its own
 	// manifests/ and applies the rest as they are (pkg/payload/payload.go).
-	got, err := Decode(&plan.Manifest{APIVersion: "v1", Kind: "ConfigMap", Namespace: "n", Name: "c", Object: tmpl, Digest: td})
+	got, err := Decode(&planfile.Manifest{APIVersion: "v1", Kind: "ConfigMap", Namespace: "n", Name: "c", Object: tmpl, Digest: td})
 	if err != nil {
 		t.Fatalf("a manifest holding {{ ... }} text must be applied as it is: %v", err)
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/printer"
 	"github.com/openshift-recover/recover/internal/nextcmd"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 func init() { registerCommand(newApplyCmd) }
@@ -54,9 +54,9 @@ type applyOptions struct {
 	verdict       *applyVerdictFlags
 
 	// resolved by Complete
-	plan     *plan.Plan
+	plan     *planfile.Plan
 	digest   string
-	timeouts map[plan.GateKind]time.Duration
+	timeouts map[planfile.GateKind]time.Duration
 	tty      bool
 }
 
@@ -180,7 +180,7 @@ func (o *applyOptions) Complete() error {
 	if o.planPath == "" {
 		return usageError{msg: "no plan: pass --plan FILE (make one with 'recover plan -o json'), or --resume JOURNAL"}
 	}
-	p, digest, err := plan.Load(o.planPath)
+	p, digest, err := planfile.Load(o.planPath)
 	if err != nil {
 		return err
 	}

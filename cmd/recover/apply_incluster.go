@@ -20,8 +20,8 @@ import (
 	"github.com/openshift-recover/recover/apply/printer"
 	"github.com/openshift-recover/recover/internal/bounded"
 	"github.com/openshift-recover/recover/internal/nextcmd"
-	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // serviceAccountNamespaceFile is where a pod finds its own namespace.
@@ -198,7 +198,7 @@ func (f *inClusterFlags) print(ctx context.Context, o *applyOptions) error {
 		objects = append(objects, objs...)
 	}
 	if f.printPlanConfigMap {
-		data, err := bounded.ReadFile(o.planPath, plan.MaxBytes)
+		data, err := bounded.ReadFile(o.planPath, planfile.MaxBytes)
 		if err != nil {
 			return withExitCode(fmt.Errorf("reading plan: %w", err), ExitBadInput)
 		}

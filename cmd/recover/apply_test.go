@@ -14,8 +14,8 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
-	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 func TestApplyRefusesBadInvocationsBeforeTouchingACluster(t *testing.T) {
@@ -247,7 +247,7 @@ func TestJournalListsACSRApprovalAsALastingChange(t *testing.T) {
 // digest the plan file's.
 func TestPrintPlanConfigMapKeepsThePlanFile(t *testing.T) {
 	planPath := applytest.NewPlan().DisableCVO().RestoreCVO().Write(t, t.TempDir())
-	_, digest, err := plan.Load(planPath)
+	_, digest, err := planfile.Load(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	fleetexport "github.com/openshift-recover/recover/apply/fleet/export"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // fleetExportOptions are the options of recover fleet export.
@@ -121,7 +121,7 @@ func (e *fleetExportOptions) Complete() error {
 		}
 	}
 	if e.planPath != "" {
-		p, _, err := plan.Load(e.planPath)
+		p, _, err := planfile.Load(e.planPath)
 		if err != nil {
 			return err
 		}

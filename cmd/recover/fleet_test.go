@@ -22,7 +22,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/fleetgen"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/internal/testing/stagedplan"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestFleetReportsAGeneratedFleet runs recover fleet over generated
@@ -283,7 +283,7 @@ func TestFleetExportRunsAStagedWave(t *testing.T) {
 	dir := t.TempDir()
 	var staged bytes.Buffer
 	p := stagedplan.EUS()
-	if err := plan.Encode(&staged, p); err != nil {
+	if err := planfile.Encode(&staged, p); err != nil {
 		t.Fatal(err)
 	}
 	stagedFile := filepath.Join(dir, "staged.json")

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/openshift-recover/recover/apply/gate"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // gateTimeoutFlag is --gate-timeout KIND=DURATION (repeatable): how long a run
@@ -28,15 +28,15 @@ func addGateTimeoutFlag(fs *pflag.FlagSet) *gateTimeoutFlag {
 func (f *gateTimeoutFlag) given() bool { return len(f.values) > 0 }
 
 // parse returns the timeouts by gate kind, or a usage error naming the bad value.
-func (f *gateTimeoutFlag) parse() (map[plan.GateKind]time.Duration, error) {
-	out := map[plan.GateKind]time.Duration{}
+func (f *gateTimeoutFlag) parse() (map[planfile.GateKind]time.Duration, error) {
+	out := map[planfile.GateKind]time.Duration{}
 	for _, kv := range f.values {
 		k, v, ok := strings.Cut(kv, "=")
 		d, err := time.ParseDuration(v)
-		if _, known := gate.DefaultTimeouts[plan.GateKind(k)]; !ok || !known || err != nil || d <= 0 {
+		if _, known := gate.DefaultTimeouts[planfile.GateKind(k)]; !ok || !known || err != nil || d <= 0 {
 			return nil, usageError{msg: fmt.Sprintf("--gate-timeout %q: want KIND=DURATION with KIND one of %s and a positive duration like 45m", kv, gateKinds())}
 		}
-		out[plan.GateKind(k)] = d
+		out[planfile.GateKind(k)] = d
 	}
 	return out, nil
 }
@@ -44,7 +44,7 @@ func (f *gateTimeoutFlag) parse() (map[plan.GateKind]time.Duration, error) {
 // gateKinds lists the gate kinds --gate-timeout accepts.
 func gateKinds() string {
 	var kinds []string
-	for _, k := range plan.GateKinds() {
+	for _, k := range planfile.GateKinds() {
 		kinds = append(kinds, string(k))
 	}
 	return strings.Join(kinds, ", ")

@@ -14,7 +14,7 @@ import (
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/internal/lab/sim"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestInspectSavesTheStagedPlanInTheCluster is a staged fleet wave's inspect
@@ -55,7 +55,7 @@ func TestInspectSavesTheStagedPlanInTheCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the stored plan: %v", err)
 	}
-	if p.Goal != "4.6.1" || len(p.Stages) != 3 || p.Stages[1].To != "4.5.1" || p.Stages[1].Workers != plan.WorkersPaused {
+	if p.Goal != "4.6.1" || len(p.Stages) != 3 || p.Stages[1].To != "4.5.1" || p.Stages[1].Workers != planfile.WorkersPaused {
 		t.Fatalf("the stored plan: goal %s, stages %+v", p.Goal, p.Stages)
 	}
 	v, err := (&verdictstore.Store{Client: kc, Namespace: ns, Name: verdict.DefaultName}).Load(ctx)

@@ -15,6 +15,7 @@ import (
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // verdictFlags are inspect's --verdict flags: the answer a fleet hub reads
@@ -177,13 +178,13 @@ func (f *verdictFlags) write(ctx context.Context, g *globalOptions, snap *inspec
 // planner refuses (no path, a stage a rule refuses), the verdict says why and
 // no plan is stored; an input that fails (the graph unreachable, a payload
 // that cannot be pulled) fails the command, so that a Job retries it.
-func (f *verdictFlags) stagedPlan(ctx context.Context, g *globalOptions, snap *inspect.Snapshot, v *verdict.Verdict) (*plan.Plan, error) {
+func (f *verdictFlags) stagedPlan(ctx context.Context, g *globalOptions, snap *inspect.Snapshot, v *verdict.Verdict) (*planfile.Plan, error) {
 	ps := &planSession{inputs: &f.inputs, policy: &policyFlag{}, signatures: &signatureFlags{}, to: f.to, eus: f.eus}
 	p, err := ps.staged(ctx, snap, f.accept, g.streams.ErrOut, "recover inspect")
 	var refused *plan.StageRefusedError
 	var noTarget *plan.NoTargetError
 	var noPlan *plan.NoPlanError
-	var remedy *plan.RemedyRefusedError
+	var remedy *planfile.RemedyRefusedError
 	switch {
 	case err == nil:
 		v.Remedy.Answer = verdict.AnswerPlan

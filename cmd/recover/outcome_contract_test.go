@@ -10,6 +10,7 @@ import (
 
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The decision is made once (plan.Decide) and every consumer prints it:
@@ -22,21 +23,21 @@ import (
 type outcomeCase struct {
 	name   string
 	source []string
-	want   plan.OutcomeKind
+	want   planfile.OutcomeKind
 }
 
 // exampleOutcomes are the bundled examples with a must-gather.
 func exampleOutcomes(t *testing.T) []outcomeCase {
 	t.Helper()
-	want := map[string]plan.OutcomeKind{
+	want := map[string]planfile.OutcomeKind{
 		// BZ1838497: the CVO reconciles a mixed cluster: it must be replaced.
-		"reconciled-4.3-to-4.4": plan.OutcomeReplaceCVO,
-		"bz1838497-logs":        plan.OutcomeReplaceCVO,
+		"reconciled-4.3-to-4.4": planfile.OutcomeReplaceCVO,
+		"bz1838497-logs":        planfile.OutcomeReplaceCVO,
 		// An update in progress whose static pods contradict their operator:
 		// the forced redeployment waits for the admin's --accept.
-		"false-success-revision": plan.OutcomeRefused,
+		"false-success-revision": planfile.OutcomeRefused,
 		// A risk on the in-flight target: retarget within the minor.
-		"conditional-risk": plan.OutcomeDriveCVO,
+		"conditional-risk": planfile.OutcomeDriveCVO,
 	}
 	dirs, err := filepath.Glob("../../examples/*/must-gather")
 	if err != nil || len(dirs) < 10 {
@@ -57,16 +58,16 @@ func ocClusterOutcomes(t *testing.T) []outcomeCase {
 	t.Helper()
 	dir := filepath.Join(shareddata.RealData(t, ""), "oc-upgrade-status-examples")
 	var out []outcomeCase
-	for name, want := range map[string]plan.OutcomeKind{
+	for name, want := range map[string]planfile.OutcomeKind{
 		// 97% through 4.20; a master's daemon cannot pull the OS image: advice.
-		"ocpbugs-60768":                  plan.OutcomeAdvice,
-		"4.14.1-degraded":                plan.OutcomeAdvice,
-		"4.15.0-ec2-unavailable-mco-20m": plan.OutcomeAdvice,
+		"ocpbugs-60768":                  planfile.OutcomeAdvice,
+		"4.14.1-degraded":                planfile.OutcomeAdvice,
+		"4.15.0-ec2-unavailable-mco-20m": planfile.OutcomeAdvice,
 		// The admin paused the worker pool (a canary): nothing for recover.
 		"4.14.1-paused-worker-pool": "",
 		"4.15.0-ec2-early":          "",
 		"4.16.0-compact":            "",
-		"not-upgrading":             plan.OutcomeNothing,
+		"not-upgrading":             planfile.OutcomeNothing,
 		"to-multi-arch":             "",
 	} {
 		files, err := filepath.Glob(filepath.Join(dir, name+"-*.yaml"))
@@ -101,7 +102,7 @@ func TestEveryConsumerPrintsTheOneDecision(t *testing.T) {
 			if tc.want != "" && planKind != tc.want {
 				t.Fatalf("outcome %q, want %q", planKind, tc.want)
 			}
-			if strings.HasPrefix(tc.name, "oc/") && planKind == plan.OutcomeReplaceCVO {
+			if strings.HasPrefix(tc.name, "oc/") && planKind == planfile.OutcomeReplaceCVO {
 				t.Fatalf("a real cluster in a normal update gets replace-cvo")
 			}
 		})
@@ -109,7 +110,7 @@ func TestEveryConsumerPrintsTheOneDecision(t *testing.T) {
 }
 
 // verdictOutcome is the outcome inspect --verdict writes.
-func verdictOutcome(t *testing.T, source []string) plan.OutcomeKind {
+func verdictOutcome(t *testing.T, source []string) planfile.OutcomeKind {
 	t.Helper()
 	code, out, errOut := runRecover(t, append([]string{"inspect", "--verdict", "-o", "json"}, source...)...)
 	if code != ExitOK {
@@ -121,32 +122,32 @@ func verdictOutcome(t *testing.T, source []string) plan.OutcomeKind {
 	if err := json.Unmarshal([]byte(out), &cm); err != nil {
 		t.Fatalf("inspect --verdict: %v\n%s", err, out)
 	}
-	return plan.OutcomeKind(cm.Data["outcome"])
+	return planfile.OutcomeKind(cm.Data["outcome"])
 }
 
 // planOutcome is the outcome recover plan prints, without a graph.
-func planOutcome(t *testing.T, source []string) plan.OutcomeKind {
+func planOutcome(t *testing.T, source []string) planfile.OutcomeKind {
 	t.Helper()
 	code, out, errOut := runRecover(t, append([]string{"plan", "-o", "json"}, source...)...)
 	switch code {
 	case ExitOK, ExitAdvice:
 		var doc struct {
-			Kind    string        `json:"kind"`
-			Outcome *plan.Outcome `json:"outcome"`
+			Kind    string            `json:"kind"`
+			Outcome *planfile.Outcome `json:"outcome"`
 		}
 		if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Outcome == nil {
 			t.Fatalf("recover plan exit %d: no outcome in %q (%v)", code, out, err)
 		}
-		if code == ExitAdvice && (doc.Kind != "NoPlan" || doc.Outcome.Kind != plan.OutcomeAdvice) {
+		if code == ExitAdvice && (doc.Kind != "NoPlan" || doc.Outcome.Kind != planfile.OutcomeAdvice) {
 			t.Fatalf("exit %d with %s %s", code, doc.Kind, doc.Outcome.Kind)
 		}
 		return doc.Outcome.Kind
 	case ExitRisksNotAccepted, ExitRemedyRefused:
-		return plan.OutcomeRefused
+		return planfile.OutcomeRefused
 	}
 	// A release is needed: recover plan says which rule asks for one, then
 	// asks the cluster's update service (no network here).
-	for _, k := range []plan.OutcomeKind{plan.OutcomeDriveCVO, plan.OutcomeReplaceCVO} {
+	for _, k := range []planfile.OutcomeKind{planfile.OutcomeDriveCVO, planfile.OutcomeReplaceCVO} {
 		if strings.Contains(errOut, "recover plan: a new release is needed (outcome "+string(k)+", rule ") {
 			return k
 		}
@@ -156,7 +157,7 @@ func planOutcome(t *testing.T, source []string) plan.OutcomeKind {
 }
 
 // tuiOutcome is the outcome of the TUI session recover tui opens.
-func tuiOutcome(t *testing.T, source []string) plan.OutcomeKind {
+func tuiOutcome(t *testing.T, source []string) planfile.OutcomeKind {
 	t.Helper()
 	s, err := session(t, source...)
 	if err != nil {
@@ -181,11 +182,11 @@ func TestAPlanSavedAsYAMLIsWhatApplyReads(t *testing.T) {
 	if err := os.WriteFile(path, []byte(out), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := plan.Load(path)
+	p, _, err := planfile.Load(path)
 	if err != nil {
 		t.Fatalf("apply --plan cannot read what plan -o yaml wrote: %v", err)
 	}
-	if p.Outcome == nil || p.Outcome.Kind != plan.OutcomeReplaceCVO || p.Target.Version != "4.4.4" {
+	if p.Outcome == nil || p.Outcome.Kind != planfile.OutcomeReplaceCVO || p.Target.Version != "4.4.4" {
 		t.Fatalf("outcome %+v target %s", p.Outcome, p.Target.Version)
 	}
 }
@@ -213,7 +214,7 @@ func TestAnUpdateInProgressWithAGraphGetsAdvice(t *testing.T) {
 	}
 	code, out, errOut := runRecover(t, args...)
 	var r plan.NoPlanReport
-	if code != ExitAdvice || json.Unmarshal([]byte(out), &r) != nil || r.Kind != "NoPlan" || r.Outcome.Kind != plan.OutcomeAdvice || r.Outcome.Rule != "cvo-at-the-wheel" {
+	if code != ExitAdvice || json.Unmarshal([]byte(out), &r) != nil || r.Kind != "NoPlan" || r.Outcome.Kind != planfile.OutcomeAdvice || r.Outcome.Rule != "cvo-at-the-wheel" {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	if !strings.Contains(r.Outcome.Why, "keeps the wheel") || !hasFinding(r.Outcome.Evidence, "NodeDegraded") {
@@ -226,6 +227,6 @@ func TestAnUpdateInProgressWithAGraphGetsAdvice(t *testing.T) {
 	}
 }
 
-func hasFinding(ev []plan.Evidence, code string) bool {
-	return slices.ContainsFunc(ev, func(e plan.Evidence) bool { return e.Finding == code })
+func hasFinding(ev []planfile.Evidence, code string) bool {
+	return slices.ContainsFunc(ev, func(e planfile.Evidence) bool { return e.Finding == code })
 }

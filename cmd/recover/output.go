@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"io"
 	"slices"
 	"strings"
@@ -79,8 +79,8 @@ func (o *outputFlag) Print(w io.Writer, v any, p printers) error {
 // writeJSON writes v as indented JSON with a trailing newline; a plan through
 // plan.Encode, the plan document's one writer (what apply loads byte for byte).
 func writeJSON(w io.Writer, v any) error {
-	if p, ok := v.(*plan.Plan); ok {
-		return plan.Encode(w, p)
+	if p, ok := v.(*planfile.Plan); ok {
+		return planfile.Encode(w, p)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -17,6 +17,7 @@ import (
 	"github.com/openshift-recover/recover/internal/shell"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/plan/render"
 )
 
@@ -220,7 +221,7 @@ func (o *planOptions) Run(ctx context.Context) error {
 	}
 	var g *graph.Result
 	switch k := d.Outcome.Kind; {
-	case k == plan.OutcomeRemediation || k == plan.OutcomeRefused:
+	case k == planfile.OutcomeRemediation || k == planfile.OutcomeRefused:
 		fmt.Fprintf(o.g.streams.ErrOut, "recover plan: no new release is needed (outcome %s, rule %s): planning the remediation only\n", k, d.Outcome.Rule)
 	case k.NeedsRelease() && !ps.graphGiven():
 		fmt.Fprintf(o.g.streams.ErrOut, "recover plan: a new release is needed (outcome %s, rule %s): asking the cluster's update service for one; pass --graph FILE|URL to use another graph\n", k, d.Outcome.Rule)
@@ -248,7 +249,7 @@ func (o *planOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	var rre *plan.RemedyRefusedError
+	var rre *planfile.RemedyRefusedError
 	if errors.As(err, &rre) {
 		if perr := o.printRefusals(out, rre); perr != nil {
 			return perr
@@ -279,7 +280,7 @@ func (o *planOptions) session() *planSession {
 	return &planSession{inputs: &o.inputs, policy: o.policy, signatures: o.signatures, forceReason: o.forceReason, takeOver: o.takeOver, to: o.to, eus: o.eus}
 }
 
-func (o *planOptions) printRefusals(w io.Writer, e *plan.RemedyRefusedError) error {
+func (o *planOptions) printRefusals(w io.Writer, e *planfile.RemedyRefusedError) error {
 	if o.output.Machine() {
 		return o.output.Print(w, e.Report(), printers{})
 	}
@@ -328,7 +329,7 @@ func (o *planOptions) printCandidates(w io.Writer, nte *plan.NoTargetError) erro
 }
 
 // writeTable prints the plan and the commands that come next.
-func (o *planOptions) writeTable(w io.Writer, p *plan.Plan) error {
+func (o *planOptions) writeTable(w io.Writer, p *planfile.Plan) error {
 	if err := render.Table(w, p); err != nil {
 		return err
 	}

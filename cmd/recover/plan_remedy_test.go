@@ -17,6 +17,7 @@ import (
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The second incident's must-gather: an update 4.4.3 -> 4.4.4 under way whose
@@ -44,19 +45,19 @@ func TestPlanRemediationOnlyFromMustGather(t *testing.T) {
 		t.Fatalf("stderr %q", errOut)
 	}
 	code, out, _ = runRecover(t, append(args, "-o", "json")...)
-	var r plan.RemedyRefusedReport
-	if code != ExitRisksNotAccepted || json.Unmarshal([]byte(out), &r) != nil || r.ExitCode != 3 || r.FormatVersion != plan.FormatVersion ||
+	var r planfile.RemedyRefusedReport
+	if code != ExitRisksNotAccepted || json.Unmarshal([]byte(out), &r) != nil || r.ExitCode != 3 || r.FormatVersion != planfile.FormatVersion ||
 		len(r.Accept) != 1 || r.Accept[0] != "force-redeployment:kube-apiserver" || len(r.Refused) == 0 {
 		t.Fatalf("json: exit %d %s", code, out)
 	}
 
 	code, out, errOut = runRecover(t, append(args, "--accept", "force-redeployment:kube-apiserver", "-o", "json")...)
-	var p plan.Plan
+	var p planfile.Plan
 	if code != ExitOK || json.Unmarshal([]byte(out), &p) != nil {
 		t.Fatalf("accepted: exit %d %s", code, errOut)
 	}
 	// The CVO is updating to 4.4.4 and keeps the wheel: no disable/restore bracket.
-	if p.Mode != plan.ModeRemediation || p.Target.Version != "" || len(p.Steps) != 1 || p.Steps[0].Action != plan.ActionForceRedeployment ||
+	if p.Mode != planfile.ModeRemediation || p.Target.Version != "" || len(p.Steps) != 1 || p.Steps[0].Action != planfile.ActionForceRedeployment ||
 		p.Inputs.Accepted[0] != "force-redeployment:kube-apiserver" {
 		t.Fatalf("plan mode %s target %q steps %d", p.Mode, p.Target.Version, len(p.Steps))
 	}
@@ -72,7 +73,7 @@ func TestPlanRemediationOnlyFromMustGather(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := plan.Load(path); err != nil && !strings.Contains(err.Error(), "force-redeployment") && !strings.Contains(err.Error(), "remediation") {
+	if _, _, err := planfile.Load(path); err != nil && !strings.Contains(err.Error(), "force-redeployment") && !strings.Contains(err.Error(), "remediation") {
 		t.Fatalf("apply.LoadPlan: %v", err)
 	}
 }
@@ -160,7 +161,7 @@ func TestPlanUnsafeRemedyExit12(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	code, out, _ = runRecover(t, "plan", "--snapshot", snap, "--accept", "force-redeployment:kube-apiserver", "-o", "json")
-	var r plan.RemedyRefusedReport
+	var r planfile.RemedyRefusedReport
 	if code != ExitRemedyRefused || json.Unmarshal([]byte(out), &r) != nil || r.ExitCode != ExitRemedyRefused {
 		t.Fatalf("json: exit %d %s", code, out)
 	}
@@ -177,8 +178,8 @@ func TestPlanAcceptUsageErrors(t *testing.T) {
 
 // TestPlanRemedyExitCodesMatch keeps the refusal's exit codes in step with the CLI's.
 func TestPlanRemedyExitCodesMatch(t *testing.T) {
-	unsafe := &plan.RemedyRefusedError{Refused: []plan.RefusedRemedy{{Remedy: plan.RemedyGuardPDB, Reason: "x"}}}
-	promise := &plan.RemedyRefusedError{Refused: []plan.RefusedRemedy{{Remedy: plan.RemedyAdminAck, Reason: "x", Accept: "admin-ack:ack-4.4-x"}}}
+	unsafe := &planfile.RemedyRefusedError{Refused: []planfile.RefusedRemedy{{Remedy: planfile.RemedyGuardPDB, Reason: "x"}}}
+	promise := &planfile.RemedyRefusedError{Refused: []planfile.RefusedRemedy{{Remedy: planfile.RemedyAdminAck, Reason: "x", Accept: "admin-ack:ack-4.4-x"}}}
 	if exitCodeFor(unsafe) != ExitRemedyRefused || exitCodeFor(promise) != ExitRisksNotAccepted || exitCodeFor(&plan.AcceptError{Name: "x"}) != ExitUsage {
 		t.Fatal("plan remedy error exit codes differ from cmd/recover/exitcodes.go")
 	}
@@ -188,7 +189,7 @@ func TestPlanRemedyExitCodesMatch(t *testing.T) {
 // command with its flags and one --accept; on a live cluster (no flags) it is
 // `recover plan --accept ...`, one space apart.
 func TestRefusalLinePrintsTheCommandAsGiven(t *testing.T) {
-	e := &plan.RemedyRefusedError{Refused: []plan.RefusedRemedy{{Remedy: plan.RemedyForceRedeployment, Subject: "node/master-1", Reason: "r", Accept: "force-redeployment:kube-apiserver"}}}
+	e := &planfile.RemedyRefusedError{Refused: []planfile.RefusedRemedy{{Remedy: planfile.RemedyForceRedeployment, Subject: "node/master-1", Reason: "r", Accept: "force-redeployment:kube-apiserver"}}}
 	for _, tc := range []struct {
 		args   []string
 		accept []string

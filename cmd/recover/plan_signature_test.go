@@ -13,7 +13,7 @@ import (
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/internal/testing/sigtest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The release-not-accepted example: the CVO cannot verify 4.15.31.
@@ -40,18 +40,18 @@ func TestPlanReleaseSignature(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := runRecover(t, "plan", "--must-gather", unverifiedMG, "--release-keyring", keyring, "--release-signature", good, "-o", "json")
-	var p plan.Plan
+	var p planfile.Plan
 	if code != ExitOK || json.Unmarshal([]byte(out), &p) != nil {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var create, wait, restore = -1, -1, -1
 	for i, s := range p.Steps {
 		switch {
-		case s.Action == plan.ActionCreateReleaseSignature:
+		case s.Action == planfile.ActionCreateReleaseSignature:
 			create = i
-		case s.Action == plan.ActionRestoreCVO:
+		case s.Action == planfile.ActionRestoreCVO:
 			restore = i
-		case s.Gate != nil && s.Gate.Kind == plan.GateReleaseAccepted:
+		case s.Gate != nil && s.Gate.Kind == planfile.GateReleaseAccepted:
 			wait = i
 		}
 		if s.DesiredUpdate != nil && s.DesiredUpdate.Force {
@@ -60,7 +60,7 @@ func TestPlanReleaseSignature(t *testing.T) {
 	}
 	// The CVO is updating (it waits for the release's signature) and keeps the
 	// wheel: no restore-cvo; the release-accepted wait follows the signature.
-	if p.Mode != plan.ModeRemediation || create < 0 || restore >= 0 || wait < create || p.Steps[wait].Gate.Image != unverifiedImage {
+	if p.Mode != planfile.ModeRemediation || create < 0 || restore >= 0 || wait < create || p.Steps[wait].Gate.Image != unverifiedImage {
 		t.Fatalf("the plan's steps: create %d restore %d wait %d (mode %s)", create, restore, wait, p.Mode)
 	}
 	mf := p.Steps[create].Manifest
@@ -79,7 +79,7 @@ func TestPlanReleaseSignature(t *testing.T) {
 		cm.BinaryData[key] != base64.StdEncoding.EncodeToString(sig) || !mf.CreateOnly {
 		t.Fatalf("the signature ConfigMap: %s", mf.Object)
 	}
-	if len(p.Remediations) != 1 || p.Remediations[0].Remedy != plan.RemedyReleaseSignature {
+	if len(p.Remediations) != 1 || p.Remediations[0].Remedy != planfile.RemedyReleaseSignature {
 		t.Errorf("remediations %+v", p.Remediations)
 	}
 
@@ -126,7 +126,7 @@ func TestTUIPlansTheSignatureRemedy(t *testing.T) {
 		t.Fatalf("the session has no plan: %v, hint %q", s.PlanErr, s.PlanHint)
 	}
 	var got strings.Builder
-	if err := plan.Encode(&got, s.Plan); err != nil {
+	if err := planfile.Encode(&got, s.Plan); err != nil {
 		t.Fatal(err)
 	}
 	if got.String() != want {
@@ -142,7 +142,7 @@ func TestTUIPlansTheSignatureRemedy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("re-planning the re-read cluster: %v", err)
 	}
-	if p.Cluster.ClusterID != "reloaded" || !slices.ContainsFunc(p.Steps, func(st plan.Step) bool { return st.Action == plan.ActionCreateReleaseSignature }) {
+	if p.Cluster.ClusterID != "reloaded" || !slices.ContainsFunc(p.Steps, func(st planfile.Step) bool { return st.Action == planfile.ActionCreateReleaseSignature }) {
 		t.Errorf("the re-plan (cluster %q) lacks the signature remedy: %v", p.Cluster.ClusterID, p.Steps)
 	}
 

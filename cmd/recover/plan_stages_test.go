@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // writeStagedGraph writes an update-service graph 4.4.3 -> 4.4.4 -> 4.5.1 ->
@@ -40,17 +40,17 @@ func TestPlanToStagesTheEUSPath(t *testing.T) {
 	args := []string{"plan", "--must-gather", incident2MG, "--graph", writeStagedGraph(t, "[0,1],[1,2],[1,3],[2,4]"), "--payload", exampleDir + "/releases/4.4.4",
 		"--accept", "force-redeployment:kube-apiserver", "--to", "4.6.1", "--eus", "-o", "json"}
 	code, out, errOut := runRecover(t, args...)
-	var p plan.Plan
+	var p planfile.Plan
 	if code != ExitOK || json.Unmarshal([]byte(out), &p) != nil {
 		t.Fatalf("exit %d: %s\n%.400s", code, errOut, out)
 	}
 	// Stage 1 is a hop the CVO drives (staged-goal): a drive-cvo plan, format
 	// 1.5, its forced redeployment beside the running CVO.
-	if p.FormatVersion != plan.FormatVersionDriveCVO || p.Mode != plan.ModeDriveCVO || p.Goal != "4.6.1" || len(p.Stages) != 3 || p.Stages[1].To != "4.5.1" || p.Stages[1].Workers != plan.WorkersPaused {
+	if p.FormatVersion != planfile.FormatVersionDriveCVO || p.Mode != planfile.ModeDriveCVO || p.Goal != "4.6.1" || len(p.Stages) != 3 || p.Stages[1].To != "4.5.1" || p.Stages[1].Workers != planfile.WorkersPaused {
 		t.Fatalf("format %s mode %s goal %s stages %+v", p.FormatVersion, p.Mode, p.Goal, p.Stages)
 	}
 	for _, st := range p.Steps {
-		if st.Action == plan.ActionDisableCVO || st.Action == plan.ActionApply {
+		if st.Action == planfile.ActionDisableCVO || st.Action == planfile.ActionApply {
 			t.Fatalf("stage 1 has a %s step: the CVO drives it", st.Action)
 		}
 	}

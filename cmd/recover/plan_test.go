@@ -13,6 +13,7 @@ import (
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/testing/cachetest"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // quickstart is the README's first command, as written there.
@@ -56,11 +57,11 @@ func TestPlanJSONIsWhatApplyExecutes(t *testing.T) {
 	if err := os.WriteFile(path, []byte(out), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, digest, err := plan.Load(path)
+	p, digest, err := planfile.Load(path)
 	if err != nil {
 		t.Fatalf("apply refuses recover plan -o json: %v", err)
 	}
-	if p.FormatVersion != plan.FormatVersion || p.Target.Version != "4.4.4" || !strings.HasPrefix(digest, "sha256:") || len(p.Alternatives) != 4 {
+	if p.FormatVersion != planfile.FormatVersion || p.Target.Version != "4.4.4" || !strings.HasPrefix(digest, "sha256:") || len(p.Alternatives) != 4 {
 		t.Fatalf("plan %s %s, %d alternatives", p.FormatVersion, p.Target.Version, len(p.Alternatives))
 	}
 	if !strings.HasPrefix(p.Generator, "recover ") || p.Inputs.Snapshot.Source != "must-gather:"+exampleDir+"/must-gather" {
@@ -70,7 +71,7 @@ func TestPlanJSONIsWhatApplyExecutes(t *testing.T) {
 
 func TestPlanYAMLAndMarkdown(t *testing.T) {
 	code, out, _ := runRecover(t, append(quickstart, "-o", "yaml")...)
-	if code != ExitOK || !strings.Contains(out, "kind: RecoveryPlan") || !strings.Contains(out, `formatVersion: "`+plan.FormatVersion+`"`) {
+	if code != ExitOK || !strings.Contains(out, "kind: RecoveryPlan") || !strings.Contains(out, `formatVersion: "`+planfile.FormatVersion+`"`) {
 		t.Fatalf("yaml: exit %d\n%.300s", code, out)
 	}
 	code, out, _ = runRecover(t, append(quickstart, "-o", "markdown")...)
@@ -116,7 +117,7 @@ func TestPlanUnacceptedRisksExit3(t *testing.T) {
 		t.Fatalf("json: exit %d %s", code, out)
 	}
 	code, out, errOut = runRecover(t, append(args, "--accept", "EtcdSlow", "-o", "json")...)
-	var p plan.Plan
+	var p planfile.Plan
 	if code != ExitOK || json.Unmarshal([]byte(out), &p) != nil || len(p.Target.AcceptedRisks) != 1 || p.Inputs.Accepted[0] != "EtcdSlow" {
 		t.Fatalf("accepted: exit %d %s %s", code, errOut, out)
 	}
@@ -148,7 +149,7 @@ func TestPlanNoSafeTargetExit6(t *testing.T) {
 func TestPlanPolicyOverrideIsRecorded(t *testing.T) {
 	pol := writePolicy(t, "kubeletSkew: Upstream\n")
 	code, out, errOut := runRecover(t, append(quickstart, "--policy", pol, "-o", "json")...)
-	var p plan.Plan
+	var p planfile.Plan
 	if code != ExitOK || json.Unmarshal([]byte(out), &p) != nil {
 		t.Fatalf("exit %d %s", code, errOut)
 	}
@@ -217,11 +218,11 @@ func TestPlanForceReason(t *testing.T) {
 		t.Fatalf("exit %d %q", code, errOut)
 	}
 	code, out, errOut := runRecover(t, append(args, "--force-reason", "admin-ack given in CHG-42", "-o", "json")...)
-	var p plan.Plan
+	var p planfile.Plan
 	if code != ExitOK || json.Unmarshal([]byte(out), &p) != nil || !p.Target.Force || p.Target.ForceReason != "admin-ack given in CHG-42" {
 		t.Fatalf("exit %d %s", code, errOut)
 	}
-	if err := plan.Validate(&p); err != nil {
+	if err := planfile.Validate(&p); err != nil {
 		t.Fatalf("apply refuses the forced plan: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // planSession is how a snapshot becomes a plan, decided in one place for
@@ -75,7 +76,7 @@ func (ps *planSession) decide(ctx context.Context, snap *inspect.Snapshot, accep
 // make makes the plan that carries out d, snap's decision: a remediation plan,
 // or an update plan over g (with the payload flags) when the outcome needs a
 // release; a *plan.NoPlanError when the outcome makes none.
-func (ps *planSession) make(ctx context.Context, snap *inspect.Snapshot, g *graph.Result, accept []string, d *plan.Decision) (*plan.Plan, error) {
+func (ps *planSession) make(ctx context.Context, snap *inspect.Snapshot, g *graph.Result, accept []string, d *plan.Decision) (*planfile.Plan, error) {
 	sigs, err := ps.releaseSignatures(ctx, snap)
 	if err != nil {
 		return nil, err
@@ -98,8 +99,8 @@ func (ps *planSession) make(ctx context.Context, snap *inspect.Snapshot, g *grap
 // replanner returns the TUI's Replan: the same session's plan, from the
 // snapshot the TUI holds when it asks, with the names it accepts, re-decided
 // per snapshot; g is the graph of an update session (nil: none was given).
-func (ps *planSession) replanner(g *graph.Result) func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*plan.Plan, error) {
-	return func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*plan.Plan, error) {
+func (ps *planSession) replanner(g *graph.Result) func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*planfile.Plan, error) {
+	return func(ctx context.Context, snap *inspect.Snapshot, accept []string) (*planfile.Plan, error) {
 		d, err := ps.decide(ctx, snap, accept)
 		if err != nil {
 			return nil, err
@@ -136,7 +137,7 @@ func (ps *planSession) graph(ctx context.Context, snap *inspect.Snapshot, errOut
 
 // staged makes the staged plan to ps.to for snap, as recover plan --to does:
 // the decision, the update graph (ps.graph), then plan.MakeStaged.
-func (ps *planSession) staged(ctx context.Context, snap *inspect.Snapshot, accept []string, errOut io.Writer, cmd string) (*plan.Plan, error) {
+func (ps *planSession) staged(ctx context.Context, snap *inspect.Snapshot, accept []string, errOut io.Writer, cmd string) (*planfile.Plan, error) {
 	d, err := ps.decide(ctx, snap, accept)
 	if err != nil {
 		return nil, err

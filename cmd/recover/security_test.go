@@ -10,7 +10,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/inputcheck"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/internal/testing/sigtest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // target444 is the example plan's target release digest (4.4.4).
@@ -28,10 +28,10 @@ func TestPlanVerifiesReleaseSignatures(t *testing.T) {
 	signedByBoth := sigtest.Store(t, dir, target444, sigtest.Release(t, red, target444), sigtest.Release(t, blue, target444))
 	signedByRed := sigtest.Store(t, dir, target444, sigtest.Release(t, red, target444))
 	signedByStranger := sigtest.Store(t, dir, target444, sigtest.Release(t, stranger, target444))
-	planWith := func(extra ...string) (int, *plan.Plan, string) {
+	planWith := func(extra ...string) (int, *planfile.Plan, string) {
 		args := append(append([]string{}, quickstart...), "-o", "json")
 		code, out, errOut := runRecover(t, append(args, extra...)...)
-		var p plan.Plan
+		var p planfile.Plan
 		if code == ExitOK {
 			if err := json.Unmarshal([]byte(out), &p); err != nil {
 				t.Fatalf("plan JSON: %v", err)

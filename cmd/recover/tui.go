@@ -19,6 +19,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui"
 	"github.com/openshift-recover/recover/tui/styles"
 )
@@ -45,7 +46,7 @@ type tuiOptions struct {
 	policy       *policyFlag
 	signatures   *signatureFlags
 	gateTimeouts *gateTimeoutFlag
-	timeouts     map[plan.GateKind]time.Duration
+	timeouts     map[planfile.GateKind]time.Duration
 
 	// terminal reports whether a person is at a terminal (stdin and stdout);
 	// tests replace it.
@@ -263,7 +264,7 @@ func (o *tuiOptions) buildSession(ctx context.Context) (*tui.Session, error) {
 	}
 	switch {
 	case o.planPath != "":
-		p, digest, err := plan.Load(o.planPath)
+		p, digest, err := planfile.Load(o.planPath)
 		if err != nil {
 			return nil, err
 		}
@@ -336,19 +337,19 @@ func (o *tuiOptions) describeSource() string {
 // savePlan writes a plan computed in the session to --plan-out, or to a new
 // recover-plan-<time>.json, through plan.Save, and reads it back as recover
 // apply --plan would: the session applies what it saved.
-func (o *tuiOptions) savePlan(p *plan.Plan) (string, string, *plan.Plan, error) {
+func (o *tuiOptions) savePlan(p *planfile.Plan) (string, string, *planfile.Plan, error) {
 	path := o.planOut
 	if path == "" {
 		path = fmt.Sprintf("recover-plan-%s.json", time.Now().UTC().Format("20060102T150405Z"))
 	}
-	digest, err := plan.Save(path, p)
+	digest, err := planfile.Save(path, p)
 	if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrPermission) {
 		err = fmt.Errorf("%w (pass --plan-out FILE)", err)
 	}
 	if err != nil {
 		return "", "", nil, err
 	}
-	saved, readDigest, err := plan.Load(path)
+	saved, readDigest, err := planfile.Load(path)
 	if err != nil {
 		return "", "", nil, fmt.Errorf("the saved plan does not read back: %w", err)
 	}
@@ -422,7 +423,7 @@ func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
 	fmt.Fprintf(o.g.streams.ErrOut, "recover tui: planning with %s ...\n", o.inputs.Graph)
 	p, err := s.Replan(ctx, snap, o.accept)
 	var nte *plan.NoTargetError
-	var rre *plan.RemedyRefusedError
+	var rre *planfile.RemedyRefusedError
 	var npe *plan.NoPlanError
 	switch {
 	case errors.As(err, &npe):
@@ -449,7 +450,7 @@ func (o *tuiOptions) computePlan(ctx context.Context, s *tui.Session) error {
 }
 
 // noPlanHint is the Target screen's text when the decision makes no plan.
-func noPlanHint(o plan.Outcome) string {
+func noPlanHint(o planfile.Outcome) string {
 	return "No plan: " + o.Why + " (outcome " + string(o.Kind) + ", rule " + o.Rule + "). To plan an update anyway: " + planHint
 }
 
@@ -476,14 +477,14 @@ func (o *tuiOptions) planRemediation(ctx context.Context, s *tui.Session) error 
 	case k.NeedsRelease():
 		s.PlanHint = "A new release is needed (outcome " + string(k) + ", rule " + d.Outcome.Rule + "): " + d.Outcome.Why + " " + planHint
 		return nil
-	case !k.Makes() && k != plan.OutcomeRefused:
+	case !k.Makes() && k != planfile.OutcomeRefused:
 		s.PlanHint = noPlanHint(d.Outcome)
 		return nil
 	}
 	s.Replan = ps.replanner(nil)
 	fmt.Fprintln(o.g.streams.ErrOut, "recover tui: no new release is needed: planning the remediation only (the CVO resumes its update) ...")
 	p, err := ps.make(ctx, snap, nil, o.accept, d)
-	var rre *plan.RemedyRefusedError
+	var rre *planfile.RemedyRefusedError
 	switch {
 	case errors.As(err, &rre):
 		s.PlanErr, s.Accepted = err, o.accept

@@ -11,7 +11,7 @@ import (
 
 	"github.com/openshift-recover/recover/internal/lab/sim"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestTUILiveSessionCarriesTheGateTimeouts opens a live session against a real
@@ -45,7 +45,7 @@ func TestTUILiveSessionCarriesTheGateTimeouts(t *testing.T) {
 	if got.ReadOnly || got.Engine == nil {
 		t.Fatalf("a live session with a plan is read-only (%v, %q) or has no engine", got.ReadOnly, got.ReadOnlyReason)
 	}
-	want := map[plan.GateKind]time.Duration{plan.GateClusterOperator: 45 * time.Minute, plan.GatePoolUpdated: 2 * time.Hour}
+	want := map[planfile.GateKind]time.Duration{planfile.GateClusterOperator: 45 * time.Minute, planfile.GatePoolUpdated: 2 * time.Hour}
 	if len(got.Options.Timeouts) != len(want) {
 		t.Fatalf("timeouts %v, want %v", got.Options.Timeouts, want)
 	}

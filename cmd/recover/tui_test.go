@@ -15,6 +15,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui"
 	"github.com/openshift-recover/recover/tui/styles"
 )
@@ -166,7 +167,7 @@ func TestTUISessionPlansUnderThePolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, p := range []*plan.Plan{s.Plan, replan(t, s)} {
+	for i, p := range []*planfile.Plan{s.Plan, replan(t, s)} {
 		if p == nil || p.Inputs.Policy == nil || p.Inputs.Policy.Source != pol || p.Inputs.Policy.Digest == "" ||
 			!strings.Contains(strings.Join(p.Target.Reasons, " "), "upstream limit") {
 			t.Fatalf("plan %d does not follow --policy: %+v", i, p)
@@ -183,7 +184,7 @@ func TestTUISessionPlansUnderThePolicy(t *testing.T) {
 	}
 }
 
-func replan(t *testing.T, s *tui.Session) *plan.Plan {
+func replan(t *testing.T, s *tui.Session) *planfile.Plan {
 	t.Helper()
 	p, err := s.Replan(context.Background(), s.Snapshot, s.Accepted)
 	if err != nil {
@@ -265,7 +266,7 @@ func TestTUISavePlanIsWhatApplyLoads(t *testing.T) {
 	if saved == nil || saved == s.Plan || saved.Target.Version != s.Plan.Target.Version || len(saved.Steps) != len(s.Plan.Steps) || saved.Outcome == nil {
 		t.Fatalf("the read-back plan: %+v", saved)
 	}
-	p, want, err := plan.Load(path)
+	p, want, err := planfile.Load(path)
 	if err != nil || digest != want || p.Target.Version != "4.4.4" {
 		t.Fatalf("LoadPlan: digest %s vs %s, %v", digest, want, err)
 	}
@@ -295,10 +296,10 @@ func TestTUISessionPlansTheRemediation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Plan == nil || s.Plan.Mode != plan.ModeRemediation || s.Replan == nil || s.PlanPath != "" || !s.ReadOnly {
+	if s.Plan == nil || s.Plan.Mode != planfile.ModeRemediation || s.Replan == nil || s.PlanPath != "" || !s.ReadOnly {
 		t.Fatalf("session: plan %+v, replan %v, read-only %v", s.Plan, s.Replan != nil, s.ReadOnly)
 	}
-	if len(s.Plan.Remediations) != 1 || s.Plan.Remediations[0].Remedy != plan.RemedyRelaxPDB {
+	if len(s.Plan.Remediations) != 1 || s.Plan.Remediations[0].Remedy != planfile.RemedyRelaxPDB {
 		t.Fatalf("remediations %+v", s.Plan.Remediations)
 	}
 	out := frames(t, s)
@@ -317,7 +318,7 @@ func TestTUISessionShowsTheRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rre *plan.RemedyRefusedError
+	var rre *planfile.RemedyRefusedError
 	if s.Plan != nil || !errors.As(s.PlanErr, &rre) || !rre.Unsafe() {
 		t.Fatalf("plan %v, error %v", s.Plan, s.PlanErr)
 	}
@@ -346,7 +347,7 @@ func TestTUISessionAcceptsAPromise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rre *plan.RemedyRefusedError
+	var rre *planfile.RemedyRefusedError
 	if s.Plan != nil || !errors.As(s.PlanErr, &rre) || rre.Unsafe() {
 		t.Fatalf("without --accept: plan %v, error %v", s.Plan, s.PlanErr)
 	}

@@ -33,7 +33,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/internal/testing/recoverbin"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The run's namespace, ServiceAccount, plan ConfigMap and the pods' names.
@@ -112,7 +112,7 @@ func TestInClusterRunKilledAndResumedInContainers(t *testing.T) {
 	// lines to follow the run and a short lease.
 	args := append(nextcmd.InClusterApply(runNS, planCM, journalName),
 		"--i-have-a-backup", "--allow-stale", "--yes", "--events", "json", "--lease-duration", lease)
-	coWait := stepID(t, p, func(s plan.Step) bool { return s.Gate != nil && s.Gate.Kind == plan.GateClusterOperator })
+	coWait := stepID(t, p, func(s planfile.Step) bool { return s.Gate != nil && s.Gate.Kind == planfile.GateClusterOperator })
 
 	// The first pod, killed while it waits for the ClusterOperator.
 	first := startPod(t, pm, podFor(t, pm, ctx, c, podA), image, args, func(ev event) bool {
@@ -168,7 +168,7 @@ func TestInClusterRunKilledAndResumedInContainers(t *testing.T) {
 			t.Errorf("step %s is not done in the journal: %+v", s.ID, step)
 			continue
 		}
-		if (s.Action == plan.ActionDelete || s.Manifest != nil && s.Manifest.CreateOnly) && step.Mutations > 1 {
+		if (s.Action == planfile.ActionDelete || s.Manifest != nil && s.Manifest.CreateOnly) && step.Mutations > 1 {
 			t.Errorf("step %s changed the cluster %d times", s.ID, step.Mutations)
 		}
 	}
@@ -196,7 +196,7 @@ func TestInClusterRunKilledAndResumedInContainers(t *testing.T) {
 }
 
 // stepID is the ID of the plan's one step that is.
-func stepID(t *testing.T, p *plan.Plan, is func(plan.Step) bool) string {
+func stepID(t *testing.T, p *planfile.Plan, is func(planfile.Step) bool) string {
 	t.Helper()
 	for _, s := range p.Steps {
 		if is(s) {

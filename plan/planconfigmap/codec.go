@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The keys, label and annotations of a plan's ConfigMaps.
@@ -51,7 +51,7 @@ func Encode(data []byte, namespace, name string) ([]*corev1.ConfigMap, error) {
 // EncodeInParts is Encode with parts of at most partBytes (tests split small
 // plans to exercise the assembly).
 func EncodeInParts(data []byte, namespace, name string, partBytes int) ([]*corev1.ConfigMap, error) {
-	if _, _, err := plan.Parse(data, "configmap:"+namespace+"/"+name); err != nil {
+	if _, _, err := planfile.Parse(data, "configmap:"+namespace+"/"+name); err != nil {
 		return nil, err
 	}
 	if partBytes < 1 {
@@ -77,7 +77,7 @@ func EncodeInParts(data []byte, namespace, name string, partBytes int) ([]*corev
 	if len(parts) > MaxParts {
 		return nil, &FormatError{msg: fmt.Sprintf("a plan of %d bytes needs %d ConfigMaps, more than %d", len(data), len(parts), MaxParts)}
 	}
-	digest := plan.Digest(data)
+	digest := planfile.Digest(data)
 	out := make([]*corev1.ConfigMap, 0, len(parts))
 	for i, p := range parts {
 		cm := newConfigMap(namespace, name)
@@ -115,7 +115,7 @@ func newConfigMap(namespace, name string) *corev1.ConfigMap {
 // when head keeps no plan.
 func Digest(head *corev1.ConfigMap) string {
 	if plain, ok := head.Data[Key]; ok {
-		return plan.Digest([]byte(plain))
+		return planfile.Digest([]byte(plain))
 	}
 	if _, ok := head.BinaryData[GzipKey]; ok {
 		return head.Annotations[DigestAnnotation]
@@ -187,16 +187,16 @@ func Assemble(head *corev1.ConfigMap, part func(name string) (*corev1.ConfigMap,
 		if err != nil {
 			return nil, formatErrorf("the plan in ConfigMaps %s is not gzip'd data: %v", where, err)
 		}
-		data, err = io.ReadAll(io.LimitReader(zr, plan.MaxBytes+1))
+		data, err = io.ReadAll(io.LimitReader(zr, planfile.MaxBytes+1))
 		if err != nil {
 			return nil, formatErrorf("the plan in ConfigMaps %s cannot be decompressed: %v", where, err)
 		}
-		if len(data) > plan.MaxBytes {
-			return nil, formatErrorf("the plan in ConfigMaps %s is larger than %d bytes uncompressed", where, plan.MaxBytes)
+		if len(data) > planfile.MaxBytes {
+			return nil, formatErrorf("the plan in ConfigMaps %s is larger than %d bytes uncompressed", where, planfile.MaxBytes)
 		}
 	}
-	if digest != "" && plan.Digest(data) != digest {
-		return nil, formatErrorf("the plan in ConfigMaps %s has digest %s, not the %s they record (a part is missing, damaged or from another plan)", where, plan.Digest(data), digest)
+	if digest != "" && planfile.Digest(data) != digest {
+		return nil, formatErrorf("the plan in ConfigMaps %s has digest %s, not the %s they record (a part is missing, damaged or from another plan)", where, planfile.Digest(data), digest)
 	}
 	return data, nil
 }

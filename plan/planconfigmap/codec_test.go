@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/openshift-recover/recover/internal/testing/applytest"
-	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // document is the plan document's bytes (plan.Encode) of a plan with n apply
@@ -34,7 +34,7 @@ func document(t testing.TB, n, size int) []byte {
 		b.Apply(cm, nil)
 	}
 	var buf bytes.Buffer
-	if err := plan.Encode(&buf, b.RestoreCVO().Plan()); err != nil {
+	if err := planfile.Encode(&buf, b.RestoreCVO().Plan()); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -96,8 +96,8 @@ func TestEncodeAssembles(t *testing.T) {
 			if err != nil || !bytes.Equal(got, tc.data) {
 				t.Fatalf("assembled %d bytes (%v), want the document's %d", len(got), err, len(tc.data))
 			}
-			if d := planconfigmap.Digest(cms[0]); d != plan.Digest(tc.data) {
-				t.Errorf("digest %s, want %s", d, plan.Digest(tc.data))
+			if d := planconfigmap.Digest(cms[0]); d != planfile.Digest(tc.data) {
+				t.Errorf("digest %s, want %s", d, planfile.Digest(tc.data))
 			}
 			t.Logf("%d bytes of JSON in %d ConfigMap(s)", len(tc.data), len(cms))
 		})
@@ -142,9 +142,9 @@ func TestAssembleRefuses(t *testing.T) {
 		{"plain bytes not the recorded ones", func() []*corev1.ConfigMap {
 			cm := planconfigmap.NoPlan("ns", "p", "")
 			cm.Data = map[string]string{planconfigmap.Key: string(data)}
-			cm.Annotations = map[string]string{planconfigmap.DigestAnnotation: plan.Digest(other)}
+			cm.Annotations = map[string]string{planconfigmap.DigestAnnotation: planfile.Digest(other)}
 			return []*corev1.ConfigMap{cm}
-		}, "not the " + plan.Digest(other), false},
+		}, "not the " + planfile.Digest(other), false},
 		{"neither plan nor reason", func() []*corev1.ConfigMap {
 			cm := planconfigmap.NoPlan("ns", "p", "")
 			cm.Data = map[string]string{"x": "y"}
@@ -172,7 +172,7 @@ func TestAssembleRefuses(t *testing.T) {
 	}
 	plain := planconfigmap.NoPlan("ns", "p", "")
 	plain.Data = map[string]string{planconfigmap.Key: string(data)}
-	if got, err := planconfigmap.Assemble(plain, byName(nil)); err != nil || !bytes.Equal(got, data) || planconfigmap.Digest(plain) != plan.Digest(data) {
+	if got, err := planconfigmap.Assemble(plain, byName(nil)); err != nil || !bytes.Equal(got, data) || planconfigmap.Digest(plain) != planfile.Digest(data) {
 		t.Errorf("a plan kept as is: %v", err)
 	}
 }

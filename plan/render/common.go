@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // sortVersions sorts versions oldest first by semver precedence.
@@ -22,7 +22,7 @@ func orDash(s string) string {
 }
 
 // gateText is "kind: description", or "-".
-func gateText(g *plan.Gate) string {
+func gateText(g *planfile.Gate) string {
 	if g == nil {
 		return "-"
 	}
@@ -30,12 +30,12 @@ func gateText(g *plan.Gate) string {
 }
 
 // distance is "11 (6 minor, 29 patch)".
-func distance(d plan.Distance) string {
+func distance(d planfile.Distance) string {
 	return fmt.Sprintf("%d (%d minor, %d patch)", d.Components, d.Minor, d.Patch)
 }
 
 // versionGroups groups the ClusterOperator components by version: "4.3.19: a, b".
-func versionGroups(cs []plan.ComponentVersion) []string {
+func versionGroups(cs []planfile.ComponentVersion) []string {
 	by := map[string][]string{}
 	var order []string
 	for _, c := range cs {
@@ -60,7 +60,7 @@ func versionGroups(cs []plan.ComponentVersion) []string {
 }
 
 // kubeletGroups groups the kubelets by Kubernetes version.
-func kubeletGroups(cs []plan.ComponentVersion) []string {
+func kubeletGroups(cs []planfile.ComponentVersion) []string {
 	by := map[string][]string{}
 	var order []string
 	for _, c := range cs {
@@ -82,8 +82,8 @@ func kubeletGroups(cs []plan.ComponentVersion) []string {
 }
 
 // countActions counts the steps per action.
-func countActions(p *plan.Plan) map[plan.Action]int {
-	out := map[plan.Action]int{}
+func countActions(p *planfile.Plan) map[planfile.Action]int {
+	out := map[planfile.Action]int{}
 	for _, s := range p.Steps {
 		out[s.Action]++
 	}
@@ -93,11 +93,11 @@ func countActions(p *plan.Plan) map[plan.Action]int {
 // updateStepCounts says what an update plan's steps are: the manifests it
 // pushes (apply, delete), or for a drive-cvo plan, which pushes none, the
 // hand-over; then the waits and the remediation steps.
-func updateStepCounts(p *plan.Plan) string {
+func updateStepCounts(p *planfile.Plan) string {
 	n := countActions(p)
-	out := fmt.Sprintf("%d apply, %d delete, %d wait", n[plan.ActionApply], n[plan.ActionDelete], n[plan.ActionWait])
-	if p.EffectiveMode() == plan.ModeDriveCVO {
-		out = fmt.Sprintf("%d set-desired-update, %d wait", n[plan.ActionSetDesiredUpdate], n[plan.ActionWait])
+	out := fmt.Sprintf("%d apply, %d delete, %d wait", n[planfile.ActionApply], n[planfile.ActionDelete], n[planfile.ActionWait])
+	if p.EffectiveMode() == planfile.ModeDriveCVO {
+		out = fmt.Sprintf("%d set-desired-update, %d wait", n[planfile.ActionSetDesiredUpdate], n[planfile.ActionWait])
 	}
 	if r := remedySteps(p); r > 0 {
 		out += fmt.Sprintf(", %d remediation", r)
@@ -106,7 +106,7 @@ func updateStepCounts(p *plan.Plan) string {
 }
 
 // pausedPools returns the pools the plan pauses.
-func pausedPools(p *plan.Plan) []string {
+func pausedPools(p *planfile.Plan) []string {
 	var out []string
 	for _, s := range p.Steps {
 		if s.Spec().PausesPool {
@@ -119,8 +119,8 @@ func pausedPools(p *plan.Plan) []string {
 // fromVersions is what the cluster runs, for headlines: "4.3.19 + 4.4.3".
 // When no component's version could be verified (a must-gather without the
 // operators' Deployments), it is what they claim, said as a claim.
-func fromVersions(cs []plan.ComponentVersion) string {
-	collect := func(version func(plan.ComponentVersion) string) []string {
+func fromVersions(cs []planfile.ComponentVersion) string {
+	collect := func(version func(planfile.ComponentVersion) string) []string {
 		seen := map[string]bool{}
 		var vs []string
 		for _, c := range cs {
@@ -134,17 +134,17 @@ func fromVersions(cs []plan.ComponentVersion) string {
 		sortVersions(vs)
 		return vs
 	}
-	if vs := collect(func(c plan.ComponentVersion) string { return c.Version }); len(vs) > 0 {
+	if vs := collect(func(c planfile.ComponentVersion) string { return c.Version }); len(vs) > 0 {
 		return strings.Join(vs, " + ")
 	}
-	if vs := collect(func(c plan.ComponentVersion) string { return c.Claimed }); len(vs) > 0 {
+	if vs := collect(func(c planfile.ComponentVersion) string { return c.Claimed }); len(vs) > 0 {
 		return strings.Join(vs, " + ") + " (claimed)"
 	}
 	return "unknown"
 }
 
 // remedySteps counts the remediation steps that change something.
-func remedySteps(p *plan.Plan) int {
+func remedySteps(p *planfile.Plan) int {
 	n := 0
 	for _, s := range p.Steps {
 		if s.Remedy != "" && !s.Spec().WaitOnly {
@@ -157,7 +157,7 @@ func remedySteps(p *plan.Plan) int {
 // restoreStep is the 1-based position of restore-cvo (the last step when there is none).
 // cvoBracket says where the plan stops the CVO: from its disable-cvo step to
 // its restore-cvo step, or nowhere (the CVO keeps the wheel).
-func cvoBracket(p *plan.Plan, sentence bool) string {
+func cvoBracket(p *planfile.Plan, sentence bool) string {
 	for i, s := range p.Steps {
 		if s.Spec().StopsCVO {
 			if sentence {
@@ -166,7 +166,7 @@ func cvoBracket(p *plan.Plan, sentence bool) string {
 			return fmt.Sprintf("the CVO is disabled from step %d to step %d", i+1, restoreStep(p))
 		}
 	}
-	if p.EffectiveMode() == plan.ModeDriveCVO {
+	if p.EffectiveMode() == planfile.ModeDriveCVO {
 		if sentence {
 			return fmt.Sprintf("the cluster-version operator (CVO) keeps running: it is handed %s and carries the update out itself", p.Target.Version)
 		}
@@ -178,7 +178,7 @@ func cvoBracket(p *plan.Plan, sentence bool) string {
 	return "the CVO keeps running (it is updating)"
 }
 
-func restoreStep(p *plan.Plan) int {
+func restoreStep(p *planfile.Plan) int {
 	for i, s := range p.Steps {
 		if s.Spec().RestartsCVO {
 			return i + 1

@@ -7,20 +7,20 @@ import (
 
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/openshift"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Markdown writes the plan as a runbook for change review: what changes, why this
 // target and not the others, what to do before starting, the commands to run, the
 // steps as a checklist with their gates (and the by-hand command where there is a
 // simple one), and how to roll the CVO state back if the run is abandoned.
-func Markdown(w io.Writer, p *plan.Plan) error {
+func Markdown(w io.Writer, p *planfile.Plan) error {
 	ew := &errWriter{w: w}
 	md := func(format string, args ...any) { ew.printf(format, args...) }
 	n := countActions(p)
 	paused := pausedPools(p)
 
-	remediation := p.EffectiveMode() == plan.ModeRemediation
+	remediation := p.EffectiveMode() == planfile.ModeRemediation
 	if remediation {
 		md("# Recovery plan: remediation of %s (no new release)\n\n", fromVersions(p.Cluster.Components))
 	} else {
@@ -36,7 +36,7 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 	if remediation {
 		md("- Mode: **remediation only**: no new release; the plan unblocks the cluster and the CVO resumes its desired update (%s).\n", orDash(p.Cluster.ClaimedVersion))
 		md("- %d steps: %d remediation, %d wait; %s.\n",
-			len(p.Steps), remedySteps(p), n[plan.ActionWait], cvoBracket(p, true))
+			len(p.Steps), remedySteps(p), n[planfile.ActionWait], cvoBracket(p, true))
 	} else {
 		md("- Target: **%s**, `%s`", p.Target.Version, p.Target.Image)
 		if p.Target.URL != "" {
@@ -134,7 +134,7 @@ func Markdown(w io.Writer, p *plan.Plan) error {
 		markdownRemediationRollback(md, p)
 		return ew.err
 	}
-	if p.EffectiveMode() == plan.ModeDriveCVO {
+	if p.EffectiveMode() == planfile.ModeDriveCVO {
 		markdownDriveRollback(md, p)
 		return ew.err
 	}
@@ -175,7 +175,7 @@ const (
 // markdownDriveRollback is the roll-back section of a drive-cvo plan: the CVO
 // was never disabled; restore the temporary changes still in force, and the
 // desired update can be put back only before the CVO has started the new one.
-func markdownDriveRollback(md func(string, ...any), p *plan.Plan) {
+func markdownDriveRollback(md func(string, ...any), p *planfile.Plan) {
 	md("\n## Roll back\n\n")
 	md("The CVO keeps running through the plan: there is nothing to restore for it. If the run is abandoned part-way, `recover apply` restores every temporary change still in force from its journal and prints the command to resume. By hand:\n\n```sh\n")
 	md("%s", temporaryRestores(p))
@@ -187,7 +187,7 @@ func markdownDriveRollback(md func(string, ...any), p *plan.Plan) {
 
 // markdownRemediationRollback is the roll-back section of a remediation plan:
 // restore the temporary changes still in force, then the CVO.
-func markdownRemediationRollback(md func(string, ...any), p *plan.Plan) {
+func markdownRemediationRollback(md func(string, ...any), p *planfile.Plan) {
 	md("\n## Roll back\n\n")
 	md("If the run is abandoned part-way, `recover apply` restores every temporary change still in force from its journal and prints the commands to resume or to restore the CVO. By hand, in this order:\n\n```sh\n")
 	md("%s", temporaryRestores(p))
@@ -196,7 +196,7 @@ func markdownRemediationRollback(md func(string, ...any), p *plan.Plan) {
 
 // temporaryRestores are the commands that put back each temporary change, as
 // the snapshot showed the object.
-func temporaryRestores(p *plan.Plan) string {
+func temporaryRestores(p *planfile.Plan) string {
 	var b strings.Builder
 	for i := range p.Steps {
 		s := &p.Steps[i]
@@ -215,32 +215,32 @@ func cell(s string) string {
 }
 
 // gateCommand is an oc command that shows what a gate waits for.
-func gateCommand(g *plan.Gate) string {
+func gateCommand(g *planfile.Gate) string {
 	switch g.Kind {
-	case plan.GateClusterOperator:
+	case planfile.GateClusterOperator:
 		return "oc get clusteroperator " + g.ClusterOperator + ` -o jsonpath='{.status.versions}{"\n"}{.status.conditions}'`
-	case plan.GateCRDEstablished:
+	case planfile.GateCRDEstablished:
 		if g.Object != nil {
 			return "oc wait --for=condition=Established crd/" + g.Object.Name + " --timeout=2m"
 		}
-	case plan.GateWorkloadRollout:
+	case planfile.GateWorkloadRollout:
 		if g.Object != nil {
 			if g.Object.Kind == "Job" {
 				return fmt.Sprintf("oc wait --for=condition=Complete -n %s job/%s --timeout=10m", g.Object.Namespace, g.Object.Name)
 			}
 			return fmt.Sprintf("oc rollout status -n %s %s/%s", g.Object.Namespace, strings.ToLower(g.Object.Kind), g.Object.Name)
 		}
-	case plan.GateStaticPods:
+	case planfile.GateStaticPods:
 		if sp := g.StaticPods; sp != nil {
 			return fmt.Sprintf("oc get %s/cluster -o jsonpath='{.status.latestAvailableRevision}{\"\\n\"}' && oc get pods -n %s -L revision | grep '^%s-'", sp.Resource, sp.Namespace, sp.PodPrefix)
 		}
-	case plan.GatePoolUpdated:
+	case planfile.GatePoolUpdated:
 		return "oc get machineconfigpool " + g.Pool
-	case plan.GateCVOScaledDown:
+	case planfile.GateCVOScaledDown:
 		return "oc get pods -n " + openshift.CVONamespace
-	case plan.GateCVORunning:
+	case planfile.GateCVORunning:
 		return "oc get clusterversion " + openshift.ClusterVersionName + " && oc get pods -n " + openshift.CVONamespace
-	case plan.GateDeleted:
+	case planfile.GateDeleted:
 		if g.Object != nil {
 			return fmt.Sprintf("oc get -n %s %s/%s", g.Object.Namespace, strings.ToLower(g.Object.Kind), g.Object.Name)
 		}
@@ -251,4 +251,4 @@ func gateCommand(g *plan.Gate) string {
 // handCommand is the oc command that does what a step does, where one command
 // does it, in its action's words (plan.ActionSpec.HandCommand); apply steps go
 // through recover apply (CVO semantics, digests checked).
-func handCommand(p *plan.Plan, s *plan.Step) string { return plan.StepHandCommand(p, s) }
+func handCommand(p *planfile.Plan, s *planfile.Step) string { return planfile.StepHandCommand(p, s) }

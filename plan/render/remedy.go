@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/openshift-recover/recover/internal/nextcmd"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // What the renderers show of remediation steps (formatVersion 1.1): the mode,
@@ -16,15 +16,15 @@ import (
 // the --accept name that would allow them.
 
 // stepNumber is the position part of a step ID ("007" of "007-revert-...").
-func stepNumber(id string) string { return plan.StepNumber(id) }
+func stepNumber(id string) string { return planfile.StepNumber(id) }
 
 // changeNote says what a remediation step changes and how it pairs with its
 // revert, in its action's words (plan.ActionSpec.Note): "relaxes PDB ci/build
 // (restored by step 004)".
-func changeNote(p *plan.Plan, s *plan.Step) string { return plan.StepNote(p, s) }
+func changeNote(p *planfile.Plan, s *planfile.Step) string { return planfile.StepNote(p, s) }
 
 // hasRemedies reports whether the plan carries remediation steps.
-func hasRemedies(p *plan.Plan) bool {
+func hasRemedies(p *planfile.Plan) bool {
 	for _, s := range p.Steps {
 		if s.Remedy != "" {
 			return true
@@ -44,11 +44,11 @@ func stepIDs(ids []string) string {
 
 // Refusals writes the report of refused remedies (when no plan is made): the
 // refusals of what holds the cluster, then the others.
-func Refusals(w io.Writer, blocking, all []plan.RefusedRemedy) error {
+func Refusals(w io.Writer, blocking, all []planfile.RefusedRemedy) error {
 	ew := &errWriter{w: w}
 	ew.printf("REFUSED (what holds the cluster has no remedy recover takes as things stand)\n")
 	writeRefused(ew, blocking)
-	var other []plan.RefusedRemedy
+	var other []planfile.RefusedRemedy
 	for _, r := range all {
 		if !containsRefusal(blocking, r) {
 			other = append(other, r)
@@ -61,7 +61,7 @@ func Refusals(w io.Writer, blocking, all []plan.RefusedRemedy) error {
 	return ew.err
 }
 
-func containsRefusal(rs []plan.RefusedRemedy, r plan.RefusedRemedy) bool {
+func containsRefusal(rs []planfile.RefusedRemedy, r planfile.RefusedRemedy) bool {
 	for _, x := range rs {
 		if x == r {
 			return true
@@ -70,7 +70,7 @@ func containsRefusal(rs []plan.RefusedRemedy, r plan.RefusedRemedy) bool {
 	return false
 }
 
-func writeRefused(ew *errWriter, rs []plan.RefusedRemedy) {
+func writeRefused(ew *errWriter, rs []planfile.RefusedRemedy) {
 	for _, r := range rs {
 		ew.printf("  - %s %s (%s): %s\n", r.Remedy, r.Subject, r.Finding, r.Reason)
 		if r.Accept != "" {
@@ -82,7 +82,7 @@ func writeRefused(ew *errWriter, rs []plan.RefusedRemedy) {
 }
 
 // writeRemediations writes the table view's REMEDIATIONS and REFUSED sections.
-func writeRemediations(ew *errWriter, p *plan.Plan) {
+func writeRemediations(ew *errWriter, p *planfile.Plan) {
 	if len(p.Remediations) > 0 {
 		ew.printf("\nREMEDIATIONS (what holds the cluster, and the steps that unblock it)\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
@@ -103,7 +103,7 @@ func writeRemediations(ew *errWriter, p *plan.Plan) {
 }
 
 // markdownRemediations writes the runbook's remediation and refusal sections.
-func markdownRemediations(md func(string, ...any), p *plan.Plan) {
+func markdownRemediations(md func(string, ...any), p *planfile.Plan) {
 	if len(p.Remediations) > 0 {
 		md("\n## Remediations\n\n")
 		md("What holds the cluster, and the steps that unblock it. A temporary change is always restored by its paired revert step, from the pre-image `recover apply` journals just before the change (also when a run stops early).\n\n")
@@ -138,7 +138,7 @@ func markdownRemediations(md func(string, ...any), p *plan.Plan) {
 }
 
 // markdownStepChange writes a step's change, its pairing and its CSR.
-func markdownStepChange(md func(string, ...any), p *plan.Plan, s *plan.Step) {
+func markdownStepChange(md func(string, ...any), p *planfile.Plan, s *planfile.Step) {
 	if c := s.Change; c != nil {
 		what := "Change"
 		if s.Spec().Undoes {
@@ -173,12 +173,12 @@ func fieldList(fs [][]string) string {
 
 // ocResource is how oc names an object: "poddisruptionbudget/build",
 // "kubeapiserver.operator.openshift.io/cluster".
-func ocResource(o plan.ObjectRef) string {
+func ocResource(o planfile.ObjectRef) string {
 	return nextcmd.Resource(o.APIVersion, o.Kind, o.Name)
 }
 
 // ocNamespace is " -n <ns>" or "".
-func ocNamespace(o plan.ObjectRef) string {
+func ocNamespace(o planfile.ObjectRef) string {
 	if o.Namespace == "" {
 		return ""
 	}
@@ -186,21 +186,21 @@ func ocNamespace(o plan.ObjectRef) string {
 }
 
 // remedyGateCommand shows what a remediation gate waits for.
-func remedyGateCommand(g *plan.Gate) string {
+func remedyGateCommand(g *planfile.Gate) string {
 	switch g.Kind {
-	case plan.GateNodesSettled:
+	case planfile.GateNodesSettled:
 		return "oc get nodes " + strings.Join(g.Nodes, " ") + ` -o custom-columns='NAME:.metadata.name,DESIRED:.metadata.annotations.machineconfiguration\.openshift\.io/desiredDrain,APPLIED:.metadata.annotations.machineconfiguration\.openshift\.io/lastAppliedDrain,STATE:.metadata.annotations.machineconfiguration\.openshift\.io/state'`
-	case plan.GateNodesReady:
+	case planfile.GateNodesReady:
 		return "oc get nodes " + strings.Join(g.Nodes, " ")
-	case plan.GateCSRIssued:
+	case planfile.GateCSRIssued:
 		if g.Object != nil {
 			return "oc get csr " + g.Object.Name
 		}
-	case plan.GateRestored:
+	case planfile.GateRestored:
 		if g.Object != nil {
 			return fmt.Sprintf("oc get%s %s -o yaml", ocNamespace(*g.Object), ocResource(*g.Object))
 		}
-	case plan.GateConditionCleared:
+	case planfile.GateConditionCleared:
 		if g.Object != nil {
 			return fmt.Sprintf(`oc get %s -o jsonpath='{.status.conditions[?(@.type=="%s")]}'`, ocResource(*g.Object), g.Condition)
 		}

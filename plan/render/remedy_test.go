@@ -15,6 +15,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 const incident2 = "../../examples/false-success-revision/must-gather"
@@ -63,7 +64,7 @@ func wedged(t *testing.T) *inspect.Snapshot {
 
 var goldenTime = func() time.Time { return time.Date(2020, 5, 25, 9, 0, 0, 0, time.UTC) }
 
-func renderAll(t *testing.T, name string, p *plan.Plan) {
+func renderAll(t *testing.T, name string, p *planfile.Plan) {
 	t.Helper()
 	var js bytes.Buffer
 	enc := json.NewEncoder(&js)
@@ -124,7 +125,7 @@ func TestGoldenRefusalReport(t *testing.T) {
 		Subject: "poddisruptionbudget/openshift-etcd/etcd-guard-pdb", Details: map[string]string{"namespace": "openshift-etcd", "name": "etcd-guard-pdb",
 			"nodes": "master-0", "component": "etcd", "unready": "master-1"}})
 	_, err := plan.Make(context.Background(), plan.Options{Snapshot: s, Now: goldenTime})
-	var re *plan.RemedyRefusedError
+	var re *planfile.RemedyRefusedError
 	if !errors.As(err, &re) || re.ExitCode() != 12 {
 		t.Fatalf("%v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/plan/policy"
 )
 
@@ -21,7 +22,7 @@ const example = "../../examples/reconciled-4.3-to-4.4"
 
 // examplePlan makes the plan of an example must-gather with the bundled graph and
 // the 4.4.4 payload, at a fixed time, by a fixed generator.
-func examplePlan(t *testing.T, mustGather string, pol *policy.Policy) (*plan.Plan, error) {
+func examplePlan(t *testing.T, mustGather string, pol *policy.Policy) (*planfile.Plan, error) {
 	t.Helper()
 	ctx := context.Background()
 	s, err := mustgather.New(mustGather).Collect(ctx)
@@ -147,8 +148,8 @@ func TestCellEscapesTableSyntax(t *testing.T) {
 
 func TestCandidatesListsRisksToAccept(t *testing.T) {
 	var b bytes.Buffer
-	err := Candidates(&b, []plan.Candidate{{Version: "4.4.4", Rank: 1, Verdict: "demoted", Rule: "unaccepted-risk", Reason: "4.3.19 -> 4.4.4 is conditional",
-		Risks: []plan.Risk{{Name: "EtcdSlow", URL: "https://issues.example/1", Message: "etcd may be slow"}}}})
+	err := Candidates(&b, []planfile.Candidate{{Version: "4.4.4", Rank: 1, Verdict: "demoted", Rule: "unaccepted-risk", Reason: "4.3.19 -> 4.4.4 is conditional",
+		Risks: []planfile.Risk{{Name: "EtcdSlow", URL: "https://issues.example/1", Message: "etcd may be slow"}}}})
 	if err != nil || !strings.Contains(b.String(), "RISKS (name them with --accept once reviewed)\n  - EtcdSlow: etcd may be slow (https://issues.example/1)") {
 		t.Fatalf("%v\n%s", err, b.String())
 	}

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // writeStages writes a staged plan's stages (formatVersion 1.3): one row per
 // hop with what the workers do, then each stage's reasons, what it passed by
 // and its warnings; the STEPS below are stage 1's.
-func writeStages(ew *errWriter, p *plan.Plan) {
+func writeStages(ew *errWriter, p *planfile.Plan) {
 	if len(p.Stages) == 0 {
 		return
 	}

@@ -6,19 +6,19 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Table writes the terminal view of a plan: the cluster as it really is, the
 // target and why, every candidate with its verdict and rule, what is skipped, the
 // steps with their gates, and the warnings.
-func Table(w io.Writer, p *plan.Plan) error {
+func Table(w io.Writer, p *planfile.Plan) error {
 	ew := &errWriter{w: w}
 	n := countActions(p)
-	remediation := p.EffectiveMode() == plan.ModeRemediation
+	remediation := p.EffectiveMode() == planfile.ModeRemediation
 	if remediation {
 		ew.printf("Plan: remediation only (no new release) on %s, %d steps (%d remediation, %d wait); %s.\n",
-			fromVersions(p.Cluster.Components), len(p.Steps), remedySteps(p), n[plan.ActionWait], cvoBracket(p, false))
+			fromVersions(p.Cluster.Components), len(p.Steps), remedySteps(p), n[planfile.ActionWait], cvoBracket(p, false))
 	} else {
 		ew.printf("Plan: %s -> %s, %d steps (%s); %s.\n",
 			fromVersions(p.Cluster.Components), p.Target.Version, len(p.Steps), updateStepCounts(p), cvoBracket(p, false))
@@ -52,7 +52,7 @@ func Table(w io.Writer, p *plan.Plan) error {
 
 	if !remediation {
 		ew.printf("\nCANDIDATES (ranked; the rule says why each other release was not chosen)\n")
-		cands := append([]plan.Candidate{{Version: p.Target.Version, Rank: 1, Distance: p.Target.Distance, Verdict: "chosen", Reason: "the target"}}, p.Alternatives...)
+		cands := append([]planfile.Candidate{{Version: p.Target.Version, Rank: 1, Distance: p.Target.Distance, Verdict: "chosen", Reason: "the target"}}, p.Alternatives...)
 		if err := writeCandidates(ew, cands); err != nil && ew.err == nil {
 			ew.err = err
 		}
@@ -95,7 +95,7 @@ func Table(w io.Writer, p *plan.Plan) error {
 }
 
 // Candidates writes the candidate table alone (when no target qualifies).
-func Candidates(w io.Writer, cands []plan.Candidate) error {
+func Candidates(w io.Writer, cands []planfile.Candidate) error {
 	ew := &errWriter{w: w}
 	ew.printf("CANDIDATES (ranked; the rule says why each release does not qualify)\n")
 	if err := writeCandidates(ew, cands); err != nil {
@@ -124,7 +124,7 @@ func Candidates(w io.Writer, cands []plan.Candidate) error {
 	return ew.err
 }
 
-func writeCandidates(w io.Writer, cands []plan.Candidate) error {
+func writeCandidates(w io.Writer, cands []planfile.Candidate) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  RANK\tVERSION\tVERDICT\tMOVES\tRULE\tREASON")
 	for _, c := range cands {

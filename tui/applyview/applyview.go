@@ -2,7 +2,7 @@ package applyview
 
 import (
 	"fmt"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"strings"
 	"time"
 
@@ -164,7 +164,7 @@ func prefix(s *apply.StepInfo) string {
 	case s == nil:
 		return ""
 	case s.Index == 0:
-		return "[" + plan.StepNumber(s.ID) + "]"
+		return "[" + planfile.StepNumber(s.ID) + "]"
 	}
 	return fmt.Sprintf("[%d/%d]", s.Index, s.Total)
 }
@@ -629,10 +629,10 @@ func (m *Model) resultView() string {
 		b.WriteString("\n" + st.Label.Render("CVO     ") + common.WrapIndent(st.Danger.Render(" DISABLED ")+" scaled to 0 by recover; it ran "+orig+" before. Nothing reconciles the cluster until it is restored.", m.Width, 8))
 	}
 	for _, ri := range r.Reverted {
-		b.WriteString("\n" + st.Label.Render("reverted") + common.WrapIndent(" "+ri.Object+" (step "+plan.StepNumber(ri.Step)+") back to its journaled pre-image because the run stopped before step "+plan.StepNumber(ri.RevertedBy)+"; a resume makes the change again", m.Width, 9))
+		b.WriteString("\n" + st.Label.Render("reverted") + common.WrapIndent(" "+ri.Object+" (step "+planfile.StepNumber(ri.Step)+") back to its journaled pre-image because the run stopped before step "+planfile.StepNumber(ri.RevertedBy)+"; a resume makes the change again", m.Width, 9))
 	}
 	for _, ri := range r.NotReverted {
-		b.WriteString("\n" + st.Danger.Render(" NOT REVERTED ") + common.WrapIndent(" "+ri.Object+" (step "+plan.StepNumber(ri.Step)+"): "+ri.Error+"; restore it by hand: "+ri.Command, m.Width, 2))
+		b.WriteString("\n" + st.Danger.Render(" NOT REVERTED ") + common.WrapIndent(" "+ri.Object+" (step "+planfile.StepNumber(ri.Step)+"): "+ri.Error+"; restore it by hand: "+ri.Command, m.Width, 2))
 	}
 	if len(r.Next) > 0 {
 		b.WriteString("\n" + st.Section.Render("NEXT"))

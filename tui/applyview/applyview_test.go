@@ -9,7 +9,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/internal/testing/golden"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/internal/tuitest"
 	"github.com/openshift-recover/recover/tui/keymap"
@@ -37,9 +37,9 @@ func feed(m *Model, run *state.Run, evs ...apply.Event) {
 }
 
 func TestViewFollowsTheRunState(t *testing.T) {
-	step := &apply.StepInfo{ID: "001-disable-cvo", Index: 1, Total: 2, Action: plan.ActionDisableCVO, Reason: "hold the CVO while steps apply"}
+	step := &apply.StepInfo{ID: "001-disable-cvo", Index: 1, Total: 2, Action: planfile.ActionDisableCVO, Reason: "hold the CVO while steps apply"}
 	req := &apply.Request{Kind: apply.RequestStep, Step: *step, Options: []apply.Decision{apply.Proceed, apply.Abort}}
-	gate := &apply.GateInfo{Kind: plan.GateClusterOperator, Subject: "etcd", Description: "etcd reports 4.4.4", TimeoutSeconds: 1800}
+	gate := &apply.GateInfo{Kind: planfile.GateClusterOperator, Subject: "etcd", Description: "etcd reports 4.4.4", TimeoutSeconds: 1800}
 	gate.Message = "1 of 3 members at 4.4.4"
 	for _, tc := range []struct {
 		name string

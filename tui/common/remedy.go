@@ -8,7 +8,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/apply/resource"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/styles"
 )
 
@@ -19,7 +19,7 @@ import (
 
 // Paired returns the step a remediation step is paired with: the revert of a
 // temporary change, or the change a revert undoes ("" when it has no pair).
-func Paired(s *plan.Step) string {
+func Paired(s *planfile.Step) string {
 	if s == nil {
 		return ""
 	}
@@ -31,7 +31,7 @@ func Paired(s *plan.Step) string {
 
 // TemporaryText says what a temporary change holds while it lasts: "PodDisruptionBudget ci/deck
 // relaxed by step 005 — restored by step 007". Empty for a step that is not one.
-func TemporaryText(s *plan.Step) string {
+func TemporaryText(s *planfile.Step) string {
 	if s == nil || s.RevertedBy == "" {
 		return ""
 	}
@@ -40,10 +40,10 @@ func TemporaryText(s *plan.Step) string {
 		obj = s.Change.Object.String()
 	}
 	verb := "changed"
-	if spec := plan.SpecOf(s.Action); spec != nil {
+	if spec := planfile.SpecOf(s.Action); spec != nil {
 		verb = spec.Changed()
 	}
-	return obj + " " + verb + " by step " + plan.StepNumber(s.ID) + " — restored by step " + plan.StepNumber(s.RevertedBy)
+	return obj + " " + verb + " by step " + planfile.StepNumber(s.ID) + " — restored by step " + planfile.StepNumber(s.RevertedBy)
 }
 
 // FieldChange is one field of a plan Change: what the snapshot showed (Before)
@@ -55,7 +55,7 @@ type FieldChange struct {
 
 // ChangeFields returns exactly the Change's fields, each with its value in
 // Change.Before and in Change.Patch.
-func ChangeFields(c *plan.Change) []FieldChange {
+func ChangeFields(c *planfile.Change) []FieldChange {
 	if c == nil {
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/openshift-recover/recover/apply/journal"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 func TestFieldPath(t *testing.T) {
@@ -27,8 +27,8 @@ func TestFieldPath(t *testing.T) {
 }
 
 func TestChangeFieldsAreExactlyTheChangesFields(t *testing.T) {
-	c := &plan.Change{
-		Object: plan.ObjectRef{Kind: "PodDisruptionBudget", Namespace: "ci", Name: "deck"},
+	c := &planfile.Change{
+		Object: planfile.ObjectRef{Kind: "PodDisruptionBudget", Namespace: "ci", Name: "deck"},
 		Fields: [][]string{{"spec", "minAvailable"}, {"spec", "maxUnavailable"}},
 		Before: json.RawMessage(`{"spec":{"maxUnavailable":null,"minAvailable":2,"selector":{"x":"y"}}}`),
 		Patch:  json.RawMessage(`{"spec":{"maxUnavailable":null,"minAvailable":0}}`),
@@ -49,15 +49,15 @@ func TestChangeFieldsAreExactlyTheChangesFields(t *testing.T) {
 }
 
 func TestTemporaryText(t *testing.T) {
-	relax := &plan.Step{ID: "005-relax-pdb-ci-deck", Action: plan.ActionRelaxPDB, RevertedBy: "007-revert-pdb-ci-deck",
-		Change: &plan.Change{Object: plan.ObjectRef{Kind: "PodDisruptionBudget", Namespace: "ci", Name: "deck"}}}
+	relax := &planfile.Step{ID: "005-relax-pdb-ci-deck", Action: planfile.ActionRelaxPDB, RevertedBy: "007-revert-pdb-ci-deck",
+		Change: &planfile.Change{Object: planfile.ObjectRef{Kind: "PodDisruptionBudget", Namespace: "ci", Name: "deck"}}}
 	if got, want := TemporaryText(relax), "PodDisruptionBudget ci/deck relaxed by step 005 — restored by step 007"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if TemporaryText(&plan.Step{ID: "002-approve-csr-x", Action: plan.ActionApproveCSR}) != "" {
+	if TemporaryText(&planfile.Step{ID: "002-approve-csr-x", Action: planfile.ActionApproveCSR}) != "" {
 		t.Error("a change no revert undoes is not temporary")
 	}
-	if Paired(relax) != "007-revert-pdb-ci-deck" || Paired(&plan.Step{Reverts: "005-x"}) != "005-x" || Paired(nil) != "" {
+	if Paired(relax) != "007-revert-pdb-ci-deck" || Paired(&planfile.Step{Reverts: "005-x"}) != "005-x" || Paired(nil) != "" {
 		t.Error("Paired")
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui"
 	"github.com/openshift-recover/recover/tui/dialog"
 	"github.com/openshift-recover/recover/tui/state"
@@ -122,7 +123,7 @@ func key(k string) tea.KeyMsg {
 type lab struct {
 	sim      *sim.Sim
 	env      *kubetest.Env
-	plan     *plan.Plan
+	plan     *planfile.Plan
 	planPath string
 	digest   string
 	dir      string
@@ -172,7 +173,7 @@ func startLab(ctx context.Context, t *testing.T) *lab {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lp, digest, err := plan.Load(path)
+	lp, digest, err := planfile.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

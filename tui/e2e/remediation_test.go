@@ -22,6 +22,7 @@ import (
 	"github.com/openshift-recover/recover/internal/lab/sim"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui"
 	"github.com/openshift-recover/recover/tui/dialog"
 	"github.com/openshift-recover/recover/tui/state"
@@ -74,11 +75,11 @@ func TestProgramAppliesTheRemediationPlan(t *testing.T) {
 	// recover tui (no --graph): once the disruption controller holds the
 	// budget at its limit, the snapshot shows the wedge and the planner makes
 	// the remediation plan.
-	var p *plan.Plan
+	var p *planfile.Plan
 	poll(ctx, t, "the remediation plan for the held drain", func() (bool, string) {
 		snap := collect(ctx, t, fresh.Config)
 		d := plan.Decide(snap, plan.DecideInput{})
-		if d.Outcome.Kind != plan.OutcomeRemediation {
+		if d.Outcome.Kind != planfile.OutcomeRemediation {
 			return false, "no remedial wedge yet"
 		}
 		made, err := plan.Make(ctx, plan.Options{Snapshot: snap, Decision: d, Generator: "e2e"})
@@ -86,14 +87,14 @@ func TestProgramAppliesTheRemediationPlan(t *testing.T) {
 			return false, err.Error()
 		}
 		for _, r := range made.Remediations {
-			if r.Remedy == plan.RemedyRelaxPDB && r.Subject == "poddisruptionbudget/ci/deck" {
+			if r.Remedy == planfile.RemedyRelaxPDB && r.Subject == "poddisruptionbudget/ci/deck" {
 				p = made
 				return true, ""
 			}
 		}
 		return false, "no relax-pdb remediation"
 	})
-	if p.Mode != plan.ModeRemediation {
+	if p.Mode != planfile.ModeRemediation {
 		t.Fatalf("plan mode %q", p.Mode)
 	}
 	dir := t.TempDir()
@@ -105,16 +106,16 @@ func TestProgramAppliesTheRemediationPlan(t *testing.T) {
 	if err := os.WriteFile(planPath, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lp, digest, err := plan.Load(planPath)
+	lp, digest, err := planfile.Load(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var relax, revert string
 	for _, st := range lp.Steps {
 		switch st.Action {
-		case plan.ActionRelaxPDB:
+		case planfile.ActionRelaxPDB:
 			relax = st.ID
-		case plan.ActionRevert:
+		case planfile.ActionRevert:
 			revert = st.ID
 		}
 	}

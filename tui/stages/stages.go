@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/state"
 	"github.com/openshift-recover/recover/tui/styles"
@@ -31,7 +31,7 @@ const (
 // Model is the stage view.
 type Model struct {
 	*common.Common
-	plan *plan.Plan
+	plan *planfile.Plan
 	run  *state.Run
 	// chosen is the stage ] and [ expanded, 0 while the view follows the run.
 	chosen int
@@ -46,7 +46,7 @@ func New(c *common.Common, run *state.Run) *Model {
 
 // SetPlan shows a plan's stages (none for a one-hop plan); the view follows
 // the run again.
-func (m *Model) SetPlan(p *plan.Plan) {
+func (m *Model) SetPlan(p *planfile.Plan) {
 	m.plan, m.chosen = p, 0
 	m.enableKeys()
 }
@@ -204,7 +204,7 @@ func (m *Model) Height(width int) int {
 
 // expanded lists a stage's steps (at most stepRows, the running one in view),
 // its warnings, and for a later stage that it is planned again.
-func (m *Model) expanded(s plan.Stage, steps []plan.Step, width int) []string {
+func (m *Model) expanded(s planfile.Stage, steps []planfile.Step, width int) []string {
 	st := m.Styles
 	var out []string
 	first := 0

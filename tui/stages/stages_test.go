@@ -9,13 +9,13 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/internal/testing/stagedplan"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/internal/tuitest"
 	"github.com/openshift-recover/recover/tui/state"
 )
 
 // newView is the stage view over tuitest.StagedPlan and a fresh run.
-func newView(t *testing.T) (*Model, *state.Run, *plan.Plan) {
+func newView(t *testing.T) (*Model, *state.Run, *planfile.Plan) {
 	t.Helper()
 	run := state.New(nil)
 	p := stagedplan.EUS()
@@ -25,7 +25,7 @@ func newView(t *testing.T) (*Model, *state.Run, *plan.Plan) {
 }
 
 // finish reports the steps done as the engine's events do.
-func finish(run *state.Run, steps ...plan.Step) {
+func finish(run *state.Run, steps ...planfile.Step) {
 	for _, s := range steps {
 		run.Apply(apply.Event{Type: apply.EventStepStarted, Step: &apply.StepInfo{ID: s.ID}})
 		run.Apply(apply.Event{Type: apply.EventStepDone, Step: &apply.StepInfo{ID: s.ID}})
@@ -80,7 +80,7 @@ func TestStageKeys(t *testing.T) {
 	if !m.Keys.NextStage.Enabled() {
 		t.Error("] is off for a staged plan")
 	}
-	m.SetPlan(&plan.Plan{Steps: p.Steps})
+	m.SetPlan(&planfile.Plan{Steps: p.Steps})
 	if m.Keys.NextStage.Enabled() || m.Keys.PrevStage.Enabled() || m.View(80, 10) != "" || m.Height(80) != 0 {
 		t.Error("a one-hop plan shows stages or their keys")
 	}
@@ -92,16 +92,16 @@ func TestView(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		width int
-		setup func(m *Model, run *state.Run, p *plan.Plan)
+		setup func(m *Model, run *state.Run, p *planfile.Plan)
 	}{
 		{"before", 80, nil},
-		{"stage2", 80, func(m *Model, run *state.Run, p *plan.Plan) {
+		{"stage2", 80, func(m *Model, run *state.Run, p *planfile.Plan) {
 			finish(run, p.StageSteps(1)...)
 			s2 := p.StageSteps(2)
 			finish(run, s2[:2]...)
 			run.Apply(apply.Event{Type: apply.EventWaiting, Step: &apply.StepInfo{ID: s2[2].ID}})
 		}},
-		{"stage3-chosen", 120, func(m *Model, run *state.Run, p *plan.Plan) {
+		{"stage3-chosen", 120, func(m *Model, run *state.Run, p *planfile.Plan) {
 			finish(run, p.StageSteps(1)...)
 			tuitest.Press(m, "]", "]")
 		}},

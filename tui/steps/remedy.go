@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/openshift-recover/recover/apply"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/keymap"
 )
@@ -18,7 +18,7 @@ import (
 // pre-image diff the engine prepares.
 
 // remedial reports whether the plan carries remediation steps.
-func remedial(p *plan.Plan) bool {
+func remedial(p *planfile.Plan) bool {
 	if p == nil {
 		return false
 	}
@@ -32,12 +32,12 @@ func remedial(p *plan.Plan) bool {
 
 // marker is the list's mark of a temporary change ("→007": restored by step
 // 007) or a revert ("←005": restores step 005).
-func marker(s *plan.Step) string {
+func marker(s *planfile.Step) string {
 	switch {
 	case s.RevertedBy != "":
-		return "→" + plan.StepNumber(s.RevertedBy)
+		return "→" + planfile.StepNumber(s.RevertedBy)
 	case s.Reverts != "":
-		return "←" + plan.StepNumber(s.Reverts)
+		return "←" + planfile.StepNumber(s.Reverts)
 	}
 	return ""
 }
@@ -45,7 +45,7 @@ func marker(s *plan.Step) string {
 // answers lists the findings a step answers, from the plan's remediations
 // ("DrainBlockedByPDB poddisruptionbudget/ci/deck"); the step's own Finding code
 // when no remediation names it.
-func answers(p *plan.Plan, s *plan.Step) []string {
+func answers(p *planfile.Plan, s *planfile.Step) []string {
 	var out []string
 	for _, r := range p.Remediations {
 		for _, id := range r.Steps {
@@ -62,7 +62,7 @@ func answers(p *plan.Plan, s *plan.Step) []string {
 
 // remedyLines are the detail pane's lines for a remediation step, after its
 // action line.
-func (m *Model) remedyLines(s *plan.Step, width int) []string {
+func (m *Model) remedyLines(s *planfile.Step, width int) []string {
 	st := m.Styles
 	label := func(l string) string { return st.Label.Render(common.Pad(l, 10)) }
 	var out []string
@@ -85,11 +85,11 @@ func (m *Model) remedyLines(s *plan.Step, width int) []string {
 		jump = "; " + keymap.Name(m.Keys.Pair) + " jumps there"
 	}
 	if s.RevertedBy != "" {
-		t := "restored by step " + plan.StepNumber(s.RevertedBy) + jump + " (and by the engine if a run stops before it)"
+		t := "restored by step " + planfile.StepNumber(s.RevertedBy) + jump + " (and by the engine if a run stops before it)"
 		out = append(out, label("temporary")+st.Warning.Render(common.WrapIndent(t, width, 10)))
 	}
 	if s.Reverts != "" {
-		t := "restores what step " + plan.StepNumber(s.Reverts) + " changed (from the journaled pre-image)" + jump
+		t := "restores what step " + planfile.StepNumber(s.Reverts) + " changed (from the journaled pre-image)" + jump
 		out = append(out, label("reverts")+st.Warning.Render(common.WrapIndent(t, width, 10)))
 	}
 	if c := s.Change; c != nil {
@@ -97,7 +97,7 @@ func (m *Model) remedyLines(s *plan.Step, width int) []string {
 		note := "before -> patch (what the snapshot showed, what the patch sets)"
 		if s.Spec().Undoes {
 			head = "restores"
-			note = "changed -> pre-image as the snapshot showed them; apply writes back the pre-image step " + plan.StepNumber(s.Reverts) + " journals"
+			note = "changed -> pre-image as the snapshot showed them; apply writes back the pre-image step " + planfile.StepNumber(s.Reverts) + " journals"
 		}
 		for i, f := range common.ChangeFields(c) {
 			l := label("")
@@ -123,7 +123,7 @@ func (m *Model) remedyLines(s *plan.Step, width int) []string {
 // their live value to the new one (the pre-image diff), the journaled pre-image
 // a revert writes back, and the engine's note. A preview of a revert before its
 // change ran has nothing to restore yet: it says so.
-func (m *Model) changeView(s *plan.Step, c *apply.ChangeInfo, width int) []string {
+func (m *Model) changeView(s *planfile.Step, c *apply.ChangeInfo, width int) []string {
 	st := m.Styles
 	var out []string
 	head := c.Operation + " " + c.Object
@@ -143,7 +143,7 @@ func (m *Model) changeView(s *plan.Step, c *apply.ChangeInfo, width int) []strin
 	if len(c.PreImage) > 0 {
 		what := "pre-image journaled before the change"
 		if s.Spec().Undoes || c.Reverts != "" {
-			what = fmt.Sprintf("writes back the pre-image step %s journaled", plan.StepNumber(common.Paired(s)))
+			what = fmt.Sprintf("writes back the pre-image step %s journaled", planfile.StepNumber(common.Paired(s)))
 		}
 		out = append(out, st.Dim.Render(common.WrapIndent(what+": "+preImageText(c), width, 2)))
 	}
@@ -151,7 +151,7 @@ func (m *Model) changeView(s *plan.Step, c *apply.ChangeInfo, width int) []strin
 	case c.Note != "":
 		out = append(out, st.Dim.Render(common.Wrap(c.Note, width)))
 	case len(c.Fields) == 0 && c.Diff == "" && s.Spec().Undoes:
-		out = append(out, st.Dim.Render(common.Wrap("nothing to restore yet: step "+plan.StepNumber(s.Reverts)+" journals the pre-image when it runs, and this step writes it back", width)))
+		out = append(out, st.Dim.Render(common.Wrap("nothing to restore yet: step "+planfile.StepNumber(s.Reverts)+" journals the pre-image when it runs, and this step writes it back", width)))
 	case len(c.Fields) == 0 && c.Diff == "":
 		out = append(out, st.Dim.Render("no difference: the live object already matches"))
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/gate"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/keymap"
 	"github.com/openshift-recover/recover/tui/stages"
@@ -39,7 +39,7 @@ type Diff struct {
 // Model is the Plan screen.
 type Model struct {
 	*common.Common
-	plan *plan.Plan
+	plan *planfile.Plan
 	// run is the session's run state: each step's status, read only.
 	run      *state.Run
 	diffs    map[string]*Diff
@@ -66,7 +66,7 @@ func New(c *common.Common, run *state.Run) *Model {
 }
 
 // SetPlan shows a plan (nil: none); previews of an earlier plan are dropped.
-func (m *Model) SetPlan(p *plan.Plan) {
+func (m *Model) SetPlan(p *planfile.Plan) {
 	m.plan = p
 	m.stages.SetPlan(p)
 	m.diffs = map[string]*Diff{}
@@ -129,7 +129,7 @@ func (m *Model) Select(id string) {
 }
 
 // Selected returns the selected step, nil when none.
-func (m *Model) Selected() *plan.Step {
+func (m *Model) Selected() *planfile.Step {
 	if m.plan == nil || len(m.visible) == 0 {
 		return nil
 	}
@@ -204,7 +204,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 
 // hasDiff reports whether a step changes an object a preview can diff: every
 // step but one that only waits (plan.ActionSpec.WaitOnly).
-func hasDiff(s *plan.Step) bool { return !s.Spec().WaitOnly }
+func hasDiff(s *planfile.Step) bool { return !s.Spec().WaitOnly }
 
 // layout returns the list's width and height and the detail pane's, in what
 // the stages of a staged plan leave.
@@ -334,14 +334,14 @@ func (m *Model) listView(width, height int) string {
 	return strings.Join(lines, "\n")
 }
 
-func gateKind(s *plan.Step) string {
+func gateKind(s *planfile.Step) string {
 	if s.Gate == nil {
 		return "-"
 	}
 	return string(s.Gate.Kind)
 }
 
-func (m *Model) detailView(s *plan.Step, width int) string {
+func (m *Model) detailView(s *planfile.Step, width int) string {
 	st := m.Styles
 	if s == nil {
 		return ""
@@ -443,7 +443,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 
 // remedyStep reports whether a step is a remediation step whose change the
 // engine describes field by field.
-func remedyStep(s *plan.Step) bool {
+func remedyStep(s *planfile.Step) bool {
 	return s.Change != nil || s.CSR != nil || s.Spec().Undoes
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/golden"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/internal/tuitest"
 	"github.com/openshift-recover/recover/tui/state"
 )
@@ -29,16 +29,16 @@ const (
 
 // testPlan has a step of each kind the screen tells apart: the CVO's, a
 // manifest's, a temporary change (a relaxed PDB) with its revert, and a wait.
-func testPlan() *plan.Plan {
+func testPlan() *planfile.Plan {
 	b := applytest.NewPlan().DisableCVO().
 		Apply(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"openshift-etcd-operator"}}`, nil).
 		RelaxPDB("ci", "deck", "9f1c", applytest.NodesSettled("worker-0"))
 	relax := b.LastID()
-	p := b.Wait("drain", &plan.Gate{Kind: plan.GateNodesSettled, Nodes: []string{"worker-0"}, Description: "worker-0 drained"}).
+	p := b.Wait("drain", &planfile.Gate{Kind: planfile.GateNodesSettled, Nodes: []string{"worker-0"}, Description: "worker-0 drained"}).
 		Revert(relax).RestoreCVO().Plan()
 	p.Steps[1].Component, p.Steps[1].RunLevel = "etcd-operator", "12"
 	p.Steps[2].Change.Before = json.RawMessage(`{"spec":{"minAvailable":2}}`)
-	p.Remediations = []plan.Remediation{{Remedy: plan.RemedyRelaxPDB, Finding: "DrainBlockedByPDB", Subject: "poddisruptionbudget/ci/deck", Steps: []string{stepRelax, stepWait, stepRevert}}}
+	p.Remediations = []planfile.Remediation{{Remedy: planfile.RemedyRelaxPDB, Finding: "DrainBlockedByPDB", Subject: "poddisruptionbudget/ci/deck", Steps: []string{stepRelax, stepWait, stepRevert}}}
 	return p
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/common"
 	"github.com/openshift-recover/recover/tui/keymap"
 )
@@ -18,29 +18,29 @@ import (
 // AcceptRiskMsg asks the session to confirm, then re-plan accepting the risks of
 // an alternative.
 type AcceptRiskMsg struct {
-	Candidate plan.Candidate
+	Candidate planfile.Candidate
 }
 
 // AcceptPromiseMsg asks the session to confirm, then re-plan accepting a refused
 // remedy that is the admin's promise (Refused.Accept names it).
 type AcceptPromiseMsg struct {
-	Refused plan.RefusedRemedy
+	Refused planfile.RefusedRemedy
 }
 
 // item is one selectable row of the screen: a refused remedy or an alternative
 // (a candidate when there is no plan), in the order they are shown.
 type item struct {
-	refused *plan.RefusedRemedy
+	refused *planfile.RefusedRemedy
 	// blocking is set for a refusal of what holds the cluster (the planner's
 	// RemedyRefusedError.Refused).
 	blocking bool
-	cand     *plan.Candidate
+	cand     *planfile.Candidate
 }
 
 // Model is the Target screen.
 type Model struct {
 	*common.Common
-	plan *plan.Plan
+	plan *planfile.Plan
 	// err is why there is no plan (the planner's error), or a re-plan's failure.
 	err error
 	// hint says how to get a plan when there is none.
@@ -50,7 +50,7 @@ type Model struct {
 	// canReplan is set when the session has a planner (not a plan file).
 	canReplan bool
 	// cands are the planner's candidates when it found no target (no plan).
-	cands []plan.Candidate
+	cands []planfile.Candidate
 
 	sel common.Selection
 	vp  viewport.Model
@@ -67,14 +67,14 @@ func New(c *common.Common) *Model {
 }
 
 // SetPlan shows a plan (nil: none), with the error that prevented one.
-func (m *Model) SetPlan(p *plan.Plan, err error) {
+func (m *Model) SetPlan(p *planfile.Plan, err error) {
 	m.plan, m.err = p, err
 	m.sel.Clamp(m.candidates())
 	m.refresh()
 }
 
 // SetCandidates shows the planner's candidate table when it found no target.
-func (m *Model) SetCandidates(c []plan.Candidate) {
+func (m *Model) SetCandidates(c []planfile.Candidate) {
 	m.cands = c
 	m.sel.Clamp(m.candidates())
 	m.refresh()
@@ -97,7 +97,7 @@ func (m *Model) SetSize(w, h int) {
 
 // Selected returns the selected alternative, nil when there is none (or a
 // refused remedy is selected).
-func (m *Model) Selected() *plan.Candidate {
+func (m *Model) Selected() *planfile.Candidate {
 	if it := m.selectedItem(); it != nil {
 		return it.cand
 	}
@@ -105,7 +105,7 @@ func (m *Model) Selected() *plan.Candidate {
 }
 
 // SelectedRefusal returns the selected refused remedy, nil when none is.
-func (m *Model) SelectedRefusal() *plan.RefusedRemedy {
+func (m *Model) SelectedRefusal() *planfile.RefusedRemedy {
 	if it := m.selectedItem(); it != nil {
 		return it.refused
 	}
@@ -122,11 +122,11 @@ func (m *Model) selectedItem() *item {
 
 // refusals returns the refused remedies shown: the plan's, or without a plan
 // those of the planner's RemedyRefusedError, what holds the cluster first.
-func (m *Model) refusals() (blocking, other []plan.RefusedRemedy) {
+func (m *Model) refusals() (blocking, other []planfile.RefusedRemedy) {
 	if m.plan != nil {
 		return nil, m.plan.Refused
 	}
-	var rre *plan.RemedyRefusedError
+	var rre *planfile.RemedyRefusedError
 	if !errors.As(m.err, &rre) {
 		return nil, nil
 	}
@@ -157,7 +157,7 @@ func (m *Model) items() []item {
 }
 
 // alternatives are the plan's alternatives, or without a plan the candidates.
-func (m *Model) alternatives() []plan.Candidate {
+func (m *Model) alternatives() []planfile.Candidate {
 	if m.plan == nil {
 		return m.cands
 	}
@@ -168,7 +168,7 @@ func (m *Model) candidates() int { return len(m.items()) }
 
 // promise reports whether a refused remedy is an admin's promise that --accept
 // would allow.
-func promise(r *plan.RefusedRemedy) bool { return r != nil && r.Accept != "" }
+func promise(r *planfile.RefusedRemedy) bool { return r != nil && r.Accept != "" }
 
 // acceptableItem reports whether a accepts the item.
 func acceptableItem(it *item) bool {
@@ -252,7 +252,7 @@ func (m *Model) render(width int) (string, int, int) {
 		b.WriteString(st.Failed.Render(common.Wrap(m.err.Error(), width)) + "\n\n")
 	}
 	t := m.plan.Target
-	remediation := m.plan.Mode == plan.ModeRemediation
+	remediation := m.plan.Mode == planfile.ModeRemediation
 	if remediation {
 		b.WriteString(st.Section.Render("NO NEW RELEASE ") + st.Bold.Render("remediation only"))
 		b.WriteString("\n  " + st.Dim.Render(common.WrapIndent(fmt.Sprintf("%d remediation(s), %d refused; the restored CVO resumes its desired update %s", len(m.plan.Remediations), len(m.plan.Refused), common.OrDash(m.plan.Cluster.ClaimedVersion)), width, 2)))
@@ -349,7 +349,7 @@ func (m *Model) renderRemediations(b *strings.Builder, width int) {
 	for _, rem := range m.plan.Remediations {
 		var nums []string
 		for _, id := range rem.Steps {
-			nums = append(nums, plan.StepNumber(id))
+			nums = append(nums, planfile.StepNumber(id))
 		}
 		head := fmt.Sprintf("  %s  %s  %s", st.Bold.Render(rem.Remedy), rem.Finding, st.Dim.Render(rem.Subject))
 		b.WriteString("\n" + common.WrapIndent(head, width, 6))
@@ -369,7 +369,7 @@ func (m *Model) renderRefused(r *rows, width int) {
 	if len(blocking)+len(other) == 0 {
 		return
 	}
-	list := func(title string, rs []plan.RefusedRemedy) {
+	list := func(title string, rs []planfile.RefusedRemedy) {
 		if len(rs) == 0 {
 			return
 		}
@@ -386,7 +386,7 @@ func (m *Model) renderRefused(r *rows, width int) {
 	list(st.Section.Render("REFUSED")+st.Dim.Render(" (remedies the plan does not take)"), other)
 }
 
-func (m *Model) refusedRow(r *rows, rf *plan.RefusedRemedy, width int) {
+func (m *Model) refusedRow(r *rows, rf *planfile.RefusedRemedy, width int) {
 	st := m.Styles
 	selected := r.index == m.sel.Index
 	r.index++
@@ -424,7 +424,7 @@ func (m *Model) renderAlternatives(r *rows, width int) {
 		selected := r.index == m.sel.Index
 		r.index++
 		verdict := st.Far.Render(common.Pad(c.Verdict, 8))
-		if c.Verdict == plan.VerdictDemoted {
+		if c.Verdict == planfile.VerdictDemoted {
 			verdict = st.Near.Render(common.Pad(c.Verdict, 8))
 		}
 		if selected {
@@ -460,7 +460,7 @@ func (m *Model) renderAlternatives(r *rows, width int) {
 // first refusal's reason, which the screen lists below it: only its headline is
 // kept, with the exit code recover plan gives it.
 func errorLine(err error) string {
-	var rre *plan.RemedyRefusedError
+	var rre *planfile.RemedyRefusedError
 	if !errors.As(err, &rre) || len(rre.Refused) == 0 {
 		return err.Error()
 	}
@@ -473,7 +473,7 @@ func errorLine(err error) string {
 	return strings.Replace(err.Error(), full, head, 1)
 }
 
-func riskNames(rs []plan.Risk) string {
+func riskNames(rs []planfile.Risk) string {
 	var names []string
 	for _, r := range rs {
 		names = append(names, r.Name)
@@ -481,7 +481,7 @@ func riskNames(rs []plan.Risk) string {
 	return strings.Join(names, ", ")
 }
 
-func acceptFlags(rs []plan.Risk) string {
+func acceptFlags(rs []planfile.Risk) string {
 	var flags []string
 	for _, r := range rs {
 		flags = append(flags, "--accept "+r.Name)

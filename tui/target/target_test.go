@@ -11,7 +11,7 @@ import (
 
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/golden"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/internal/tuitest"
 )
 
@@ -20,33 +20,33 @@ const ackName = "admin-ack:ack-4.18-kube-1.32-api-removals-in-4.19"
 // The rows the tests select: a refused admin's promise, a refusal recover never
 // takes, and alternatives of every kind.
 var (
-	promised = plan.RefusedRemedy{Remedy: plan.RemedyAdminAck, Finding: "AdminAckRequired", Subject: "configmap/openshift-config/admin-acks",
+	promised = planfile.RefusedRemedy{Remedy: planfile.RemedyAdminAck, Finding: "AdminAckRequired", Subject: "configmap/openshift-config/admin-acks",
 		Reason: "the update to 4.19 waits for the admin's acknowledgement of the API removals", Accept: ackName}
-	never = plan.RefusedRemedy{Remedy: plan.RemedyGuardPDB, Finding: "DrainBlockedByGuardPDB", Subject: "poddisruptionbudget/openshift-etcd/etcd-guard-pdb",
+	never = planfile.RefusedRemedy{Remedy: planfile.RemedyGuardPDB, Finding: "DrainBlockedByGuardPDB", Subject: "poddisruptionbudget/openshift-etcd/etcd-guard-pdb",
 		Reason: "a control-plane member is not ready: fix it, the guard then lets the drain go on"}
-	risky = plan.Candidate{Version: "4.4.5", Rank: 2, Verdict: plan.VerdictDemoted, Rule: "unaccepted-risk", Reason: "4.4.4 -> 4.4.5 is a conditional edge",
-		Risks: []plan.Risk{{Name: "AWSOldBootImages", Message: "Clusters installed on AWS before 4.2 may fail to boot new nodes."}, {Name: "EtcdSlow", Message: "etcd may be slow."}}}
-	farther  = plan.Candidate{Version: "4.4.6", Rank: 3, Verdict: plan.VerdictDemoted, Rule: "farther", Reason: "farther than 4.4.4"}
-	rejected = plan.Candidate{Version: "4.4.3", Rank: 4, Verdict: plan.VerdictRejected, Rule: "blocked-edge", Reason: "4.3.19 -> 4.4.3 is blocked",
-		Risks: []plan.Risk{{Name: "SomeRisk", Message: "accepting it would not lift the block"}}}
+	risky = planfile.Candidate{Version: "4.4.5", Rank: 2, Verdict: planfile.VerdictDemoted, Rule: "unaccepted-risk", Reason: "4.4.4 -> 4.4.5 is a conditional edge",
+		Risks: []planfile.Risk{{Name: "AWSOldBootImages", Message: "Clusters installed on AWS before 4.2 may fail to boot new nodes."}, {Name: "EtcdSlow", Message: "etcd may be slow."}}}
+	farther  = planfile.Candidate{Version: "4.4.6", Rank: 3, Verdict: planfile.VerdictDemoted, Rule: "farther", Reason: "farther than 4.4.4"}
+	rejected = planfile.Candidate{Version: "4.4.3", Rank: 4, Verdict: planfile.VerdictRejected, Rule: "blocked-edge", Reason: "4.3.19 -> 4.4.3 is blocked",
+		Risks: []planfile.Risk{{Name: "SomeRisk", Message: "accepting it would not lift the block"}}}
 )
 
 // withRefusals is a plan with two refused remedies and three alternatives.
-func withRefusals() *plan.Plan {
+func withRefusals() *planfile.Plan {
 	p := applytest.NewPlan().DisableCVO().RestoreCVO().Plan()
-	p.Refused = []plan.RefusedRemedy{promised, never}
-	p.Alternatives = []plan.Candidate{risky, farther, rejected}
+	p.Refused = []planfile.RefusedRemedy{promised, never}
+	p.Alternatives = []planfile.Candidate{risky, farther, rejected}
 	return p
 }
 
 // refusedErr is the planner's refusal when what holds the cluster has no remedy
 // (never); promised is refused too, but does not hold it.
 func refusedErr() error {
-	return &plan.RemedyRefusedError{Refused: []plan.RefusedRemedy{never}, All: []plan.RefusedRemedy{promised, never}}
+	return &planfile.RemedyRefusedError{Refused: []planfile.RefusedRemedy{never}, All: []planfile.RefusedRemedy{promised, never}}
 }
 
 // newScreen is the Target screen at w×h of a session that can re-plan.
-func newScreen(w, h int, p *plan.Plan, err error, cands ...plan.Candidate) *Model {
+func newScreen(w, h int, p *planfile.Plan, err error, cands ...planfile.Candidate) *Model {
 	m := New(tuitest.Common())
 	m.SetReplan(true)
 	m.SetPlan(p, err)

@@ -8,7 +8,7 @@ import (
 	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/internal/nextcmd"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The apply Job runs recover apply --in-cluster (apply/incluster): the plan
@@ -52,8 +52,8 @@ func ApplyAccess(o Options) ([]apply.Access, error) {
 	if len(p.Stages) > 0 {
 		// A staged wave's Jobs run every stage's steps.
 		p = stagedSteps(p)
-	} else if p.Mode != plan.ModeRemediation {
-		return nil, fmt.Errorf("--plan is a %q plan: the fleet applies the remediation plans each cluster's inspect makes, or a staged plan's stages (recover plan --to GOAL); plan and apply a one-hop new release per cluster", orWord(p.Mode, plan.ModeUpdate))
+	} else if p.Mode != planfile.ModeRemediation {
+		return nil, fmt.Errorf("--plan is a %q plan: the fleet applies the remediation plans each cluster's inspect makes, or a staged plan's stages (recover plan --to GOAL); plan and apply a one-hop new release per cluster", orWord(p.Mode, planfile.ModeUpdate))
 	}
 	access, problems := incluster.RunAccess(p, incluster.AccessOptions{
 		AccessOptions: apply.AccessOptions{MapKind: apply.CatalogKinds},

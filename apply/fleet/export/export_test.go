@@ -9,7 +9,7 @@ import (
 
 	fleetexport "github.com/openshift-recover/recover/apply/fleet/export"
 	"github.com/openshift-recover/recover/internal/testing/golden"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestDocumentsGolden pins what each engine gets for one wave.
@@ -35,7 +35,7 @@ func TestApplyAccessRefusesWhatTheFleetDoesNotApply(t *testing.T) {
 	}
 	p := examplePlan(t)
 	update := *p
-	update.Mode = plan.ModeUpdate
+	update.Mode = planfile.ModeUpdate
 	o.Plan = &update
 	if _, err := fleetexport.ApplyAccess(o); err == nil || !strings.Contains(err.Error(), "remediation plans") {
 		t.Errorf("an update plan: %v", err)
@@ -58,7 +58,7 @@ func TestApplyAccessRefusesWhatTheFleetDoesNotApply(t *testing.T) {
 	// A kind inspect does not read cannot be mapped without the cluster:
 	// the template is refused, naming it.
 	odd := *p
-	odd.Steps = append([]plan.Step(nil), p.Steps...)
+	odd.Steps = append([]planfile.Step(nil), p.Steps...)
 	for i := range odd.Steps {
 		if ch := odd.Steps[i].Change; ch != nil && ch.Object.Kind == "PodDisruptionBudget" {
 			c := *ch

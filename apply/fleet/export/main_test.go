@@ -21,7 +21,7 @@ import (
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/internal/testing/shareddata"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 var env *kubetest.Env
@@ -59,7 +59,7 @@ func fleetCRDs(t testing.TB) []*apiextensionsv1.CustomResourceDefinition {
 
 // examplePlan is the remediation plan recover makes for the pdb-blocks-drain
 // example: a plan of the wave's wedge, as an SRE passes it with --plan.
-func examplePlan(t testing.TB) *plan.Plan {
+func examplePlan(t testing.TB) *planfile.Plan {
 	t.Helper()
 	s, err := mustgather.New(filepath.Join("..", "..", "..", "examples", "pdb-blocks-drain", "must-gather")).Collect(context.Background())
 	if err != nil {
@@ -72,7 +72,7 @@ func examplePlan(t testing.TB) *plan.Plan {
 	return p
 }
 
-func options(engine fleetexport.Engine, p *plan.Plan) fleetexport.Options {
+func options(engine fleetexport.Engine, p *planfile.Plan) fleetexport.Options {
 	o := fleetexport.Options{Engine: engine, Wave: "w1", Image: "quay.io/openshift-recover/recover@sha256:" + strings.Repeat("ab", 32),
 		Plan: p, BackupAcknowledged: true, MaxConcurrency: 2, Placement: "wave-w1"}
 	switch engine {

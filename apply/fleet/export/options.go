@@ -8,6 +8,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Engine is the fleet engine the documents are for.
@@ -48,7 +49,7 @@ type Options struct {
 	Accept []string
 	// Plan is a plan of the wave's wedge (one cluster's, from recover plan):
 	// the apply template's RBAC covers what it does (ApplyAccess).
-	Plan *plan.Plan
+	Plan *planfile.Plan
 	// BackupAcknowledged is the SRE's word that every cluster of the wave has
 	// a current etcd backup (apply refuses to start without one).
 	BackupAcknowledged bool

@@ -18,12 +18,12 @@ import (
 	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/inspect/mustgather"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // judgedPlan is the remediation plan recover makes for an example wedge with
 // the admin's promises accept.
-func judgedPlan(t testing.TB, example string, accept ...string) *plan.Plan {
+func judgedPlan(t testing.TB, example string, accept ...string) *planfile.Plan {
 	t.Helper()
 	s, err := mustgather.New(filepath.Join("..", "..", "..", "examples", example, "must-gather")).Collect(context.Background())
 	if err != nil {
@@ -125,7 +125,7 @@ func TestApplyTemplateGrantsWhatPrintRBACPrints(t *testing.T) {
 			}
 
 			path := filepath.Join(t.TempDir(), "plan.json")
-			if _, err := plan.Save(path, p); err != nil {
+			if _, err := planfile.Save(path, p); err != nil {
 				t.Fatal(err)
 			}
 			// The Job's arguments, with the plan from the file instead of its

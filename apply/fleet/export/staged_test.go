@@ -15,12 +15,12 @@ import (
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/testing/golden"
 	"github.com/openshift-recover/recover/internal/testing/stagedplan"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // stagedOptions is a staged wave of the EUS plan 4.18.3 -> 4.18.9 -> 4.19.14
 // -> 4.20.3 for engine.
-func stagedOptions(engine fleetexport.Engine) (fleetexport.Options, *plan.Plan) {
+func stagedOptions(engine fleetexport.Engine) (fleetexport.Options, *planfile.Plan) {
 	p := stagedplan.EUS()
 	o := options(engine, p)
 	o.Wave = "eus"
@@ -142,8 +142,8 @@ func TestAStagedWaveHasOneStepPerStage(t *testing.T) {
 	// A staged plan whose stage 1 pushes a release's manifests (the CVO
 	// replaced) applies kinds the hub cannot map: refused, saying what to do.
 	push, pushPlan := stagedOptions(fleetexport.EngineTALM)
-	pushPlan.Steps = append(pushPlan.Steps, plan.Step{ID: "003-apply-namespace-openshift-etcd-operator", Action: plan.ActionApply,
-		Manifest: &plan.Manifest{File: "0000_12_etcd-operator_00_namespace.yaml", APIVersion: "v1", Kind: "Namespace", Name: "openshift-etcd-operator",
+	pushPlan.Steps = append(pushPlan.Steps, planfile.Step{ID: "003-apply-namespace-openshift-etcd-operator", Action: planfile.ActionApply,
+		Manifest: &planfile.Manifest{File: "0000_12_etcd-operator_00_namespace.yaml", APIVersion: "v1", Kind: "Namespace", Name: "openshift-etcd-operator",
 			Object: json.RawMessage(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"openshift-etcd-operator"}}`)}})
 	if _, err := fleetexport.Documents(push); err == nil || !strings.Contains(err.Error(), "Namespace") || !strings.Contains(err.Error(), "--for argo") {
 		t.Errorf("a staged plan that pushes manifests: %v", err)

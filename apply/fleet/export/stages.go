@@ -6,7 +6,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/internal/nextcmd"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -107,9 +107,9 @@ func stagedInspectJob(o Options, j *batchv1.Job) *batchv1.Job {
 }
 
 // eus reports whether a staged plan pauses the worker pools (--eus).
-func eus(p *plan.Plan) bool {
+func eus(p *planfile.Plan) bool {
 	for _, st := range p.Stages {
-		if st.Workers == plan.WorkersPaused {
+		if st.Workers == planfile.WorkersPaused {
 			return true
 		}
 	}
@@ -118,7 +118,7 @@ func eus(p *plan.Plan) bool {
 
 // stagedSteps is the plan as a stage run needs access for: every stage's
 // steps, in the order they run.
-func stagedSteps(p *plan.Plan) *plan.Plan {
+func stagedSteps(p *planfile.Plan) *planfile.Plan {
 	q := *p
 	q.Steps, q.Stages = nil, nil
 	for _, st := range p.Stages {
@@ -133,7 +133,7 @@ func stagedSteps(p *plan.Plan) *plan.Plan {
 // the Job succeeded, ClusterVersion's newest history entry is the stage's
 // release Completed, the verdict is this wave's and, on the last stage,
 // settled; the condition rules give OCM the same Progressing.
-func StageTemplate(o Options, st plan.Stage) (*Template, error) {
+func StageTemplate(o Options, st planfile.Stage) (*Template, error) {
 	m, err := applyRun(o)
 	if err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/fleetengines"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/internal/testing/recoverbin"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // runRecover runs the recover binary against the test control plane.
@@ -239,7 +239,7 @@ func TestAWaveOnARealAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !v.Wedged || len(v.Causes) == 0 || v.Causes[0].Code != inspect.CodePoolPaused || v.Remedy.Answer != verdict.AnswerPlan ||
-		!slices.Equal(v.Remedy.Remedies, []string{plan.RemedyUnpausePool}) || v.Settled || v.Wave != o.Wave {
+		!slices.Equal(v.Remedy.Remedies, []string{planfile.RemedyUnpausePool}) || v.Settled || v.Wave != o.Wave {
 		t.Fatalf("verdict %+v", v)
 	}
 	if !talmCompleted(t, ctx, objs, in.Object) {

@@ -10,8 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The verdict ConfigMap's defaults and its whole-document key.
@@ -182,12 +182,12 @@ const WaveLabel = "recover.openshift.io/wave"
 // when large; the head first, then its parts), or, when p is nil, the one
 // ConfigMap that says why there is none (reason); labelled as recover's plan
 // of the wave. apply/fleet/verdictstore writes them.
-func PlanConfigMaps(namespace, wave string, p *plan.Plan, reason string) ([]*corev1.ConfigMap, error) {
+func PlanConfigMaps(namespace, wave string, p *planfile.Plan, reason string) ([]*corev1.ConfigMap, error) {
 	name := PlanConfigMapName(wave)
 	objs := []*corev1.ConfigMap{planconfigmap.NoPlan(namespace, name, reason)}
 	if p != nil {
 		var doc bytes.Buffer
-		if err := plan.Encode(&doc, p); err != nil {
+		if err := planfile.Encode(&doc, p); err != nil {
 			return nil, fmt.Errorf("encoding the plan: %w", err)
 		}
 		var err error

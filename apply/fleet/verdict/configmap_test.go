@@ -12,8 +12,8 @@ import (
 
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/fleetengines"
-	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 func sampleVerdict() *Verdict {
@@ -165,12 +165,12 @@ func TestPlanConfigMaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc bytes.Buffer
-	if err := plan.Encode(&doc, p); err != nil {
+	if err := planfile.Encode(&doc, p); err != nil {
 		t.Fatal(err)
 	}
 	head := objs[0]
-	if head.Name != PlanConfigMapName("w7") || head.Namespace != "recover" || planconfigmap.Digest(head) != plan.Digest(doc.Bytes()) {
-		t.Errorf("the head %s/%s holds digest %q, want %q", head.Namespace, head.Name, planconfigmap.Digest(head), plan.Digest(doc.Bytes()))
+	if head.Name != PlanConfigMapName("w7") || head.Namespace != "recover" || planconfigmap.Digest(head) != planfile.Digest(doc.Bytes()) {
+		t.Errorf("the head %s/%s holds digest %q, want %q", head.Namespace, head.Name, planconfigmap.Digest(head), planfile.Digest(doc.Bytes()))
 	}
 	none, err := PlanConfigMaps("recover", "", nil, "answer none")
 	if err != nil || len(none) != 1 || none[0].Name != "recover-plan" || none[0].Data[planconfigmap.ReasonKey] != "answer none" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Options tune Judge.
@@ -28,7 +29,7 @@ type Options struct {
 // would do about them without an update graph (plan.Make in remediation-only
 // mode, plan.TargetNeeded first). It returns the plan when there is one, with
 // the digest of its document (plan.Encode, plan.Digest) in the verdict.
-func Judge(ctx context.Context, s *inspect.Snapshot, o Options) (*Verdict, *plan.Plan, error) {
+func Judge(ctx context.Context, s *inspect.Snapshot, o Options) (*Verdict, *planfile.Plan, error) {
 	if s == nil {
 		return nil, nil, errors.New("verdict: no snapshot")
 	}
@@ -58,23 +59,23 @@ func Judge(ctx context.Context, s *inspect.Snapshot, o Options) (*Verdict, *plan
 
 // answer fills v.Remedy from the one decision (plan.Decide) and, when it
 // makes a plan without a release, the planner's plan for it.
-func (v *Verdict) answer(ctx context.Context, s *inspect.Snapshot, o Options) (*plan.Plan, error) {
+func (v *Verdict) answer(ctx context.Context, s *inspect.Snapshot, o Options) (*planfile.Plan, error) {
 	r := &v.Remedy
 	d := plan.Decide(s, plan.DecideInput{Accept: o.Accept})
 	r.Outcome, r.Rule, r.Reason = d.Outcome.Kind, d.Outcome.Rule, d.Outcome.Why
 	switch d.Outcome.Kind {
-	case plan.OutcomeNothing:
+	case planfile.OutcomeNothing:
 		r.Answer = AnswerNone
 		return nil, nil
-	case plan.OutcomeAdvice:
+	case planfile.OutcomeAdvice:
 		r.Answer = AnswerAdvice
 		return nil, nil
-	case plan.OutcomeDriveCVO, plan.OutcomeReplaceCVO:
+	case planfile.OutcomeDriveCVO, planfile.OutcomeReplaceCVO:
 		r.Answer, r.Reason = AnswerNewRelease, d.Outcome.Why+" Plan it with an update graph (recover plan --graph)."
 		return nil, nil
 	}
 	p, err := plan.Make(ctx, plan.Options{Snapshot: s, Accept: o.Accept, Now: o.Now, Generator: o.Generator, Decision: d})
-	var refused *plan.RemedyRefusedError
+	var refused *planfile.RemedyRefusedError
 	switch {
 	case err == nil:
 		r.Answer = AnswerPlan
@@ -85,10 +86,10 @@ func (v *Verdict) answer(ctx context.Context, s *inspect.Snapshot, o Options) (*
 			}
 		}
 		var doc bytes.Buffer
-		if err := plan.Encode(&doc, p); err != nil {
+		if err := planfile.Encode(&doc, p); err != nil {
 			return nil, fmt.Errorf("encoding the plan: %w", err)
 		}
-		r.PlanDigest = plan.Digest(doc.Bytes())
+		r.PlanDigest = planfile.Digest(doc.Bytes())
 		if !v.Wedged {
 			// The planner remedies what inspect ranks as context only (a
 			// pending CSR of a node that is not needed yet): worth doing,

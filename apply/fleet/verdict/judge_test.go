@@ -12,7 +12,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/mustgather"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 var fixedNow = func() time.Time { return time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC) }
@@ -41,12 +41,12 @@ func TestJudgeExamples(t *testing.T) {
 		withPlan  bool
 		acceptArg []string
 	}{
-		{"pdb-blocks-drain", true, "DrainBlockedByPDB poddisruptionbudget/ci/deck", AnswerPlan, []string{plan.RemedyRelaxPDB}, nil, true, nil},
-		{"paused-pool", true, "PoolPaused machineconfigpool/master", AnswerPlan, []string{plan.RemedyUnpausePool}, nil, true, nil},
-		{"csr-pending", true, "CSRPending node/worker-2", AnswerPlan, []string{plan.RemedyApproveCSR}, nil, true, nil},
-		{"guard-pdb", true, "GuardPDBBlocksDrain poddisruptionbudget/openshift-etcd/etcd-guard-pdb", AnswerRefused, []string{plan.RemedyGuardPDB}, nil, false, nil},
+		{"pdb-blocks-drain", true, "DrainBlockedByPDB poddisruptionbudget/ci/deck", AnswerPlan, []string{planfile.RemedyRelaxPDB}, nil, true, nil},
+		{"paused-pool", true, "PoolPaused machineconfigpool/master", AnswerPlan, []string{planfile.RemedyUnpausePool}, nil, true, nil},
+		{"csr-pending", true, "CSRPending node/worker-2", AnswerPlan, []string{planfile.RemedyApproveCSR}, nil, true, nil},
+		{"guard-pdb", true, "GuardPDBBlocksDrain poddisruptionbudget/openshift-etcd/etcd-guard-pdb", AnswerRefused, []string{planfile.RemedyGuardPDB}, nil, false, nil},
 		{"admin-ack-required", true, "AdminAckRequired admingate/ack-4.18-kube-1.32-api-removals-in-4.19", AnswerNeedsAccept, []string{"admin-ack"}, []string{"admin-ack:ack-4.18-kube-1.32-api-removals-in-4.19"}, false, nil},
-		{"static-pod-stuck", true, "StaticPodRolloutStuck node/master-1", AnswerNeedsAccept, []string{plan.RemedyForceRedeployment}, []string{"force-redeployment:kube-apiserver"}, false, nil},
+		{"static-pod-stuck", true, "StaticPodRolloutStuck node/master-1", AnswerNeedsAccept, []string{planfile.RemedyForceRedeployment}, []string{"force-redeployment:kube-apiserver"}, false, nil},
 		{"upgradeable-overrides", true, "UnmanagedOverrides clusterversion/version", AnswerNeedsAccept, []string{"remove-overrides"}, []string{"remove-overrides"}, false, nil},
 		{"cloud-credential-manual", true, "UpgradeableFalse clusteroperator/cloud-credential", AnswerNeedsAccept, []string{"upgradeable-to"}, []string{"upgradeable-to:4.15"}, false, nil},
 		{"reconciled-4.3-to-4.4", true, "UpdateClaimedCompleteButMixed clusterversion/version", AnswerNewRelease, nil, nil, false, nil},
@@ -77,10 +77,10 @@ func TestJudgeExamples(t *testing.T) {
 			}
 			if p != nil {
 				var doc bytes.Buffer
-				if err := plan.Encode(&doc, p); err != nil {
+				if err := planfile.Encode(&doc, p); err != nil {
 					t.Fatal(err)
 				}
-				if d := plan.Digest(doc.Bytes()); d != v.Remedy.PlanDigest {
+				if d := planfile.Digest(doc.Bytes()); d != v.Remedy.PlanDigest {
 					t.Errorf("the verdict's plan digest %s is not the plan document's %s", v.Remedy.PlanDigest, d)
 				}
 			}

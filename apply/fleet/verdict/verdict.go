@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // FormatVersion is the verdict's version: a minor bump only adds fields (readers
@@ -81,8 +81,8 @@ type Remedy struct {
 	Answer Answer `json:"answer"`
 	// Outcome and Rule are the decision the answer comes from (plan.Decide),
 	// the same for recover plan, the TUI and this verdict.
-	Outcome plan.OutcomeKind `json:"outcome,omitempty"`
-	Rule    string           `json:"rule,omitempty"`
+	Outcome planfile.OutcomeKind `json:"outcome,omitempty"`
+	Rule    string               `json:"rule,omitempty"`
 	// Remedies are the remedies the plan takes (AnswerPlan) or the ones refused
 	// (AnswerNeedsAccept, AnswerRefused), in plan order, each once
 	// (plan.RemedyRelaxPDB, ...).

@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/openshift-recover/recover/apply/fleet/verdict"
-	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Verbs are the verbs Store uses on the ConfigMaps of its namespace
@@ -109,7 +109,7 @@ func (s Store) wrap(doing string, err error) error {
 // are written before the head, so a head that exists has all its parts; the
 // namespace is created when missing. It returns the digest of the plan the
 // ConfigMaps hold afterwards ("" for none).
-func (s Store) SavePlan(ctx context.Context, wave string, p *plan.Plan, reason string) (string, error) {
+func (s Store) SavePlan(ctx context.Context, wave string, p *planfile.Plan, reason string) (string, error) {
 	name := verdict.PlanConfigMapName(wave)
 	cms := s.Client.CoreV1().ConfigMaps(s.Namespace)
 	wrap := func(err error) error {

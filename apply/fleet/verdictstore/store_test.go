@@ -16,8 +16,8 @@ import (
 	"github.com/openshift-recover/recover/apply/fleet/verdict"
 	"github.com/openshift-recover/recover/apply/fleet/verdictstore"
 	"github.com/openshift-recover/recover/internal/testing/applytest"
-	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/planconfigmap"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // aVerdict is an inspected verdict of wave w7 with an apply run under way.
@@ -71,8 +71,8 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, err := planconfigmap.Assemble(head, func(name string) (*corev1.ConfigMap, error) { return cms.Get(ctx, name, metav1.GetOptions{}) })
-	if err != nil || plan.Digest(data) != d1 || head.Labels[verdict.WaveLabel] != "w7" || head.Annotations[planconfigmap.PartsAnnotation] == "1" {
-		t.Errorf("the stored plan: %v, digest %s, labels %v, annotations %v", err, plan.Digest(data), head.Labels, head.Annotations)
+	if err != nil || planfile.Digest(data) != d1 || head.Labels[verdict.WaveLabel] != "w7" || head.Annotations[planconfigmap.PartsAnnotation] == "1" {
+		t.Errorf("the stored plan: %v, digest %s, labels %v, annotations %v", err, planfile.Digest(data), head.Labels, head.Annotations)
 	}
 	if d, err := st.SavePlan(ctx, "w8", nil, "answer none: nothing holds the update"); err != nil || d != "" {
 		t.Errorf("no plan: digest %q, %v", d, err)
@@ -130,7 +130,7 @@ func TestInspectAfterApplyKeepsTheApplyFields(t *testing.T) {
 
 // largePlan is a valid plan of more than a ConfigMap holds (2 MB of
 // incompressible manifests), different for each seed.
-func largePlan(t *testing.T, seed uint64) *plan.Plan {
+func largePlan(t *testing.T, seed uint64) *planfile.Plan {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, seed))
 	b := applytest.NewPlan().DisableCVO()
@@ -144,11 +144,11 @@ func largePlan(t *testing.T, seed uint64) *plan.Plan {
 	return b.RestoreCVO().Plan()
 }
 
-func documentDigest(t *testing.T, p *plan.Plan) string {
+func documentDigest(t *testing.T, p *planfile.Plan) string {
 	t.Helper()
 	var doc bytes.Buffer
-	if err := plan.Encode(&doc, p); err != nil {
+	if err := planfile.Encode(&doc, p); err != nil {
 		t.Fatal(err)
 	}
-	return plan.Digest(doc.Bytes())
+	return planfile.Digest(doc.Bytes())
 }

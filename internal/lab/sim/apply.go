@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/openshift-recover/recover/apply/resource"
-	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/payload"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // applyManifest applies one payload manifest the way the CVO does, through
@@ -39,12 +39,12 @@ func (s *Sim) applyManifest(ctx context.Context, m *payload.Manifest, cvUID type
 }
 
 // planManifest wraps a payload manifest as the plan manifest apply/resource takes.
-func planManifest(m *payload.Manifest) (*plan.Manifest, error) {
-	digest, err := plan.ManifestDigest(m.JSON)
+func planManifest(m *payload.Manifest) (*planfile.Manifest, error) {
+	digest, err := planfile.ManifestDigest(m.JSON)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Position(), err)
 	}
-	return &plan.Manifest{
+	return &planfile.Manifest{
 		File: m.File, Index: m.Index,
 		APIVersion: m.APIVersion, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name,
 		CreateOnly: m.CreateOnly, Object: m.JSON, Digest: digest,

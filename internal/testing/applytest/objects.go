@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Object parses a YAML document into an object; it panics on bad YAML (test input).
@@ -102,14 +102,14 @@ spec:
 
 	b := NewPlan().DisableCVO().
 		Apply(sc.Objects[0], nil).
-		Apply(sc.Objects[1], &plan.Gate{Kind: plan.GateCRDEstablished, Object: &plan.ObjectRef{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: "widgets." + group}}).
+		Apply(sc.Objects[1], &planfile.Gate{Kind: planfile.GateCRDEstablished, Object: &planfile.ObjectRef{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: "widgets." + group}}).
 		Apply(sc.Objects[2], nil).
 		Apply(sc.Objects[3], nil).
 		Apply(sc.Objects[4], nil).
 		Apply(sc.Objects[5], nil).
-		Apply(sc.Objects[6], &plan.Gate{Kind: plan.GateWorkloadRollout, Object: &plan.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: "widget-operator"}}).
-		Wait("clusteroperator-"+operator, &plan.Gate{Kind: plan.GateClusterOperator, ClusterOperator: operator, Versions: []plan.OperandVersion{{Name: "operator", Version: TargetVersion}}}).
-		Delete(sc.Obsolete, &plan.Gate{Kind: plan.GateDeleted, Object: &plan.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: "obsolete"}}).
+		Apply(sc.Objects[6], &planfile.Gate{Kind: planfile.GateWorkloadRollout, Object: &planfile.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: "widget-operator"}}).
+		Wait("clusteroperator-"+operator, &planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: operator, Versions: []planfile.OperandVersion{{Name: "operator", Version: TargetVersion}}}).
+		Delete(sc.Obsolete, &planfile.Gate{Kind: planfile.GateDeleted, Object: &planfile.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: "obsolete"}}).
 		PausePool("master").
 		UnpausePool("master").
 		Wait("kube-apiserver", KubeAPIServerGate()).
@@ -119,7 +119,7 @@ spec:
 }
 
 // KubeAPIServerGate is the static-pods gate for the kube-apiserver.
-func KubeAPIServerGate() *plan.Gate {
-	return &plan.Gate{Kind: plan.GateStaticPods, Description: "kube-apiserver at the latest revision on every master",
-		StaticPods: &plan.StaticPodsGate{Resource: "kubeapiservers", Namespace: "openshift-kube-apiserver", PodPrefix: "kube-apiserver"}}
+func KubeAPIServerGate() *planfile.Gate {
+	return &planfile.Gate{Kind: planfile.GateStaticPods, Description: "kube-apiserver at the latest revision on every master",
+		StaticPods: &planfile.StaticPodsGate{Resource: "kubeapiservers", Namespace: "openshift-kube-apiserver", PodPrefix: "kube-apiserver"}}
 }

@@ -28,7 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/openshift-recover/recover/internal/openshift"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The remediation steps of plan formatVersion 1.1, built by hand.
@@ -36,25 +36,25 @@ import (
 // Change adds a remediation step of action that merge-patches obj (patch is
 // JSON; fields are the dotted paths it sets, a key with dots written as one
 // segment by the caller through fieldsOf).
-func (b *Builder) Change(action plan.Action, obj plan.ObjectRef, uid, patch string, fields [][]string, gate *plan.Gate) *Builder {
-	return b.add(plan.Step{ID: string(action) + "-" + obj.Name, Action: action, Remedy: string(action),
-		Change: &plan.Change{Object: obj, UID: uid, Patch: json.RawMessage(patch), Fields: fields}, Gate: gate})
+func (b *Builder) Change(action planfile.Action, obj planfile.ObjectRef, uid, patch string, fields [][]string, gate *planfile.Gate) *Builder {
+	return b.add(planfile.Step{ID: string(action) + "-" + obj.Name, Action: action, Remedy: string(action),
+		Change: &planfile.Change{Object: obj, UID: uid, Patch: json.RawMessage(patch), Fields: fields}, Gate: gate})
 }
 
 // RelaxPDB adds a relax-pdb step of the PodDisruptionBudget ns/name, built
 // as the planner builds it (plan.RelaxPDBChange: minAvailable 0,
 // maxUnavailable dropped; the budget taken as minAvailable 1), gated on gate
 // (typically nodes-settled). Pair it with Revert.
-func (b *Builder) RelaxPDB(ns, name, uid string, gate *plan.Gate) *Builder {
-	b.add(plan.Step{ID: string(plan.ActionRelaxPDB) + "-" + name, Action: plan.ActionRelaxPDB,
-		Remedy: plan.RemedyRelaxPDB, Finding: "DrainBlockedByPDB", Change: plan.RelaxPDBChange(ns, name, uid, "1", ""), Gate: gate})
+func (b *Builder) RelaxPDB(ns, name, uid string, gate *planfile.Gate) *Builder {
+	b.add(planfile.Step{ID: string(planfile.ActionRelaxPDB) + "-" + name, Action: planfile.ActionRelaxPDB,
+		Remedy: planfile.RemedyRelaxPDB, Finding: "DrainBlockedByPDB", Change: planfile.RelaxPDBChange(ns, name, uid, "1", ""), Gate: gate})
 	return b
 }
 
 // Revert adds the revert step of the step whose ID is of (LastID after it was
 // added), gated on the object being restored, and marks that step temporary.
 func (b *Builder) Revert(of string) *Builder {
-	var target *plan.Step
+	var target *planfile.Step
 	for i := range b.p.Steps {
 		if b.p.Steps[i].ID == of {
 			target = &b.p.Steps[i]
@@ -63,8 +63,8 @@ func (b *Builder) Revert(of string) *Builder {
 	if target == nil {
 		panic("applytest: Revert of an unknown step " + of)
 	}
-	b.add(plan.Step{ID: "revert-" + target.Change.Object.Name, Action: plan.ActionRevert, Reverts: of, Remedy: target.Remedy,
-		Gate: &plan.Gate{Kind: plan.GateRestored, Description: "the object carries its journaled pre-image again"}})
+	b.add(planfile.Step{ID: "revert-" + target.Change.Object.Name, Action: planfile.ActionRevert, Reverts: of, Remedy: target.Remedy,
+		Gate: &planfile.Gate{Kind: planfile.GateRestored, Description: "the object carries its journaled pre-image again"}})
 	for i := range b.p.Steps {
 		if b.p.Steps[i].ID == of {
 			b.p.Steps[i].RevertedBy = b.LastID()
@@ -74,22 +74,22 @@ func (b *Builder) Revert(of string) *Builder {
 }
 
 // ApproveCSR adds an approve-csr step gated on the certificate being issued.
-func (b *Builder) ApproveCSR(c plan.CSRApproval) *Builder {
-	return b.add(plan.Step{ID: "approve-csr-" + c.Name, Action: plan.ActionApproveCSR, Remedy: plan.RemedyApproveCSR, Finding: "CSRPending", CSR: &c,
-		Gate: &plan.Gate{Kind: plan.GateCSRIssued, Object: &plan.ObjectRef{APIVersion: "certificates.k8s.io/v1", Kind: "CertificateSigningRequest", Name: c.Name}}})
+func (b *Builder) ApproveCSR(c planfile.CSRApproval) *Builder {
+	return b.add(planfile.Step{ID: "approve-csr-" + c.Name, Action: planfile.ActionApproveCSR, Remedy: planfile.RemedyApproveCSR, Finding: "CSRPending", CSR: &c,
+		Gate: &planfile.Gate{Kind: planfile.GateCSRIssued, Object: &planfile.ObjectRef{APIVersion: "certificates.k8s.io/v1", Kind: "CertificateSigningRequest", Name: c.Name}}})
 }
 
 // LastID is the ID of the step added last.
 func (b *Builder) LastID() string { return b.p.Steps[len(b.p.Steps)-1].ID }
 
 // PDBRef names a PodDisruptionBudget.
-func PDBRef(ns, name string) plan.ObjectRef {
-	return plan.ObjectRef{APIVersion: "policy/v1", Kind: "PodDisruptionBudget", Namespace: ns, Name: name}
+func PDBRef(ns, name string) planfile.ObjectRef {
+	return planfile.ObjectRef{APIVersion: "policy/v1", Kind: "PodDisruptionBudget", Namespace: ns, Name: name}
 }
 
 // NodesSettled is the gate a relaxed PDB waits for.
-func NodesSettled(nodes ...string) *plan.Gate {
-	return &plan.Gate{Kind: plan.GateNodesSettled, Nodes: nodes, Description: "the drained nodes settled"}
+func NodesSettled(nodes ...string) *planfile.Gate {
+	return &planfile.Gate{Kind: planfile.GateNodesSettled, Nodes: nodes, Description: "the drained nodes settled"}
 }
 
 // NodeCSR builds a certificate signing request as a kubelet makes it, with a

@@ -19,7 +19,7 @@ import (
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // Players stand in for what a bare API server lacks while the engine runs a
@@ -35,7 +35,7 @@ import (
 type Players struct {
 	c     *Cluster
 	kube  kubernetes.Interface
-	steps map[string]*plan.Step
+	steps map[string]*planfile.Step
 	ch    chan *apply.Event
 	wg    sync.WaitGroup
 	// Errs are the players' failures, for the test to report.
@@ -47,12 +47,12 @@ type Players struct {
 
 // Play starts players for plan p; feed them the engine's events with Observe
 // and call Stop when the run is over.
-func (c *Cluster) Play(ctx context.Context, p *plan.Plan) (*Players, error) {
+func (c *Cluster) Play(ctx context.Context, p *planfile.Plan) (*Players, error) {
 	kube, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		return nil, err
 	}
-	pl := &Players{c: c, kube: kube, steps: map[string]*plan.Step{}, ch: make(chan *apply.Event, 1024), failed: make(chan struct{}), done: map[string]bool{}}
+	pl := &Players{c: c, kube: kube, steps: map[string]*planfile.Step{}, ch: make(chan *apply.Event, 1024), failed: make(chan struct{}), done: map[string]bool{}}
 	for i := range p.Steps {
 		pl.steps[p.Steps[i].ID] = &p.Steps[i]
 	}
@@ -103,11 +103,11 @@ func (pl *Players) play(ctx context.Context, e *apply.Event) error {
 	}
 	var act func() error
 	switch g := st.Gate; g.Kind {
-	case plan.GateClusterOperator:
+	case planfile.GateClusterOperator:
 		act = func() error { return pl.operatorReports(ctx, g) }
-	case plan.GateStaticPods:
+	case planfile.GateStaticPods:
 		act = func() error { return pl.staticPodsRoll(ctx, g.StaticPods) }
-	case plan.GateCVORunning:
+	case planfile.GateCVORunning:
 		act = func() error { return pl.cvoTakesTheUpdate(ctx) }
 	default:
 		return nil
@@ -128,7 +128,7 @@ var (
 // operatorReports is an operator whose manifests were applied: it reports the
 // versions the gate waits for (the manifest's), Available, not Progressing, not
 // Degraded; the relatedObjects the CVO wrote stay.
-func (pl *Players) operatorReports(ctx context.Context, g *plan.Gate) error {
+func (pl *Players) operatorReports(ctx context.Context, g *planfile.Gate) error {
 	client := pl.c.Dynamic.Resource(clusterOperators)
 	co, err := client.Get(ctx, g.ClusterOperator, metav1.GetOptions{})
 	if err != nil {
@@ -162,7 +162,7 @@ func (pl *Players) operatorReports(ctx context.Context, g *plan.Gate) error {
 // operators' CRDs hold them to it: a nodeStatus may not be created with a
 // revision, at most one node has a targetRevision, currentRevision only grows
 // (openshift/api operator/v1 types.go NodeStatus, its x-kubernetes-validations).
-func (pl *Players) staticPodsRoll(ctx context.Context, sp *plan.StaticPodsGate) error {
+func (pl *Players) staticPodsRoll(ctx context.Context, sp *planfile.StaticPodsGate) error {
 	gvr := schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: sp.Resource}
 	client := pl.c.Dynamic.Resource(gvr)
 	sel := labels.SelectorFromSet(labels.Set{"node-role.kubernetes.io/master": ""})
@@ -260,7 +260,7 @@ func atRevision(ns map[string]any, rev int64) bool {
 	return cur >= rev
 }
 
-func (pl *Players) mirrorPod(ctx context.Context, sp *plan.StaticPodsGate, node, container string, rev int64) error {
+func (pl *Players) mirrorPod(ctx context.Context, sp *planfile.StaticPodsGate, node, container string, rev int64) error {
 	// The operator creates its operand's namespace (openshift-etcd has no
 	// manifest in the 4.4 payload).
 	if _, err := pl.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sp.Namespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {

@@ -10,6 +10,7 @@ import (
 	"github.com/openshift-recover/recover/apply/resource"
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The generated-state property in apply/gate (TestPlannerSkipAgreesWithGates)
@@ -38,17 +39,17 @@ func TestExamplesPlannerSkipAgreesWithGates(t *testing.T) {
 			checker := gate.NewChecker(dynamic.NewForConfigOrDie(c.cfg), resource.NewMapper(discovery.NewDiscoveryClientForConfigOrDie(c.cfg)))
 			var skipped, met int
 			for _, co := range snap.ClusterOperators {
-				var declared []plan.OperandVersion
+				var declared []planfile.OperandVersion
 				for _, v := range co.Versions {
-					declared = append(declared, plan.OperandVersion{Name: v.Name, Version: v.Version})
+					declared = append(declared, planfile.OperandVersion{Name: v.Name, Version: v.Version})
 				}
 				if len(declared) == 0 {
 					continue
 				}
 				skip, why := plan.OperatorAtTarget(snap, co.Name, declared)
-				gates := []*plan.Gate{{Kind: plan.GateClusterOperator, ClusterOperator: co.Name, Versions: declared}}
+				gates := []*planfile.Gate{{Kind: planfile.GateClusterOperator, ClusterOperator: co.Name, Versions: declared}}
 				if sp := inspect.StaticPodComponentFor(co.Name); sp != nil && sp.ClusterOperator == co.Name {
-					gates = append(gates, &plan.Gate{Kind: plan.GateStaticPods, StaticPods: plan.StaticPodsGateFor(sp, 0)})
+					gates = append(gates, &planfile.Gate{Kind: planfile.GateStaticPods, StaticPods: plan.StaticPodsGateFor(sp, 0)})
 				}
 				ok, pending := true, ""
 				for _, g := range gates {

@@ -18,7 +18,7 @@ import (
 	"github.com/openshift-recover/recover/internal/lab/sim"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
 	"github.com/openshift-recover/recover/internal/testing/recoverbin"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The remediation tests drive the real recover binary, as an admin would: the
@@ -96,13 +96,13 @@ func findingCodes(s *inspect.Snapshot) map[string][]string {
 
 // planCLI is `recover plan [args] -o json > plan.json`: the plan, parsed, and its
 // path.
-func (c *cluster) planCLI(args ...string) (*plan.Plan, string) {
+func (c *cluster) planCLI(args ...string) (*planfile.Plan, string) {
 	c.t.Helper()
 	r := c.recover(append([]string{"plan", "-o", "json"}, args...)...)
 	if r.code != 0 {
 		c.t.Fatalf("recover plan %s: %s", strings.Join(args, " "), r)
 	}
-	var p plan.Plan
+	var p planfile.Plan
 	if err := json.Unmarshal([]byte(r.stdout), &p); err != nil {
 		c.t.Fatalf("recover plan -o json: %v", err)
 	}
@@ -114,7 +114,7 @@ func (c *cluster) planCLI(args ...string) (*plan.Plan, string) {
 }
 
 // stepShape is a plan's steps as "action[:gate]" strings, in order.
-func stepShape(p *plan.Plan) []string {
+func stepShape(p *planfile.Plan) []string {
 	var out []string
 	for _, s := range p.Steps {
 		v := string(s.Action)
@@ -233,10 +233,10 @@ func stepOf(ev map[string]any) string {
 // releaser lets the simulator go (sim.FastTiming) once the plan's CVO is
 // disabled, as the e2e recipe does: until then the cluster holds still for the
 // staleness check.
-func (c *cluster) releaser(p *plan.Plan) func(ev map[string]any) {
+func (c *cluster) releaser(p *planfile.Plan) func(ev map[string]any) {
 	hold := ""
 	for _, st := range p.Steps {
-		if st.Action == plan.ActionDisableCVO || st.Action == plan.ActionPausePool {
+		if st.Action == planfile.ActionDisableCVO || st.Action == planfile.ActionPausePool {
 			hold = st.ID
 		}
 	}
@@ -266,7 +266,7 @@ func (c *cluster) auditProxy(name string, hook func(faultproxy.Entry, faultproxy
 // auditing proxy, letting the CVO go on when the plan restores it (releaser),
 // and fails the test unless the run completes. It returns the proxy (its log
 // is what the run wrote) and the run's journal.
-func (c *cluster) applyAudited(p *plan.Plan, path string) (*faultproxy.Proxy, string) {
+func (c *cluster) applyAudited(p *planfile.Plan, path string) (*faultproxy.Proxy, string) {
 	c.t.Helper()
 	audit, kc := c.auditProxy("apply", nil)
 	journalPath := filepath.Join(c.dir, "run.journal")
@@ -322,8 +322,8 @@ func writes(log []faultproxy.Entry) []string {
 type journalSummary struct {
 	State string `json:"state"`
 	Plan  struct {
-		Mode    string        `json:"mode"`
-		Outcome *plan.Outcome `json:"outcome"`
+		Mode    string            `json:"mode"`
+		Outcome *planfile.Outcome `json:"outcome"`
 	} `json:"plan"`
 	CVO struct {
 		Disabled bool `json:"disabled"`

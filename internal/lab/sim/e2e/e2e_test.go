@@ -25,6 +25,7 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/graph"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 var env *kubetest.Env
@@ -126,7 +127,7 @@ func (c *cluster) snapshot() *inspect.Snapshot {
 
 // plan is `recover plan` with the first incident's graph, graph-data and 4.4.4
 // payload, as the scenarios' try lines give them.
-func (c *cluster) plan(snap *inspect.Snapshot) *plan.Plan {
+func (c *cluster) plan(snap *inspect.Snapshot) *planfile.Plan {
 	c.t.Helper()
 	ex := filepath.Join(c.root, "examples", "reconciled-4.3-to-4.4")
 	g, err := graph.Load(c.ctx, graph.Options{Graph: filepath.Join(ex, "graph.json"), GraphData: filepath.Join(ex, "graph-data"), Channel: "stable-4.4"})
@@ -150,7 +151,7 @@ func (c *cluster) plan(snap *inspect.Snapshot) *plan.Plan {
 // apply is `recover apply --plan plan.json --i-have-a-backup --yes`. Once the run
 // has disabled the CVO and paused the pools, the simulator is let go
 // (sim.FastTiming).
-func (c *cluster) apply(p *plan.Plan, timeouts map[plan.GateKind]time.Duration) (*apply.Result, []apply.Event) {
+func (c *cluster) apply(p *planfile.Plan, timeouts map[planfile.GateKind]time.Duration) (*apply.Result, []apply.Event) {
 	c.t.Helper()
 	eng, err := apply.New(c.cfg)
 	if err != nil {
@@ -158,7 +159,7 @@ func (c *cluster) apply(p *plan.Plan, timeouts map[plan.GateKind]time.Duration) 
 	}
 	lastHold := ""
 	for _, st := range p.Steps {
-		if st.Action == plan.ActionDisableCVO || st.Action == plan.ActionPausePool {
+		if st.Action == planfile.ActionDisableCVO || st.Action == planfile.ActionPausePool {
 			lastHold = st.ID
 		}
 	}
@@ -328,14 +329,14 @@ func TestFalseSuccessIncidentStopsAtTheStaticPodGate(t *testing.T) {
 	p := c.plan(snap)
 	var gateStep string
 	for _, st := range p.Steps {
-		if st.Gate != nil && st.Gate.Kind == plan.GateStaticPods && st.Gate.StaticPods != nil && st.Gate.StaticPods.Resource == "kubeapiservers" {
+		if st.Gate != nil && st.Gate.Kind == planfile.GateStaticPods && st.Gate.StaticPods != nil && st.Gate.StaticPods.Resource == "kubeapiservers" {
 			gateStep = st.ID
 		}
 	}
 	if gateStep == "" {
 		t.Fatalf("the plan has no static-pods gate for the kube-apiserver; steps: %d", len(p.Steps))
 	}
-	res, events := c.apply(p, map[plan.GateKind]time.Duration{plan.GateStaticPods: 20 * time.Second})
+	res, events := c.apply(p, map[planfile.GateKind]time.Duration{planfile.GateStaticPods: 20 * time.Second})
 	if res.Outcome != apply.OutcomeGateFailed || res.StoppedAt != gateStep {
 		t.Fatalf("recover apply: %s at %q (%s), want gate-failed at %s", res.Outcome, res.StoppedAt, res.Message, gateStep)
 	}
@@ -360,14 +361,14 @@ func TestFalseSuccessIncidentStopsAtTheStaticPodGate(t *testing.T) {
 // cvoKeepsTheWheel: the scenario's CVO is updating, so the plan recover makes
 // for it never stops it (no disable-cvo, no restore-cvo) and says why: the
 // decision keeps the CVO at the wheel unless the admin asks (--take-over).
-func cvoKeepsTheWheel(t *testing.T, p *plan.Plan) {
+func cvoKeepsTheWheel(t *testing.T, p *planfile.Plan) {
 	t.Helper()
 	for _, st := range p.Steps {
-		if st.Action == plan.ActionDisableCVO || st.Action == plan.ActionRestoreCVO {
+		if st.Action == planfile.ActionDisableCVO || st.Action == planfile.ActionRestoreCVO {
 			t.Fatalf("the plan for an updating CVO has %s (step %s)", st.Action, st.ID)
 		}
 	}
-	if p.Outcome == nil || p.Outcome.Kind != plan.OutcomeRemediation || !strings.Contains(p.Outcome.Why, "with the CVO left running") {
+	if p.Outcome == nil || p.Outcome.Kind != planfile.OutcomeRemediation || !strings.Contains(p.Outcome.Why, "with the CVO left running") {
 		t.Fatalf("the plan's outcome %+v, want a remediation with the CVO left running", p.Outcome)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The admin-ack remedy on examples/admin-ack-required: 4.18.9 asked for 4.19.0,
@@ -55,12 +55,12 @@ func TestRemedyAdminAck(t *testing.T) {
 	}
 
 	p, path := c.planCLI("--accept", acceptAdminGate)
-	if p.Mode != plan.ModeRemediation {
+	if p.Mode != planfile.ModeRemediation {
 		t.Errorf("recover plan made a %q plan, want remediation", p.Mode)
 	}
 	shape := stepShape(p)
-	ack := slices.Index(shape, string(plan.ActionAcknowledgeGate))
-	cleared := slices.Index(shape, "wait:"+string(plan.GateConditionCleared))
+	ack := slices.Index(shape, string(planfile.ActionAcknowledgeGate))
+	cleared := slices.Index(shape, "wait:"+string(planfile.GateConditionCleared))
 	if ack < 0 || cleared < ack {
 		t.Fatalf("the plan's steps are %v, want acknowledge-admin-gate, then a condition-cleared wait", shape)
 	}
@@ -110,7 +110,7 @@ func TestRemedyAdminAck(t *testing.T) {
 	if s.State != "finished" || len(s.Changes) != 1 {
 		t.Fatalf("recover journal: state %s, changes %+v", s.State, s.Changes)
 	}
-	if ch := s.Changes[0]; ch.Action != string(plan.ActionAcknowledgeGate) || ch.Temporary || ch.State != "made" || ch.Step != p.Steps[ack].ID {
+	if ch := s.Changes[0]; ch.Action != string(planfile.ActionAcknowledgeGate) || ch.Temporary || ch.State != "made" || ch.Step != p.Steps[ack].ID {
 		t.Errorf("recover journal's change: %+v, want %s's acknowledgement, lasting, made", ch, p.Steps[ack].ID)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The approve-csr remedy on examples/csr-pending: worker-2's kubelet waits for
@@ -93,14 +93,14 @@ func TestRemedyApproveCSR(t *testing.T) {
 	c := csrWedge(t)
 	objs := c.objects(cvoDeployment, csrPath(vouchedCSR))
 	p, path := c.planCLI()
-	if p.Mode != plan.ModeRemediation {
+	if p.Mode != planfile.ModeRemediation {
 		t.Errorf("plan mode %q, want remediation", p.Mode)
 	}
 	var approved []string
 	for _, s := range p.Steps {
-		if s.Action == plan.ActionApproveCSR {
+		if s.Action == planfile.ActionApproveCSR {
 			approved = append(approved, s.CSR.Name)
-			if s.Gate == nil || s.Gate.Kind != plan.GateCSRIssued {
+			if s.Gate == nil || s.Gate.Kind != planfile.GateCSRIssued {
 				t.Errorf("step %s has no csr-issued gate: %+v", s.ID, s.Gate)
 			}
 		}
@@ -110,7 +110,7 @@ func TestRemedyApproveCSR(t *testing.T) {
 	}
 	refused := false
 	for _, r := range p.Refused {
-		if r.Subject == "certificatesigningrequest/"+unvouchedCSR && r.Remedy == plan.RemedyApproveCSR && r.Accept == "" && r.Reason != "" {
+		if r.Subject == "certificatesigningrequest/"+unvouchedCSR && r.Remedy == planfile.RemedyApproveCSR && r.Accept == "" && r.Reason != "" {
 			refused = true
 		}
 	}
@@ -181,7 +181,7 @@ func TestRemedyApproveCSR(t *testing.T) {
 	if s.State != "finished" || len(s.Changes) != 1 {
 		t.Fatalf("recover journal: state %s, changes %+v", s.State, s.Changes)
 	}
-	if ch := s.Changes[0]; ch.Action != string(plan.ActionApproveCSR) || ch.Temporary || ch.State != "made" || ch.Object == nil || ch.Object.Name != vouchedCSR {
+	if ch := s.Changes[0]; ch.Action != string(planfile.ActionApproveCSR) || ch.Temporary || ch.State != "made" || ch.Object == nil || ch.Object.Name != vouchedCSR {
 		t.Errorf("recover journal's change: %+v, want the lasting approval of %s", ch, vouchedCSR)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // clusterVersion is ClusterVersion/version's API path.
@@ -41,11 +41,11 @@ func TestRemedyRemoveOverrides(t *testing.T) {
 
 	objs := c.objects(cvoDeployment, clusterVersion)
 	refused := c.recover("plan", "-o", "json")
-	if refused.code != 3 || !strings.Contains(refused.stderr+refused.stdout, "--accept "+plan.AcceptRemoveOverrides) {
-		t.Fatalf("recover plan without --accept: %s; want exit 3 naming --accept %s", refused, plan.AcceptRemoveOverrides)
+	if refused.code != 3 || !strings.Contains(refused.stderr+refused.stdout, "--accept "+planfile.AcceptRemoveOverrides) {
+		t.Fatalf("recover plan without --accept: %s; want exit 3 naming --accept %s", refused, planfile.AcceptRemoveOverrides)
 	}
-	p, path := c.planCLI("--accept", plan.AcceptRemoveOverrides)
-	want := []string{string(plan.ActionRemoveOverrides), "wait:" + string(plan.GateConditionCleared)}
+	p, path := c.planCLI("--accept", planfile.AcceptRemoveOverrides)
+	want := []string{string(planfile.ActionRemoveOverrides), "wait:" + string(planfile.GateConditionCleared)}
 	if got := stepShape(p); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("the plan has steps %v, want %v", got, want)
 	}
@@ -117,7 +117,7 @@ func TestRemedyRemoveOverrides(t *testing.T) {
 	if s.State != "finished" || len(s.Changes) != 1 {
 		t.Fatalf("recover journal: state %s, changes %+v", s.State, s.Changes)
 	}
-	if ch := s.Changes[0]; ch.Action != string(plan.ActionRemoveOverrides) || ch.Temporary || ch.State != "made" {
+	if ch := s.Changes[0]; ch.Action != string(planfile.ActionRemoveOverrides) || ch.Temporary || ch.State != "made" {
 		t.Errorf("recover journal's change: %+v, want the removed overrides, lasting, made", ch)
 	}
 }

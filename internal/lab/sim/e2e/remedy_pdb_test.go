@@ -14,7 +14,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The relax-pdb remedy on examples/pdb-blocks-drain: the PodDisruptionBudget
@@ -26,7 +26,7 @@ var pdbPlanShape = []string{"disable-cvo:cvo-scaled-down", "relax-pdb", "wait:no
 // pdbWedge loads the scenario, checks that inspect finds the wedge, and makes
 // the plan: the cluster, the budget as it was before the plan, the plan and
 // its path.
-func pdbWedge(t *testing.T) (*cluster, map[string]any, *plan.Plan, string) {
+func pdbWedge(t *testing.T) (*cluster, map[string]any, *planfile.Plan, string) {
 	t.Helper()
 	c := load(t, "pdb-blocks-drain")
 	snap, wedge := c.inspectCLI()
@@ -44,7 +44,7 @@ func pdbWedge(t *testing.T) (*cluster, map[string]any, *plan.Plan, string) {
 	}
 	before := c.object(deckPDB)
 	p, path := c.planCLI()
-	if p.Mode != plan.ModeRemediation {
+	if p.Mode != planfile.ModeRemediation {
 		t.Errorf("recover plan without --graph made a %q plan, want remediation", p.Mode)
 	}
 	if got := stepShape(p); !slices.Equal(got, pdbPlanShape) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestRemedyUnpausePool is the unpause-pool remedy end to end on
@@ -37,11 +37,11 @@ func TestRemedyUnpausePool(t *testing.T) {
 	objs := c.objects(cvoDeployment, masterPool)
 	p, path := c.planCLI()
 	want := []string{"unpause-pool:pool-updated"}
-	if got := stepShape(p); p.Mode != plan.ModeRemediation || fmt.Sprint(got) != fmt.Sprint(want) {
+	if got := stepShape(p); p.Mode != planfile.ModeRemediation || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("the plan (%s) has steps %v, want %v", p.Mode, got, want)
 	}
 	cvoKeepsTheWheel(t, p)
-	if st := p.Steps[0]; st.Remedy != plan.RemedyUnpausePool || st.Change == nil || st.Pool != "master" {
+	if st := p.Steps[0]; st.Remedy != planfile.RemedyUnpausePool || st.Change == nil || st.Pool != "master" {
 		t.Errorf("the unpause step: %+v", st)
 	}
 

@@ -18,7 +18,7 @@ import (
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The retarget remedy on examples/conditional-risk: 4.12.16 updates to 4.13.4,
@@ -55,19 +55,19 @@ func TestRemedyRetarget(t *testing.T) {
 	objs := c.objects(cvoDeployment, clusterVersion)
 	ex := c.root + "/examples/conditional-risk"
 	p, path := c.planCLI("--graph", ex+"/graph.json", "--payload", ex+"/releases/"+fixedZ)
-	if p.Mode != plan.ModeDriveCVO || p.Outcome == nil || p.Outcome.Kind != plan.OutcomeDriveCVO || p.Outcome.Rule != "retarget-in-flight" || p.Target.Version != fixedZ {
+	if p.Mode != planfile.ModeDriveCVO || p.Outcome == nil || p.Outcome.Kind != planfile.OutcomeDriveCVO || p.Outcome.Rule != "retarget-in-flight" || p.Target.Version != fixedZ {
 		t.Fatalf("recover plan: mode %q, outcome %+v, target %+v; want a drive-cvo plan to %s", p.Mode, p.Outcome, p.Target, fixedZ)
 	}
 	var demoted bool
 	for _, cand := range p.Alternatives {
-		demoted = demoted || cand.Version == riskyTarget && cand.Verdict == plan.VerdictDemoted
+		demoted = demoted || cand.Version == riskyTarget && cand.Verdict == planfile.VerdictDemoted
 	}
 	if !demoted {
 		t.Errorf("the in-flight %s is not demoted for its risk: %+v", riskyTarget, p.Alternatives)
 	}
-	var retarget *plan.Remediation
+	var retarget *planfile.Remediation
 	for i, r := range p.Remediations {
-		if r.Remedy == plan.RemedyRetarget {
+		if r.Remedy == planfile.RemedyRetarget {
 			retarget = &p.Remediations[i]
 		}
 	}
@@ -128,7 +128,7 @@ func TestRemedyRetarget(t *testing.T) {
 	})
 
 	s := c.journalCLI(journalPath)
-	if s.State != "finished" || s.CVO.Disabled || s.CVO.Restored || s.Plan.Mode != plan.ModeDriveCVO || s.Plan.Outcome == nil || s.Plan.Outcome.Rule != "retarget-in-flight" {
+	if s.State != "finished" || s.CVO.Disabled || s.CVO.Restored || s.Plan.Mode != planfile.ModeDriveCVO || s.Plan.Outcome == nil || s.Plan.Outcome.Rule != "retarget-in-flight" {
 		t.Fatalf("recover journal: state %s, cvo %+v, plan %+v", s.State, s.CVO, s.Plan)
 	}
 	// recover journal's change list holds the remedies' object changes; a
@@ -156,7 +156,7 @@ func TestDriveCVOAcceptsTheNamedRisk(t *testing.T) {
 	objs := c.objects(cvoDeployment, clusterVersion)
 	ex := c.root + "/examples/conditional-risk"
 	p, path := c.planCLI("--graph", ex+"/graph.json", "--payload", ex+"/releases/"+riskyTarget, "--accept", riskName)
-	if p.Mode != plan.ModeDriveCVO || p.Outcome == nil || p.Outcome.Kind != plan.OutcomeDriveCVO || p.Target.Version != riskyTarget {
+	if p.Mode != planfile.ModeDriveCVO || p.Outcome == nil || p.Outcome.Kind != planfile.OutcomeDriveCVO || p.Target.Version != riskyTarget {
 		t.Fatalf("recover plan --accept: mode %q, outcome %+v, target %s; want a drive-cvo plan to %s", p.Mode, p.Outcome, p.Target.Version, riskyTarget)
 	}
 	if shape := stepShape(p); !slices.Equal(shape, []string{"set-desired-update:cvo-running"}) || !slices.Equal(p.Steps[0].DesiredUpdate.AcceptRisks, []string{riskName}) {
@@ -170,8 +170,8 @@ func TestDriveCVOAcceptsTheNamedRisk(t *testing.T) {
 	if r.code != 0 || os.WriteFile(yamlPath, []byte(r.stdout), 0o600) != nil {
 		t.Fatalf("recover plan -o yaml: %s", r)
 	}
-	fromYAML, _, err := plan.Load(yamlPath)
-	if err != nil || fromYAML.Mode != plan.ModeDriveCVO || !reflect.DeepEqual(fromYAML.Steps, p.Steps) {
+	fromYAML, _, err := planfile.Load(yamlPath)
+	if err != nil || fromYAML.Mode != planfile.ModeDriveCVO || !reflect.DeepEqual(fromYAML.Steps, p.Steps) {
 		t.Fatalf("the YAML plan: %v, mode %q, steps %+v", err, fromYAML.Mode, fromYAML.Steps)
 	}
 	dry, kc := c.auditProxy("dry-run", nil)
@@ -199,7 +199,7 @@ func TestDriveCVOAcceptsTheNamedRisk(t *testing.T) {
 			setField(o, "spec.desiredUpdate", map[string]any{"version": riskyTarget, "image": image, "acceptRisks": []any{map[string]any{"name": riskName}}})
 		},
 	})
-	if s := c.journalCLI(journalPath); s.State != "finished" || s.CVO.Disabled || s.Plan.Mode != plan.ModeDriveCVO {
+	if s := c.journalCLI(journalPath); s.State != "finished" || s.CVO.Disabled || s.Plan.Mode != planfile.ModeDriveCVO {
 		t.Fatalf("recover journal: state %s, cvo %+v, plan %+v", s.State, s.CVO, s.Plan)
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/nextcmd"
 	"github.com/openshift-recover/recover/internal/openshift"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // The signature remedy on examples/release-not-accepted: 4.15.30 asked for
@@ -65,9 +65,9 @@ func TestRemedyReleaseSignature(t *testing.T) {
 
 	p, path := c.planCLI("--release-keyring", keyring, "--release-signature", good)
 	shape := stepShape(p)
-	create := slices.Index(shape, string(plan.ActionCreateReleaseSignature))
-	accepted := slices.Index(shape, "wait:"+string(plan.GateReleaseAccepted))
-	if p.Mode != plan.ModeRemediation || create < 0 || accepted < create {
+	create := slices.Index(shape, string(planfile.ActionCreateReleaseSignature))
+	accepted := slices.Index(shape, "wait:"+string(planfile.GateReleaseAccepted))
+	if p.Mode != planfile.ModeRemediation || create < 0 || accepted < create {
 		t.Fatalf("the plan (%s) is %v, want create-release-signature, then a release-accepted wait", p.Mode, shape)
 	}
 	cvoKeepsTheWheel(t, p)
@@ -117,7 +117,7 @@ func TestRemedyReleaseSignature(t *testing.T) {
 	remove := nextcmd.Delete("configmap/"+name, openshift.SignaturesNamespace)
 	var listed bool
 	for _, ch := range s.Changes {
-		if ch.Action != string(plan.ActionCreateReleaseSignature) {
+		if ch.Action != string(planfile.ActionCreateReleaseSignature) {
 			continue
 		}
 		listed = ch.Created && ch.State == "made" && !ch.Temporary && ch.Remove == remove && ch.Object != nil &&

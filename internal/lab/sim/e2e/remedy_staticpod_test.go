@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 const acceptKubeAPIServer = "force-redeployment:kube-apiserver"
@@ -114,7 +114,7 @@ func TestRemedyForceRedeployment(t *testing.T) {
 	})
 
 	s := c.journalCLI(journalPath)
-	if len(s.Changes) != 1 || s.Changes[0].Action != string(plan.ActionForceRedeployment) || s.Changes[0].State != "made" {
+	if len(s.Changes) != 1 || s.Changes[0].Action != string(planfile.ActionForceRedeployment) || s.Changes[0].State != "made" {
 		t.Errorf("recover journal's changes: %+v, want the forced redeployment, made", s.Changes)
 	}
 }

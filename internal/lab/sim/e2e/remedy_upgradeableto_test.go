@@ -10,13 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift-recover/recover/internal/openshift"
-	"github.com/openshift-recover/recover/plan"
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // cloudCredential is cloudcredentials.operator.openshift.io/cluster's API path.
 const cloudCredential objectPath = "/apis/operator.openshift.io/v1/cloudcredentials/cluster"
 
-const acceptUpgradeableTo = plan.AcceptUpgradeableTo + "4.15"
+const acceptUpgradeableTo = planfile.AcceptUpgradeableTo + "4.15"
 
 // TestRemedyUpgradeableTo is the upgradeable-to remedy end to end on
 // examples/cloud-credential-manual: recover inspect names the cloud-credential
@@ -39,7 +39,7 @@ func TestRemedyUpgradeableTo(t *testing.T) {
 		t.Fatalf("recover plan without --accept: %s; want exit 3 naming --accept %s", refused, acceptUpgradeableTo)
 	}
 	p, path := c.planCLI("--accept", acceptUpgradeableTo)
-	want := []string{string(plan.ActionAnnotateUpgradeableTo), "wait:" + string(plan.GateConditionCleared)}
+	want := []string{string(planfile.ActionAnnotateUpgradeableTo), "wait:" + string(planfile.GateConditionCleared)}
 	if got := stepShape(p); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("the plan has steps %v, want %v", got, want)
 	}
@@ -68,7 +68,7 @@ func TestRemedyUpgradeableTo(t *testing.T) {
 	if s.State != "finished" || len(s.Changes) != 1 {
 		t.Fatalf("recover journal: state %s, changes %+v", s.State, s.Changes)
 	}
-	if ch := s.Changes[0]; ch.Action != string(plan.ActionAnnotateUpgradeableTo) || ch.Temporary || ch.State != "made" {
+	if ch := s.Changes[0]; ch.Action != string(planfile.ActionAnnotateUpgradeableTo) || ch.Temporary || ch.State != "made" {
 		t.Errorf("recover journal's change: %+v, want the annotation, lasting, made", ch)
 	}
 }

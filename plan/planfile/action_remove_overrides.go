@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 // remove-overrides: remove ClusterVersion spec.overrides, so that the CVO
 // manages the overridden objects again; a condition-cleared wait follows. The

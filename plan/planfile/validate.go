@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 import (
 	"encoding/json"
@@ -111,7 +111,7 @@ func Validate(p *Plan) error {
 		if disable >= 0 || restore >= 0 {
 			add("a drive-cvo plan keeps the CVO running: it has no disable-cvo or restore-cvo step")
 		}
-		if n := countAction(p, ActionSetDesiredUpdate); n != 1 {
+		if n := CountAction(p, ActionSetDesiredUpdate); n != 1 {
 			add("a drive-cvo plan hands the CVO its target in one set-desired-update step; it has %d", n)
 		}
 	}
@@ -126,7 +126,7 @@ func Validate(p *Plan) error {
 }
 
 // countAction counts the plan's steps of an action.
-func countAction(p *Plan, a Action) int {
+func CountAction(p *Plan, a Action) int {
 	n := 0
 	for i := range p.Steps {
 		if p.Steps[i].Action == a {
@@ -214,7 +214,7 @@ func validateChange(s *Step, at problemFunc) {
 			}
 		}
 	}
-	leaves, err := patchLeaves(ch.Patch)
+	leaves, err := PatchLeaves(ch.Patch)
 	if err != nil {
 		at("%v", err)
 		return
@@ -269,7 +269,7 @@ func covers(field, path []string) bool {
 
 // patchLeaves returns the paths a JSON merge patch sets (a key whose value is
 // not a non-empty object is a leaf), sorted.
-func patchLeaves(patch json.RawMessage) ([][]string, error) {
+func PatchLeaves(patch json.RawMessage) ([][]string, error) {
 	var p any
 	if err := json.Unmarshal(patch, &p); err != nil {
 		return nil, fmt.Errorf("the change's patch is not a JSON merge patch object: %v", err)
@@ -387,7 +387,7 @@ func ValidateGate(g *Gate) error {
 			err = object("the object the revert restores")
 		}
 	case GateReleaseAccepted:
-		if !digestImageRE.MatchString(g.Image) {
+		if !DigestImageRE.MatchString(g.Image) {
 			err = fmt.Errorf("release-accepted gate needs image, the release by digest (…@sha256:<64 hex>), got %q", g.Image)
 		}
 	case GateConditionCleared:

@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 import (
 	"encoding/json"
@@ -8,24 +8,24 @@ import (
 
 // field is one path a Change sets, with the value the patch writes and the value
 // the snapshot shows (nil: absent, written as JSON null).
-type field struct {
-	path          []string
-	after, before any
+type Field struct {
+	Path          []string
+	After, Before any
 }
 
 // newChange builds a Change: a merge patch of exactly the given fields, their
 // paths, and the snapshot's values of them in the same shape ("before -> patch"
 // reads as a diff of those fields only).
-func newChange(obj ObjectRef, uid string, fields ...field) *Change {
+func NewChange(obj ObjectRef, uid string, fields ...Field) *Change {
 	patch, before := map[string]any{}, map[string]any{}
 	c := &Change{Object: obj, UID: uid}
 	for _, f := range fields {
-		setPath(patch, f.path, f.after)
-		setPath(before, f.path, f.before)
-		c.Fields = append(c.Fields, append([]string(nil), f.path...))
+		setPath(patch, f.Path, f.After)
+		setPath(before, f.Path, f.Before)
+		c.Fields = append(c.Fields, append([]string(nil), f.Path...))
 	}
-	c.Patch = mustJSON(patch)
-	c.Before = mustJSON(before)
+	c.Patch = MustJSON(patch)
+	c.Before = MustJSON(before)
 	return c
 }
 
@@ -44,7 +44,7 @@ func setPath(m map[string]any, path []string, v any) {
 
 // mustJSON marshals values built from maps, strings, numbers and bools, which
 // cannot fail.
-func mustJSON(v any) json.RawMessage {
+func MustJSON(v any) json.RawMessage {
 	data, err := json.Marshal(v)
 	if err != nil {
 		panic("plan: marshalling a change: " + err.Error())
@@ -90,7 +90,7 @@ func intOrString(s string) any {
 }
 
 // orNil returns nil for "" (an absent field), else s.
-func orNil(s string) any {
+func OrNil(s string) any {
 	if s == "" {
 		return nil
 	}
@@ -98,7 +98,7 @@ func orNil(s string) any {
 }
 
 // fieldsText is "spec.minAvailable, spec.maxUnavailable".
-func fieldsText(fs [][]string) string {
+func FieldsText(fs [][]string) string {
 	var out []string
 	for _, f := range fs {
 		out = append(out, strings.Join(f, "."))
@@ -107,7 +107,7 @@ func fieldsText(fs [][]string) string {
 }
 
 // sameObject reports whether two references name the same object.
-func sameObject(a, b ObjectRef) bool {
+func SameObject(a, b ObjectRef) bool {
 	return a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name && apiGroup(a.APIVersion) == apiGroup(b.APIVersion)
 }
 
@@ -121,6 +121,6 @@ func apiGroup(apiVersion string) string {
 }
 
 // objectKey is "<group>/<Kind>/<namespace>/<name>".
-func objectKey(o ObjectRef) string {
+func ObjectKey(o ObjectRef) string {
 	return apiGroup(o.APIVersion) + "/" + o.Kind + "/" + o.Namespace + "/" + o.Name
 }

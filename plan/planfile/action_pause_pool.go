@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 import "github.com/openshift-recover/recover/internal/nextcmd"
 
@@ -15,17 +15,6 @@ func init() {
 			if p.Steps[i].Pool == "" {
 				at("pause-pool needs pool")
 			}
-		},
-		check: func(m *model, i int, st *Step) error {
-			pm := m.pools[st.Pool]
-			switch {
-			case pm == nil:
-				return m.fail(i, InvariantPools, "pool %s is not in the snapshot", st.Pool)
-			case pm.paused:
-				return m.fail(i, InvariantPools, "pool %s is already paused", st.Pool)
-			}
-			pm.paused, pm.byPlan = true, true
-			return nil
 		},
 		hand: func(_ *Plan, st *Step) string { return nextcmd.PausePool(st.Pool, true) },
 	})

@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 import (
 	"github.com/openshift-recover/recover/internal/nextcmd"
@@ -92,12 +92,10 @@ type ActionSpec struct {
 	acceptName func(st *Step) string
 	// acceptSubject says why the subject of an --accept name with the Accept
 	// prefix is malformed ("" when it is well formed).
-	acceptSubject func(subject string) string
+	AcceptSubject func(subject string) string
 	// validate checks a step's fields without the snapshot (Validate, which
 	// apply runs on every plan it loads).
 	validate func(p *Plan, i int, add problemFunc)
-	// check is the checker's model of the step's effect (Check).
-	check func(m *model, i int, st *Step) error
 	// note says what the step changes, for the runbook, the table and the TUI
 	// ("relaxes PDB ci/build (restored by step 004)"); nil: none.
 	note func(p *Plan, st *Step) string
@@ -109,7 +107,7 @@ type ActionSpec struct {
 	// idWords are the words after the action's name in a step's ID, for a
 	// step whose object is a Change (relax-pdb: the namespace and the name,
 	// "pdb" being in the action's name); nil: the object's (stepIDWords).
-	idWords func(st *Step) []string
+	IDWords func(st *Step) []string
 }
 
 // problemFunc records one problem of a plan document.
@@ -219,7 +217,7 @@ func StepHandCommand(p *Plan, st *Step) string {
 }
 
 // mutates reports whether an action changes the cluster.
-func mutates(a Action) bool {
+func Mutates(a Action) bool {
 	s := SpecOf(a)
 	return s != nil && s.Mutates
 }
@@ -227,7 +225,7 @@ func mutates(a Action) bool {
 // acceptNameFor is the --accept name a promise step needs ("" for a step that
 // needs none): derived from what the step changes, so the checker and the
 // builder cannot disagree.
-func acceptNameFor(st *Step) string {
+func AcceptNameFor(st *Step) string {
 	if s := SpecOf(st.Action); s != nil {
 		return s.AcceptName(st)
 	}
@@ -257,7 +255,7 @@ func (p *Plan) StepByID(id string) *Step {
 // runbook, the table, the TUI, the engine's events, the journal):
 // "PodDisruptionBudget ci/build", "KubeAPIServer cluster".
 func (o ObjectRef) String() string {
-	return o.Kind + " " + qualified(o.Namespace, o.Name)
+	return o.Kind + " " + Qualified(o.Namespace, o.Name)
 }
 
 // changeVerbNote is the note of a remedy that changes one object: "<verb> <object>".

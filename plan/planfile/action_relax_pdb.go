@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 import (
 	"github.com/openshift-recover/recover/inspect"
@@ -21,7 +21,7 @@ func init() {
 		changed:      "relaxed",
 		Fields:       [][]string{relaxMinAvailable, relaxMaxUnavailable},
 		// "relax-pdb-<namespace>-<name>": the action's name says pdb already.
-		idWords: func(st *Step) []string { return []string{st.Change.Object.Namespace, st.Change.Object.Name} },
+		IDWords: func(st *Step) []string { return []string{st.Change.Object.Namespace, st.Change.Object.Name} },
 		validate: func(p *Plan, i int, at problemFunc) {
 			s := &p.Steps[i]
 			validateChange(s, at)
@@ -35,28 +35,6 @@ func init() {
 			if inspect.IsGuardPDB(o.Namespace, o.Name) {
 				at("relax-pdb of %s/%s: a guard PodDisruptionBudget is never relaxed (it holds because a control-plane member is not ready: repair that member instead)", o.Namespace, o.Name)
 			}
-		},
-		check: func(m *model, i int, st *Step) error {
-			if st.Change == nil {
-				return m.fail(i, InvariantRemedies, "%s without a change (object, patch and fields)", st.Action)
-			}
-			o := st.Change.Object
-			if o.Kind != "PodDisruptionBudget" {
-				return m.fail(i, InvariantRemedies, "relax-pdb changes a %s, not a PodDisruptionBudget", o.Kind)
-			}
-			if inspect.IsGuardPDB(o.Namespace, o.Name) {
-				return m.fail(i, InvariantRemedies, "relaxes the guard PodDisruptionBudget %s/%s: recover never relaxes a guard; the member it counts must be repaired", o.Namespace, o.Name)
-			}
-			pdb := snapshotPDB(m.s, o.Namespace, o.Name)
-			switch {
-			case pdb == nil:
-				return m.fail(i, InvariantRemedies, "relaxes PodDisruptionBudget %s/%s, which the snapshot does not hold", o.Namespace, o.Name)
-			case st.Change.UID != "" && pdb.UID != "" && st.Change.UID != pdb.UID:
-				return m.fail(i, InvariantRemedies, "relaxes PodDisruptionBudget %s/%s uid %s, but the snapshot's is %s", o.Namespace, o.Name, st.Change.UID, pdb.UID)
-			case !inspect.PDBAtLimit(*pdb):
-				return m.fail(i, InvariantRemedies, "relaxes PodDisruptionBudget %s/%s, which allows disruptions (inspect.PDBAtLimit): it holds no drain", o.Namespace, o.Name)
-			}
-			return nil
 		},
 		note: func(_ *Plan, st *Step) string {
 			if st.Change == nil {
@@ -83,12 +61,12 @@ var (
 // minAvailable 0 with maxUnavailable dropped, from the bounds the snapshot
 // shows ("2", "50%", "" for unset) as its before.
 func RelaxPDBChange(ns, name, uid, minAvailable, maxUnavailable string) *Change {
-	return newChange(pdbRef(ns, name), uid,
-		field{path: relaxMinAvailable, after: 0, before: intOrString(minAvailable)},
-		field{path: relaxMaxUnavailable, after: nil, before: intOrString(maxUnavailable)})
+	return NewChange(PDBRef(ns, name), uid,
+		Field{Path: relaxMinAvailable, After: 0, Before: intOrString(minAvailable)},
+		Field{Path: relaxMaxUnavailable, After: nil, Before: intOrString(maxUnavailable)})
 }
 
 // pdbRef names a PodDisruptionBudget.
-func pdbRef(ns, name string) ObjectRef {
+func PDBRef(ns, name string) ObjectRef {
 	return ObjectRef{APIVersion: "policy/v1", Kind: "PodDisruptionBudget", Namespace: ns, Name: name}
 }

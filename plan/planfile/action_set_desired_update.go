@@ -1,8 +1,6 @@
-package plan
+package planfile
 
 import (
-	"slices"
-
 	"github.com/openshift-recover/recover/internal/nextcmd"
 )
 
@@ -22,7 +20,7 @@ func init() {
 			switch {
 			case du == nil:
 				at("set-desired-update needs desiredUpdate")
-			case du.Version == "" || !digestImageRE.MatchString(du.Image):
+			case du.Version == "" || !DigestImageRE.MatchString(du.Image):
 				at("desiredUpdate needs a version and an image by digest (…@sha256:<64 hex>), got %q", du.Image)
 			case du.Force && (!p.Target.Force || p.Target.ForceReason == ""):
 				at("desiredUpdate sets force but the plan's target gives no forceReason")
@@ -30,32 +28,6 @@ func init() {
 			if du != nil {
 				validateAcceptRisks(du.AcceptRisks, at)
 			}
-		},
-		check: func(m *model, i int, st *Step) error {
-			switch mode := m.p.EffectiveMode(); {
-			case mode == ModeDriveCVO && m.desiredSet:
-				return m.fail(i, InvariantDesiredUpdate, "a second set-desired-update: a drive-cvo plan hands the CVO one target")
-			case mode != ModeUpdate && mode != ModeDriveCVO:
-				return m.fail(i, InvariantCVOBracketing, "a %s plan hands the CVO back the desired update it has: it has no set-desired-update", m.p.Mode)
-			}
-			du := st.DesiredUpdate
-			switch {
-			case du == nil:
-				return m.fail(i, InvariantDesiredUpdate, "no desiredUpdate")
-			case du.Version != m.p.Target.Version || du.Image != m.p.Target.Image:
-				return m.fail(i, InvariantDesiredUpdate, "desiredUpdate %s %s is not the target %s %s", du.Version, du.Image, m.p.Target.Version, m.p.Target.Image)
-			case !digestImageRE.MatchString(du.Image):
-				return m.fail(i, InvariantDesiredUpdate, "image %q is not by digest", du.Image)
-			case du.Force && (!m.p.Target.Force || m.p.Target.ForceReason == ""):
-				return m.fail(i, InvariantDesiredUpdate, "force without a reason in the target")
-			}
-			for _, r := range du.AcceptRisks {
-				if !slices.Contains(m.p.Inputs.Accepted, r) {
-					return m.fail(i, InvariantDesiredUpdate, "acceptRisks names %s, which the plan's inputs do not record as accepted (--accept)", r)
-				}
-			}
-			m.desiredSet = true
-			return nil
 		},
 		hand: func(_ *Plan, st *Step) string {
 			if du := st.DesiredUpdate; du != nil {

@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 // isCompactJSON reports whether data is one JSON value, valid as encoding/json's
 // scanner reads it, with no whitespace outside strings: then json.Compact would
@@ -8,7 +8,7 @@ package plan
 // than maxCompactDepth). The grammar is the scanner's: strings take any byte from
 // 0x20 up, UTF-8 or not, and the escapes \" \\ \/ \b \f \n \r \t \uXXXX; numbers
 // are -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
-func isCompactJSON(data []byte) bool {
+func IsCompactJSON(data []byte) bool {
 	i, ok := compactValue(data, 0, 0)
 	return ok && i == len(data)
 }

@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 // apply: create or update one payload manifest with the CVO's semantics
 // (create-only respected, the digest verified); the gate its kind needs
@@ -14,6 +14,5 @@ func init() {
 		validate: func(p *Plan, i int, at problemFunc) {
 			validateManifest(&p.Steps[i], at)
 		},
-		check: func(m *model, i int, st *Step) error { return m.manifestStep(i, st) },
 	})
 }

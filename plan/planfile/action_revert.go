@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 // revert: write back, exactly, the fields a temporary change set, from the
 // pre-image apply journaled just before that change (Step.Reverts names it);
@@ -30,12 +30,6 @@ func init() {
 			case p.Steps[j].RevertedBy != s.ID:
 				at("reverts step %s, whose revertedBy is %q, not this step", s.Reverts, p.Steps[j].RevertedBy)
 			}
-		},
-		check: func(m *model, i int, st *Step) error {
-			if g := st.Gate; g == nil || g.Kind != GateRestored || g.Object == nil || st.Change == nil || !sameObject(*g.Object, st.Change.Object) {
-				return m.fail(i, InvariantGates, "revert needs a %s gate on the object it restores", GateRestored)
-			}
-			return nil
 		},
 		note: func(_ *Plan, st *Step) string {
 			if st.Change == nil {

@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 import (
 	"encoding/base64"
@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
 )
 
@@ -29,23 +28,9 @@ func init() {
 			if s.Manifest == nil {
 				return
 			}
-			if why := signatureManifestProblem(s.Manifest); why != "" {
+			if why := SignatureManifestProblem(s.Manifest); why != "" {
 				at("create-release-signature: %s", why)
 			}
-		},
-		check: func(m *model, i int, st *Step) error {
-			if st.Manifest == nil {
-				return m.fail(i, InvariantRemedies, "create-release-signature without its ConfigMap")
-			}
-			if why := signatureManifestProblem(st.Manifest); why != "" {
-				return m.fail(i, InvariantRemedies, "create-release-signature: %s", why)
-			}
-			for _, fd := range m.s.FindingsWithCode(inspect.CodeReleaseNotAccepted) {
-				if _, d, ok := strings.Cut(fd.Details["image"], "@"); ok && openshift.SignatureKeyPrefix(d) == st.Manifest.Name && fd.Details["class"] == inspect.ReleaseClassSignature {
-					return nil
-				}
-			}
-			return m.fail(i, InvariantRemedies, "create-release-signature of %s answers no ReleaseNotAccepted finding of class %s on the snapshot", st.Manifest.Name, inspect.ReleaseClassSignature)
 		},
 		note: func(_ *Plan, st *Step) string {
 			if st.Manifest == nil {
@@ -58,7 +43,7 @@ func init() {
 
 // signatureManifestProblem says why an embedded object is not a release
 // signature ConfigMap as the CVO reads it ("" when it is one).
-func signatureManifestProblem(mf *Manifest) string {
+func SignatureManifestProblem(mf *Manifest) string {
 	var cm struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`

@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 import "github.com/openshift-recover/recover/internal/nextcmd"
 
@@ -15,16 +15,6 @@ func init() {
 		Object:       &CVODeploymentRef,
 		StopsCVO:     true,
 		NoSkip:       true,
-		check: func(m *model, i int, st *Step) error {
-			if m.disabledOnce {
-				return m.fail(i, InvariantCVOBracketing, "a second disable-cvo step")
-			}
-			if st.Gate == nil || st.Gate.Kind != GateCVOScaledDown {
-				return m.fail(i, InvariantGates, "disable-cvo must wait for %s", GateCVOScaledDown)
-			}
-			m.cvoDisabled, m.disabledOnce = true, true
-			return nil
-		},
-		hand: func(*Plan, *Step) string { return nextcmd.ScaleCVO(0) },
+		hand:         func(*Plan, *Step) string { return nextcmd.ScaleCVO(0) },
 	})
 }

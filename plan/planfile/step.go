@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 import "github.com/openshift-recover/recover/internal/openshift"
 
@@ -11,9 +11,9 @@ func (s *Step) ObjectRef() (ObjectRef, bool) {
 	case s.Manifest != nil:
 		return ObjectRef{APIVersion: s.Manifest.APIVersion, Kind: s.Manifest.Kind, Namespace: s.Manifest.Namespace, Name: s.Manifest.Name}, true
 	case s.Pool != "":
-		return poolRef(s.Pool), true
+		return PoolRef(s.Pool), true
 	case s.CSR != nil:
-		return *csrRef(s.CSR.Name), true
+		return *CSRRef(s.CSR.Name), true
 	case s.Change != nil:
 		return s.Change.Object, true
 	case s.Spec().Object != nil:
@@ -47,7 +47,7 @@ var (
 func (g *Gate) object() string {
 	switch {
 	case len(g.Nodes) > 0:
-		return "Node " + capList(g.Nodes, 3)
+		return "Node " + CapList(g.Nodes, 3)
 	case g.Object != nil:
 		return g.Object.String()
 	case g.ClusterOperator != "":

@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 import (
 	"fmt"
@@ -30,7 +30,7 @@ func init() {
 			}
 			return AcceptUpgradeableTo + "?"
 		},
-		acceptSubject: func(v string) string {
+		AcceptSubject: func(v string) string {
 			if majorMinorRE.MatchString(v) {
 				return ""
 			}

@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 import (
 	"bytes"
@@ -22,24 +22,24 @@ import (
 // as it is; anything else takes json.Compact, which compacts it or says what is
 // wrong.
 func ManifestDigest(object json.RawMessage) (string, error) {
-	if isCompactJSON(object) {
-		return digestBytes(object), nil
+	if IsCompactJSON(object) {
+		return DigestBytes(object), nil
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, object); err != nil {
 		return "", fmt.Errorf("manifest object is not valid JSON: %w", err)
 	}
-	return digestBytes(buf.Bytes()), nil
+	return DigestBytes(buf.Bytes()), nil
 }
 
-func digestBytes(data []byte) string {
+func DigestBytes(data []byte) string {
 	sum := sha256.Sum256(data)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // embedManifest turns a payload manifest into the plan's embedded form, without
 // its digest: digestManifests fills the digests of a whole list of steps at once.
-func embedManifest(m *payload.Manifest) *Manifest {
+func EmbedManifest(m *payload.Manifest) *Manifest {
 	return &Manifest{
 		File: m.Dir + "/" + m.File, Index: m.Index,
 		APIVersion: m.APIVersion, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name,
@@ -51,13 +51,13 @@ func embedManifest(m *payload.Manifest) *Manifest {
 // the objects is the largest part of making the steps). The payload's JSON is
 // compact already (payload.Manifest.JSON), so its digest is apply's; the checker
 // re-verifies every digest with ManifestDigest.
-func digestManifests(steps []Step) {
-	eachManifest(steps, func(_ int, mf *Manifest) { mf.Digest = digestBytes(mf.Object) })
+func DigestManifests(steps []Step) {
+	EachManifest(steps, func(_ int, mf *Manifest) { mf.Digest = DigestBytes(mf.Object) })
 }
 
 // eachManifest calls f with every step's embedded manifest on GOMAXPROCS
 // goroutines; f must touch only what belongs to step i.
-func eachManifest(steps []Step, f func(i int, mf *Manifest)) {
+func EachManifest(steps []Step, f func(i int, mf *Manifest)) {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range steps {

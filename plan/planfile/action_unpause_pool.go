@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 import "github.com/openshift-recover/recover/internal/nextcmd"
 
@@ -24,28 +24,6 @@ func init() {
 					at("unpause-pool of pool %s changes %s %s", s.Pool, o.Kind, o.Name)
 				}
 			}
-		},
-		check: func(m *model, i int, st *Step) error {
-			pm := m.pools[st.Pool]
-			switch {
-			case pm == nil:
-				return m.fail(i, InvariantPools, "pool %s is not in the snapshot", st.Pool)
-			case pm.held:
-				return m.fail(i, InvariantPools, "pool %s is held paused until the staged plan's last stage", st.Pool)
-			case pm.byUser && pm.paused:
-				if !m.remedyUnpause(st) {
-					return m.fail(i, InvariantPools, "pool %s was paused by the user before recovery; recover unpauses it only as an unpause-pool remedy for a PoolPaused finding that says the pause blocks the update", st.Pool)
-				}
-				pm.byUser = false
-			case !pm.byPlan || !pm.paused:
-				return m.fail(i, InvariantPools, "pool %s was not paused by this plan", st.Pool)
-			}
-			pm.paused = false
-			m.rollPool(pm)
-			if g := st.Gate; st.Remedy != "" && (g == nil || g.Kind != GatePoolUpdated || g.Pool != st.Pool) {
-				return m.fail(i, InvariantGates, "unpausing a pool as a remedy needs a %s gate on it", GatePoolUpdated)
-			}
-			return nil
 		},
 		note: func(_ *Plan, st *Step) string {
 			if st.Remedy == "" {

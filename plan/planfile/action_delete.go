@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 import (
 	"fmt"
@@ -21,7 +21,6 @@ func init() {
 		validate: func(p *Plan, i int, at problemFunc) {
 			validateManifest(&p.Steps[i], at)
 		},
-		check: func(m *model, i int, st *Step) error { return m.manifestStep(i, st) },
 		hand: func(_ *Plan, st *Step) string {
 			m := st.Manifest
 			if m == nil {

@@ -1,4 +1,4 @@
-package plan
+package planfile
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ func init() {
 		Accept:     AcceptAdminAck,
 		AcceptForm: AcceptAdminAck + "<gate key>",
 		Fields:     [][]string{{"data", "*"}},
-		idWords: func(st *Step) []string {
+		IDWords: func(st *Step) []string {
 			if len(st.Change.Fields) == 1 && len(st.Change.Fields[0]) == 2 {
 				return []string{st.Change.Fields[0][1]}
 			}
@@ -33,7 +33,7 @@ func init() {
 			}
 			return AcceptAdminAck + "?"
 		},
-		acceptSubject: func(k string) string {
+		AcceptSubject: func(k string) string {
 			if adminAckKeyRE.MatchString(k) {
 				return ""
 			}
