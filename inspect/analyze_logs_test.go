@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"github.com/openshift-recover/recover/internal/openshift"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,9 +102,9 @@ func addInstaller(node string, rev int, phase corev1.PodPhase) func(*fixture) {
 }
 
 func eviction(ns, pod, node string, n int) LogEntry {
-	first := logLine(mcdLog, 10, 2*time.Hour, `error when evicting pods/"`+pod+`" -n "`+ns+`" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.`)
+	first := logLine(mcdLog, 10, 2*time.Hour, `error when evicting pods/"`+pod+`" -n "`+ns+`" (will retry after 5s): `+openshift.EvictionRefused)
 	e := entry(LogKindEvictionRefused, mcdLog, first, map[string]string{"pod": pod, "namespace": ns, "node": node, "budget": "true",
-		"error": "Cannot evict pod as it would violate the pod's disruption budget."})
+		"error": openshift.EvictionRefused})
 	return repeated(e, n, logLine(mcdLog, 900, 5*time.Minute, first.Text))
 }
 

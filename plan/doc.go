@@ -1,9 +1,12 @@
 // Package plan chooses the nearest safe next-hop release for a wedged cluster and
 // orders that release's manifests into steps, each with the gate it waits for.
 //
-// The result is a Plan: a self-contained, versioned document (see document.go and
-// docs/plan-format.md) that `recover apply --plan` executes as it is, and that
-// renders as a Markdown runbook for change review (plan/render).
+// The result is a planfile.Plan: a self-contained, versioned document (package
+// plan/planfile and docs/plan-format.md) that `recover apply --plan` executes as
+// it is, and that renders as a Markdown runbook for change review (plan/render).
+// The document's types, its action specs' document half, Encode/Parse/Validate/
+// Digest and the run order live in plan/planfile, which the engine, the journal
+// and the TUI import instead of this package.
 //
 // Make is the entry point: Options carry the Snapshot (inspect), the update graph
 // (plan/graph), the transition policy (plan/policy), the risks accepted with
@@ -29,7 +32,7 @@
 //     (ModeUpdate); the drive-cvo outcome's (ModeDriveCVO, drive.go) keeps the
 //     CVO running: the remedies and promises, then handToCVO's set-desired-update
 //     and the wait for the control plane at the target, no manifest pushed.
-//  4. Check steps a model of the cluster through the plan and asserts the
+//  4. Check (check.go; each action's model in check_actions.go) steps a model of the cluster through the plan and asserts the
 //     invariants (skew, no forbidden downgrade, run-level order, gates, pools, CVO
 //     bracketing, digests) after every step; a plan that breaks one is never
 //     returned (*CheckError names the step and the rule).

@@ -57,6 +57,16 @@ func (e *NoTargetError) ExitCode() int {
 	return planfile.ExitNoSafeTarget
 }
 
+// RankedCandidates are the candidates the selection ranked; ok is false when
+// the error carries no selection. The TUI reads them through an interface of
+// its own, so it needs the document, not the planner.
+func (e *NoTargetError) RankedCandidates() (c []planfile.Candidate, ok bool) {
+	if e.Selection == nil {
+		return nil, false
+	}
+	return e.Selection.Candidates, true
+}
+
 // noTarget builds the error for a selection without a safe candidate.
 func noTarget(sel *Selection) *NoTargetError {
 	e := &NoTargetError{Selection: sel}

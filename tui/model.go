@@ -15,7 +15,6 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/plan"
 	"github.com/openshift-recover/recover/plan/planfile"
 	"github.com/openshift-recover/recover/tui/applyview"
 	"github.com/openshift-recover/recover/tui/common"
@@ -673,10 +672,9 @@ func (m *Model) handleReplan(msg replanMsg) tea.Cmd {
 	m.target.SetBusy("")
 	if msg.err != nil {
 		err := fmt.Errorf("re-planning with --accept %s failed: %w", strings.Join(msg.accepted, ","), msg.err)
-		var nte *plan.NoTargetError
-		if errors.As(msg.err, &nte) && nte.Selection != nil && m.session.Plan == nil {
-			m.session.Candidates = nte.Selection.Candidates
-			m.target.SetCandidates(nte.Selection.Candidates)
+		if c, ok := rankedCandidates(msg.err); ok && m.session.Plan == nil {
+			m.session.Candidates = c
+			m.target.SetCandidates(c)
 		}
 		m.target.SetPlan(m.session.Plan, err)
 		m.flash = err.Error()
@@ -817,7 +815,7 @@ type State struct {
 	// remediation plan, which has none).
 	Target string
 	// Temporary are the temporary changes in place, as the header names them
-	// ("PDB ci/deck relaxed by step 002 — restored by step 004").
+	// ("PodDisruptionBudget ci/deck relaxed by step 002 — restored by step 004").
 	Temporary []string
 }
 
@@ -833,4 +831,22 @@ func (m *Model) State() State {
 		st.Dialog = m.dialog.Kind
 	}
 	return st
+}
+
+// rankedRefusal is the planner's refusal for want of a safe target
+// (plan.NoTargetError), as the TUI reads it: the candidates it ranked. An
+// interface, so that the TUI imports the plan document, not the planner.
+type rankedRefusal interface {
+	error
+	RankedCandidates() ([]planfile.Candidate, bool)
+}
+
+// rankedCandidates are the candidates of a refusal for want of a safe target in
+// err's chain; ok is false for any other error.
+func rankedCandidates(err error) (c []planfile.Candidate, ok bool) {
+	var r rankedRefusal
+	if errors.As(err, &r) {
+		return r.RankedCandidates()
+	}
+	return nil, false
 }

@@ -17,7 +17,7 @@ import (
 // temporary is one outstanding temporary change.
 type temporary struct {
 	step string
-	// text is "PDB ci/deck relaxed by step 005 — restored by step 007".
+	// text is "PodDisruptionBudget ci/deck relaxed by step 005 — restored by step 007".
 	text string
 	// failed is why the engine could not revert it when the run stopped ("" when
 	// it is simply in place); command restores it by hand.
@@ -116,7 +116,7 @@ func (m *Model) temporaryFromResult(r *apply.Result) {
 	}
 }
 
-// temporaryTexts names the outstanding changes ("PDB ci/deck relaxed by step
+// temporaryTexts names the outstanding changes ("PodDisruptionBudget ci/deck relaxed by step
 // 002 — restored by step 004"), nil when there are none.
 func (m *Model) temporaryTexts() []string {
 	var texts []string

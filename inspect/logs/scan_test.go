@@ -125,7 +125,7 @@ func TestParsers(t *testing.T) {
 			{inspect.LogKindCVORetrieval, map[string]string{"version": "4.13.0"}, 1},
 		}, []string{inspect.LogKindCVOAbandonedUpdate}},
 		{"mcd-drain-pdb.log", inspect.LogFamilyMachineConfigDaemon, []want{
-			{inspect.LogKindEvictionRefused, map[string]string{"pod": "web-6d5f7c9b8-x2x9q", "namespace": "shop", "budget": "true", "error": "Cannot evict pod as it would violate the pod's disruption budget."}, 3},
+			{inspect.LogKindEvictionRefused, map[string]string{"pod": "web-6d5f7c9b8-x2x9q", "namespace": "shop", "budget": "true", "error": openshift.EvictionRefused}, 3},
 			{inspect.LogKindEvictionRefused, map[string]string{"pod": "web-6d5f7c9b8-x2x9q", "namespace": "shop", "budget": "false"}, 1},
 			{inspect.LogKindNodeDegraded, map[string]string{"reason": "failed to drain node : worker-1 after 1 hour"}, 1},
 		}, []string{inspect.LogKindDrainTimeout}},

@@ -2,6 +2,7 @@ package mustgather
 
 import (
 	"bytes"
+	"github.com/openshift-recover/recover/internal/openshift"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -94,7 +95,7 @@ func TestLogsProveTheIncidents(t *testing.T) {
 			}
 
 			pdb := finding(t, s, inspect.CodeDrainBlockedByUnseenPDB, "pod/web-6d5f7c9b8-x2x9q")
-			ev := evidence(t, pdb, "machine-config-daemon-4kx9q/machine-config-daemon/machine-config-daemon/logs/current.log:8", "Cannot evict pod as it would violate the pod's disruption budget.")
+			ev := evidence(t, pdb, "machine-config-daemon-4kx9q/machine-config-daemon/machine-config-daemon/logs/current.log:8", openshift.EvictionRefused)
 			if pdb.Details["nodes"] != "worker-0" || pdb.Class != inspect.ClassBlocks || pdb.Details["count"] != "180" {
 				t.Errorf("DrainBlockedByUnseenPDB: %+v", pdb)
 			}

@@ -97,7 +97,7 @@ type ActionSpec struct {
 	// apply runs on every plan it loads).
 	validate func(p *Plan, i int, add problemFunc)
 	// note says what the step changes, for the runbook, the table and the TUI
-	// ("relaxes PDB ci/build (restored by step 004)"); nil: none.
+	// ("relaxes PodDisruptionBudget ci/build (restored by step 004)"); nil: none.
 	note func(p *Plan, st *Step) string
 	// hand is the oc command that does what the step does, by hand; nil: none.
 	hand func(p *Plan, st *Step) string

@@ -19,7 +19,7 @@ import (
 func stepNumber(id string) string { return planfile.StepNumber(id) }
 
 // changeNote says what a remediation step changes and how it pairs with its
-// revert, in its action's words (plan.ActionSpec.Note): "relaxes PDB ci/build
+// revert, in its action's words (plan.ActionSpec.Note): "relaxes PodDisruptionBudget ci/build
 // (restored by step 004)".
 func changeNote(p *planfile.Plan, s *planfile.Step) string { return planfile.StepNote(p, s) }
 

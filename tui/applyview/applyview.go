@@ -45,7 +45,7 @@ type Info struct {
 // Temporary is a temporary change in place (a relaxed PodDisruptionBudget): the
 // screen shows it for as long as it lasts.
 type Temporary struct {
-	// Text is "PDB ci/deck relaxed by step 005 — restored by step 007".
+	// Text is "PodDisruptionBudget ci/deck relaxed by step 005 — restored by step 007".
 	Text string
 	// Failed is why the engine could not revert it when the run stopped;
 	// Command restores it by hand.

@@ -299,7 +299,7 @@ func goList(t *testing.T, fields string) *json.Decoder {
 // pure are the rows whose design is to do no cluster I/O: the snapshot and
 // its offline readers, the planner and the plan document, and the verdict's
 // codec (its ConfigMap store, apply/fleet/verdictstore, is the edge).
-var pure = []string{"inspect", "plan", "apply/fleet/verdict"}
+var pure = []string{"inspect", "plan", "plan/planfile", "apply/fleet/verdict"}
 
 // TestPureRowsReachNoClientGo: the packages of the pure rows reach no
 // k8s.io/client-go, directly or through anything they import, so that
@@ -339,5 +339,41 @@ func TestPureRowsReachNoClientGo(t *testing.T) {
 	}
 	if seen < len(pure) {
 		t.Fatalf("only %d packages of the pure rows; go list did not see the module", seen)
+	}
+}
+
+// documentReaders are the packages that read a plan and must import the plan
+// document (plan/planfile), never the planner (plan): the engine, its journal,
+// its gates, its applier, and the TUI. The table's rows are too coarse to say
+// it (apply/'s row holds apply/fleetexport, which plans), so it is a rule of
+// its own; tests may import the planner.
+var documentReaders = []string{"apply", "apply/journal", "apply/gate", "apply/resource", "tui"}
+
+// TestDocumentReadersDoNotImportThePlanner: apply, apply/journal, apply/gate,
+// apply/resource and tui/... import plan/planfile, not plan.
+func TestDocumentReadersDoNotImportThePlanner(t *testing.T) {
+	dec := goList(t, "ImportPath,Imports")
+	seen := 0
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		rel := strings.TrimPrefix(p.ImportPath, module)
+		if !slices.Contains(documentReaders, rel) && !strings.HasPrefix(rel, "tui/") {
+			continue
+		}
+		seen++
+		if slices.Contains(p.Imports, module+"plan") {
+			t.Errorf("%s imports the planner (plan): import the plan document (plan/planfile) instead", rel)
+		}
+	}
+	if seen < len(documentReaders) {
+		t.Fatalf("go list showed %d of the document's readers; want at least %d", seen, len(documentReaders))
 	}
 }
