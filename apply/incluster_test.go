@@ -22,6 +22,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
+	policyv1 "k8s.io/api/policy/v1"
+
 	"github.com/openshift-recover/recover/apply/incluster"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/inspect/live"
@@ -29,7 +31,6 @@ import (
 	"github.com/openshift-recover/recover/internal/testing/faultproxy"
 	"github.com/openshift-recover/recover/internal/testing/recoverbin"
 	"github.com/openshift-recover/recover/plan/planfile"
-	policyv1 "k8s.io/api/policy/v1"
 )
 
 // The namespace and the two identities of the in-cluster runs: the Job's pod

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/nextcmd"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/openshift-recover/recover/internal/nextcmd"
 
 	configv1 "github.com/openshift/api/config/v1"
 

@@ -1,11 +1,12 @@
 package inspect
 
 import (
-	"github.com/openshift-recover/recover/internal/openshift"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"

@@ -1,10 +1,11 @@
 package inspect
 
 import (
-	"github.com/openshift-recover/recover/internal/openshift"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"

@@ -1,11 +1,12 @@
 package inspect
 
 import (
-	"github.com/openshift-recover/recover/internal/openshift"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"

@@ -2,10 +2,11 @@ package plan
 
 import (
 	"fmt"
-	"github.com/openshift-recover/recover/plan/planfile"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // AcceptUsage lists the remedy name forms of the registered actions, for

@@ -1,11 +1,12 @@
 package plan
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/openshift"
 	"github.com/openshift-recover/recover/plan/planfile"
-	"slices"
-	"strings"
 )
 
 // actionChecks is the checker's model of each action's effect (Check), the

@@ -1,9 +1,10 @@
 package plan
 
 import (
-	"github.com/openshift-recover/recover/plan/planfile"
 	"slices"
 	"testing"
+
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestErrorReports: the machine-readable forms carry the error's own message,

@@ -2,8 +2,9 @@ package plan
 
 import (
 	"fmt"
-	"github.com/openshift-recover/recover/plan/planfile"
 	"strings"
+
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // InputError is a problem with the planner's inputs: missing, or unusable as given.

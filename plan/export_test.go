@@ -1,8 +1,9 @@
 package plan
 
 import (
-	"github.com/openshift-recover/recover/plan/planfile"
 	"testing"
+
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // IsCompactJSON lets the external tests see which objects ManifestDigest hashes

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openshift-recover/recover/plan/planfile"
 	configv1 "github.com/openshift/api/config/v1"
+
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestMakeReadsTheFactsOnce: the planner's facts of a snapshot are read once

@@ -1,8 +1,9 @@
 package plan
 
 import (
-	"github.com/openshift-recover/recover/plan/planfile"
 	"testing"
+
+	"github.com/openshift-recover/recover/plan/planfile"
 )
 
 // TestStageStepsAndStageOf: stage 1 runs its own steps (none here: stage 1

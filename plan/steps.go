@@ -2,12 +2,13 @@ package plan
 
 import (
 	"fmt"
-	"github.com/openshift-recover/recover/internal/nextcmd"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/openshift-recover/recover/internal/nextcmd"
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan/payload"

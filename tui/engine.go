@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+
 	"github.com/openshift-recover/recover/inspect"
 
 	tea "github.com/charmbracelet/bubbletea"

@@ -3,10 +3,11 @@ package tui
 import (
 	"context"
 	"fmt"
-	"github.com/openshift-recover/recover/inspect"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/openshift-recover/recover/inspect"
 
 	"github.com/charmbracelet/bubbles/key"
 

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/openshift-recover/recover/inspect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/openshift-recover/recover/inspect"
 
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"

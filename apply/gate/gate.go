@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"strings"
 	"time"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"sync"
 	"time"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"

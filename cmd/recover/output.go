@@ -3,10 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/openshift-recover/recover/plan/planfile"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/openshift-recover/recover/plan/planfile"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"

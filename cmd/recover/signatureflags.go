@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/plan"
 

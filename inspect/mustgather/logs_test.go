@@ -2,13 +2,14 @@ package mustgather
 
 import (
 	"bytes"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/internal/testing/golden"

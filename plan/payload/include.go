@@ -2,11 +2,12 @@ package payload
 
 import (
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	configv1 "github.com/openshift/api/config/v1"
 )

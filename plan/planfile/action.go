@@ -1,9 +1,10 @@
 package planfile
 
 import (
-	"github.com/openshift-recover/recover/internal/nextcmd"
 	"slices"
 	"strings"
+
+	"github.com/openshift-recover/recover/internal/nextcmd"
 )
 
 // An action is the unit of design: everything the plan side knows about one

@@ -1,9 +1,11 @@
 package planfile
 
-import "strings"
-import "fmt"
-import "sort"
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
 
 // RemedyRefusedError says that something holds the update (a finding of class
 // blocks-update) and every remedy for it is refused: unsafe ones recover never

@@ -1,7 +1,10 @@
 package planfile
 
-import "strings"
-import "github.com/openshift-recover/recover/plan/graph"
+import (
+	"strings"
+
+	"github.com/openshift-recover/recover/plan/graph"
+)
 
 // StageSteps are the steps of stage index of a staged plan, in the order they
 // run (RunOrder: for stage 1 its own steps, the EUS pause when stage 1 pauses,

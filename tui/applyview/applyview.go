@@ -2,9 +2,10 @@ package applyview
 
 import (
 	"fmt"
-	"github.com/openshift-recover/recover/plan/planfile"
 	"strings"
 	"time"
+
+	"github.com/openshift-recover/recover/plan/planfile"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/progress"

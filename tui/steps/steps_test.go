@@ -3,9 +3,10 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/testing/stagedplan"
 	"strings"
 	"testing"
+
+	"github.com/openshift-recover/recover/internal/testing/stagedplan"
 
 	tea "github.com/charmbracelet/bubbletea"
 

@@ -2,12 +2,13 @@ package sim
 
 import (
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	configv1 "github.com/openshift/api/config/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

@@ -2,11 +2,12 @@ package sim
 
 import (
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"

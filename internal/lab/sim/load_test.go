@@ -2,8 +2,9 @@ package sim
 
 import (
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"testing"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	configv1 "github.com/openshift/api/config/v1"
 	operatorv1 "github.com/openshift/api/operator/v1"

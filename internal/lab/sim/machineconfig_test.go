@@ -2,10 +2,11 @@ package sim
 
 import (
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"

@@ -3,10 +3,11 @@ package sim
 import (
 	"context"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"

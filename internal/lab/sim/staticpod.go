@@ -3,10 +3,11 @@ package sim
 import (
 	"context"
 	"fmt"
-	"github.com/openshift-recover/recover/internal/openshift"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/openshift-recover/recover/internal/openshift"
 
 	operatorv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
