@@ -4,7 +4,6 @@ import (
 	"errors"
 	"go/parser"
 	"go/token"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,19 +15,8 @@ import (
 // package: every package of the module with non-test Go files has a doc.go whose
 // package clause carries a package comment.
 func TestEveryPackageHasDocGo(t *testing.T) {
-	dec := goList(t, "ImportPath,Dir,GoFiles")
 	checked := 0
-	for {
-		var p struct {
-			ImportPath string
-			Dir        string
-			GoFiles    []string
-		}
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range goList(t, "ImportPath,Dir,GoFiles") {
 		if len(p.GoFiles) == 0 {
 			continue
 		}

@@ -46,17 +46,7 @@ func TestImportTableIsTheImports(t *testing.T) {
 	rows := readImportTable(t, architecture)
 	got := map[string]map[string][]string{} // row -> imported row -> the importing packages
 	members := map[string][]string{}
-	dec := goList(t, "ImportPath,Imports")
-	for {
-		var p struct {
-			ImportPath string
-			Imports    []string
-		}
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range goList(t, "ImportPath,Imports") {
 		rel := strings.TrimPrefix(p.ImportPath, module)
 		from := rowOf(rows, rel)
 		if from == "" {
@@ -281,7 +271,17 @@ func TestParseImportTable(t *testing.T) {
 
 // goList runs `go list -json=<fields>` over the module from its root and returns
 // a decoder over the packages it prints.
-func goList(t *testing.T, fields string) *json.Decoder {
+// listed is what go list -json says of one package (the fields asked for).
+type listed struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	Imports    []string
+	Deps       []string
+}
+
+// goList lists the module's packages with the given fields.
+func goList(t *testing.T, fields string) []listed {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-json="+fields, module+"...")
 	cmd.Dir = "../../.."
@@ -293,7 +293,16 @@ func goList(t *testing.T, fields string) *json.Decoder {
 		}
 		t.Fatalf("go list: %v", err)
 	}
-	return json.NewDecoder(bytes.NewReader(out))
+	var pkgs []listed
+	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
+		var p listed
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			return pkgs
+		} else if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
 }
 
 // pure are the rows whose design is to do no cluster I/O: the snapshot and
@@ -316,18 +325,8 @@ func TestPureRowsReachNoClientGo(t *testing.T) {
 			t.Errorf("docs/architecture.md:%d: row %s names %s; it is a pure row (no cluster I/O)", rows[i].Line, key, clientGo)
 		}
 	}
-	dec := goList(t, "ImportPath,Deps")
 	seen := 0
-	for {
-		var p struct {
-			ImportPath string
-			Deps       []string
-		}
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range goList(t, "ImportPath,Deps") {
 		rel := strings.TrimPrefix(p.ImportPath, module)
 		if !slices.Contains(pure, rowOf(rows, rel)) {
 			continue
@@ -352,18 +351,8 @@ var documentReaders = []string{"apply", "apply/journal", "apply/gate", "apply/re
 // TestDocumentReadersDoNotImportThePlanner: apply, apply/journal, apply/gate,
 // apply/resource and tui/... import plan/planfile, not plan.
 func TestDocumentReadersDoNotImportThePlanner(t *testing.T) {
-	dec := goList(t, "ImportPath,Imports")
 	seen := 0
-	for {
-		var p struct {
-			ImportPath string
-			Imports    []string
-		}
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range goList(t, "ImportPath,Imports") {
 		rel := strings.TrimPrefix(p.ImportPath, module)
 		if !slices.Contains(documentReaders, rel) && !strings.HasPrefix(rel, "tui/") {
 			continue
