@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/openshift-recover/recover/inspect"
 	"github.com/openshift-recover/recover/inspect/live"
@@ -61,23 +62,7 @@ func TestCrashesDuringTheRealRecoveryOnTheSimulator(t *testing.T) {
 	defer s.Stop()
 
 	// recover inspect once the cluster holds still, then recover plan.
-	var snap *inspect.Snapshot
-	err = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		src, err := live.New(fresh.Config, live.Options{})
-		if err != nil {
-			return false, err
-		}
-		next, err := src.Collect(ctx)
-		if err != nil {
-			return false, err
-		}
-		same := snap != nil && snap.Fingerprint() == next.Fingerprint()
-		snap = next
-		return same, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := heldStill(t, ctx, fresh.Config, nil)
 	g, err := graph.Load(ctx, graph.Options{Graph: filepath.Join(example, "graph.json"), GraphData: filepath.Join(example, "graph-data"), Channel: "stable-4.4"})
 	if err != nil {
 		t.Fatal(err)
@@ -229,4 +214,29 @@ func TestCrashesDuringTheRealRecoveryOnTheSimulator(t *testing.T) {
 	if err != nil || d.Spec.Replicas == nil || *d.Spec.Replicas < 1 {
 		t.Errorf("the CVO must run again after the last resume: %v", err)
 	}
+}
+
+// heldStill is recover inspect once the simulated cluster holds still: two
+// live snapshots in a row with the same fingerprint (and, when ready is set,
+// the second one ready). It fails the test if the context ends first.
+func heldStill(t *testing.T, ctx context.Context, cfg *rest.Config, ready func(*inspect.Snapshot) bool) *inspect.Snapshot {
+	t.Helper()
+	var snap *inspect.Snapshot
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		src, err := live.New(cfg, live.Options{})
+		if err != nil {
+			return false, err
+		}
+		next, err := src.Collect(ctx)
+		if err != nil {
+			return false, err
+		}
+		same := snap != nil && snap.Fingerprint() == next.Fingerprint() && (ready == nil || ready(next))
+		snap = next
+		return same, nil
+	})
+	if err != nil {
+		t.Fatalf("the cluster never held still: %v", err)
+	}
+	return snap
 }

@@ -18,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -26,7 +25,6 @@ import (
 	"github.com/openshift-recover/recover/apply"
 	"github.com/openshift-recover/recover/apply/journal"
 	"github.com/openshift-recover/recover/inspect"
-	"github.com/openshift-recover/recover/inspect/live"
 	"github.com/openshift-recover/recover/internal/lab/sim"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/internal/testing/realpayload"
@@ -296,23 +294,7 @@ func startEUS(t *testing.T, ctx context.Context) *eusCluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Stop)
-	var snap *inspect.Snapshot
-	err = wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		src, err := live.New(fresh.Config, live.Options{})
-		if err != nil {
-			return false, err
-		}
-		next, err := src.Collect(ctx)
-		if err != nil {
-			return false, err
-		}
-		same := snap != nil && snap.Fingerprint() == next.Fingerprint() && next.CVOMode() == inspect.ModeReconciling
-		snap = next
-		return same, nil
-	})
-	if err != nil {
-		t.Fatalf("the cluster never held still: %v", err)
-	}
+	snap := heldStill(t, ctx, fresh.Config, func(s *inspect.Snapshot) bool { return s.CVOMode() == inspect.ModeReconciling })
 	g, err := graph.Load(ctx, graph.Options{Graph: graphFile, Channel: "eus-4.20"})
 	if err != nil {
 		t.Fatal(err)
