@@ -1,6 +1,12 @@
 # recover's build and test entry points. `make test` is what CI runs (.ci/run).
 GO        ?= go
-GOFLAGS   ?=
+# Every build make test makes uses the release binary's settings (-trimpath, cgo off;
+# docs/release.md): the test binaries, vet, the fuzz binaries, the release test, the
+# image and hack/kube-binaries.sh then share one compile of each dependency. With go's
+# defaults a cold make test compiled client-go and the rest of the tree twice (once
+# for the tests, once for the release binary). A GOFLAGS given to make replaces this.
+export GOFLAGS     ?= -trimpath
+export CGO_ENABLED ?= 0
 # Integration tests start real control planes; a generous timeout covers a slow disk.
 TEST_TIMEOUT ?= 30m
 # Packages tested at once. The integration packages mostly wait on their control
@@ -32,7 +38,7 @@ fmt-check: ## fail when gofmt would change a file
 # each time, with one line for the summary; its image build then finds the release
 # test's compiled packages in Go's build cache.
 test: kube-binaries fmt-check vet ## the whole suite: unit, integration (real kube-apiserver), end-to-end, the container test
-	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test $(GOFLAGS) -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v '/hack/containertest$$')
+	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v '/hack/containertest$$')
 	@RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) GO=$(GO) TEST_TIMEOUT=$(TEST_TIMEOUT) hack/container-test.sh
 	@if command -v tmux >/dev/null 2>&1; then hack/tui-smoke.sh; else echo "tui smoke test skipped: tmux not found"; fi
 
@@ -67,7 +73,7 @@ FUZZ_SMOKE_TIME ?= 300x
 FUZZ_TIME ?= 5m
 .PHONY: fuzz-smoke fuzz
 test: fuzz-smoke
-fuzz-smoke: ## every fuzz target for FUZZ_SMOKE_TIME (part of make test)
-	@GO=$(GO) hack/fuzz.sh $(FUZZ_SMOKE_TIME)
+fuzz-smoke: ## every fuzz target for FUZZ_SMOKE_TIME, recover's packages instrumented (part of make test)
+	@GO=$(GO) FUZZ_INSTRUMENT=module hack/fuzz.sh $(FUZZ_SMOKE_TIME)
 fuzz: ## every fuzz target for FUZZ_TIME (default 5m), one at a time; crashers land in testdata/fuzz/
 	@GO=$(GO) hack/fuzz.sh $(FUZZ_TIME)

@@ -19,7 +19,7 @@ mod="$here/kube"
 minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
 ldflags="-s -w -X k8s.io/component-base/version.gitVersion=${KUBE_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=${KUBE_VERSION}"
 
-key=$( { cat "$mod/go.mod" "$mod/go.sum"; go env GOVERSION; echo "$ldflags" "$KWOK_VERSION" trimpath; } | sha256sum | cut -c1-12)
+key=$( { cat "$mod/go.mod" "$mod/go.sum"; go env GOVERSION; echo "$ldflags" "$KWOK_VERSION" trimpath cgo-off; } | sha256sum | cut -c1-12)
 cache=${RECOVER_KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/recover}
 out="$cache/kube-${KUBE_VERSION}-${key}"
 
@@ -42,11 +42,12 @@ trap 'rm -rf "$tmp"' EXIT
 (
   cd "$mod"
   # One go build for all four keeps a single link cache; etcd's main package is named "server".
-  # The build uses go test's own settings (no -trimpath, cgo as the machine has it):
-  # k8s.io/api, apimachinery and client-go are at the same versions in both
-  # modules, so the test build reuses these compiled packages instead of compiling
-  # them again (a cold make test measured 19.6 min before, 17.5 min after).
-  GOFLAGS=-mod=mod go build -ldflags "$ldflags" -o "$tmp/bin/" \
+  # The build uses make test's settings (-trimpath, cgo off: the Makefile's GOFLAGS and
+  # CGO_ENABLED), whatever the caller's environment: k8s.io/api, apimachinery and
+  # client-go are at the same versions in both modules, so the test build reuses these
+  # compiled packages instead of compiling them again (a cold make test measured 19.6
+  # min before, 17.5 min after).
+  CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "$ldflags" -o "$tmp/bin/" \
     k8s.io/kubernetes/cmd/kube-apiserver \
     k8s.io/kubernetes/cmd/kube-controller-manager \
     k8s.io/kubernetes/cmd/kube-scheduler \

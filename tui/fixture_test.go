@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,10 +23,10 @@ import (
 // fixedNow is the clock of every pure test, so elapsed times render the same.
 var fixedNow = time.Date(2020, 5, 24, 17, 10, 0, 0, time.UTC)
 
-// repoRoot is the repository root, from this file's location.
+// repoRoot is the repository root, relative to the package's directory, where go
+// test runs (make test's -trimpath leaves runtime.Caller no absolute path).
 func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
+	return ".."
 }
 
 // incidentSnapshot reads the first incident's must-gather (examples/, part of the

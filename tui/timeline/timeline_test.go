@@ -3,7 +3,6 @@ package timeline
 import (
 	"context"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -29,8 +28,9 @@ func newScreen(s *inspect.Snapshot, w, h int) *Model {
 // daemons' logs beside incident 1's objects.
 func example(t *testing.T) *inspect.Snapshot {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
+	// go test runs in the package's directory (and -trimpath leaves runtime.Caller
+	// no absolute path to start from).
+	root := filepath.Join("..", "..")
 	s, err := mustgather.New(filepath.Join(root, "examples", "bz1838497-logs", "must-gather")).Collect(context.Background())
 	if err != nil {
 		t.Fatalf("reading the example must-gather: %v", err)
