@@ -64,7 +64,7 @@ func TestBadBackupRecords(t *testing.T) {
 			d := t.TempDir()
 			rec, journalPath := filepath.Join(d, "backup.yaml"), filepath.Join(d, "run.journal")
 			tc.setup(rec)
-			code, out, errOut := recoverbin.Run(t, nil, "--kubeconfig", env.Kubeconfig, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--allow-stale", "--backup-record", rec)
+			code, out, errOut := recoverbin.Run(t, nil, "--kubeconfig", c.env.Kubeconfig, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--allow-stale", "--backup-record", rec)
 			line := strings.TrimSuffix(errOut, "\n")
 			if code != tc.code || !strings.HasPrefix(line, "error: ") || strings.Contains(line, "\n") || inputcheck.LineProblem(line) != "" || !strings.Contains(line, tc.want) {
 				t.Errorf("exit %d (want %d), stderr %q (want one error line with %q); stdout %q", code, tc.code, errOut, tc.want, out)

@@ -45,7 +45,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 		p := pb.RestoreCVO().Plan()
 		b.StartTimer()
 		started := map[string]time.Time{}
-		res, events := runWith(b, ctx, mustEngine(b), p, defaults(b), func(ev apply.Event) {
+		res, events := runWith(b, ctx, mustEngine(b, c), p, defaults(b), func(ev apply.Event) {
 			if ev.Step == nil || ev.Step.Action != planfile.ActionApply {
 				return
 			}
@@ -93,7 +93,7 @@ func BenchmarkGateReaction(b *testing.B) {
 		return time.Now()
 	}
 	p := applytest.NewPlan().Wait("reaction", &planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: name, Versions: []planfile.OperandVersion{{Name: "operator", Version: applytest.TargetVersion}}}).Plan()
-	e := mustEngine(b)
+	e := mustEngine(b, c)
 	var reactions []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -159,7 +159,7 @@ func BenchmarkRemediationStepOverhead(b *testing.B) {
 		p := pb.RestoreCVO().Plan()
 		b.StartTimer()
 		started := map[string]time.Time{}
-		res, events := runWith(b, ctx, mustEngine(b), p, defaults(b), func(ev apply.Event) {
+		res, events := runWith(b, ctx, mustEngine(b, c), p, defaults(b), func(ev apply.Event) {
 			if ev.Step == nil {
 				return
 			}

@@ -39,7 +39,7 @@ import (
 func TestCrashesDuringTheRealRecoveryOnTheSimulator(t *testing.T) {
 	// Its own API server (Fresh): it runs beside the other tests that have one.
 	t.Parallel()
-	kubetest.Require(t, env)
+	kubetest.Require(t, rootEnv)
 	if testing.Short() {
 		t.Skip("end to end on the simulator")
 	}
@@ -49,7 +49,7 @@ func TestCrashesDuringTheRealRecoveryOnTheSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := env.Fresh()
+	fresh, err := rootEnv.Fresh()
 	if err != nil {
 		t.Fatal(err)
 	}

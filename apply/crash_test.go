@@ -84,21 +84,21 @@ var crashPoints = []crashPoint{
 // finished with the CVO restored, every step with a gate is journaled done only
 // after its gate passed, and the API server received at most one create of the
 // create-only object and at most one delete of the deleted one.
+//
+// The cases run side by side, each on a lane of its own (setup resets it);
+// their objects are named after the case (FullPlan's suffix).
 func TestCrashMatrix(t *testing.T) {
-	c, ctx := setup(t)
-	want := referenceState(t, ctx, c)
 	for i, cp := range crashPoints {
 		t.Run(cp.name, func(t *testing.T) {
-			if err := c.Reset(ctx); err != nil {
-				t.Fatal(err)
-			}
+			c, ctx := setup(t)
+			want := referenceState(t, ctx, c)
 			b, sc := applytest.FullPlan(fmt.Sprintf("crash%d", i))
 			prepareScenario(t, ctx, c, sc)
 			dir := t.TempDir()
 			planPath := b.Write(t, dir)
 			journalPath := filepath.Join(dir, "run.journal")
 
-			first := crashRun(t, dir, cp, func(ev map[string]any, kill func()) {
+			first := crashRun(t, c, dir, cp, func(ev map[string]any, kill func()) {
 				if cp.event != "" && ev["type"] == cp.event && strings.Contains(stepOf(ev), cp.stepPart) ||
 					cp.orStarted != "" && ev["type"] == "step-started" && strings.Contains(stepOf(ev), cp.orStarted) {
 					kill()
@@ -109,7 +109,7 @@ func TestCrashMatrix(t *testing.T) {
 			}
 			assertCVOHonest(t, c, journalPath)
 
-			second, kc2 := auditProxy(t, dir, "resume", nil)
+			second, kc2 := auditProxy(t, c, dir, "resume", nil)
 			_, done, stderr := startRecover(t, nil, "--kubeconfig", kc2, "apply", "--resume", journalPath, "--yes", "--events", "json")
 			if err := <-done; err != nil {
 				t.Fatalf("resume: exit %d: %s", recoverbin.ExitCode(err), stderr.String())
@@ -132,9 +132,9 @@ func TestCrashMatrix(t *testing.T) {
 // which sees every JSON event, calls kill. It returns the proxy, whose log
 // holds the run's requests, once the process is dead, and fails t when the run
 // ended before its crash point.
-func crashRun(t *testing.T, dir string, cp crashPoint, onEvent func(ev map[string]any, kill func()), args ...string) *faultproxy.Proxy {
+func crashRun(t *testing.T, c *lane, dir string, cp crashPoint, onEvent func(ev map[string]any, kill func()), args ...string) *faultproxy.Proxy {
 	t.Helper()
-	return crashRunAs(t, env.Config, dir, cp, onEvent, args...)
+	return crashRunAs(t, c.env.Config, dir, cp, onEvent, args...)
 }
 
 // crashRunAs is crashRun with the API server reached as upstream's identity.
@@ -192,11 +192,11 @@ func crashRunAs(t *testing.T, upstream *rest.Config, dir string, cp crashPoint, 
 	return proxy
 }
 
-// auditProxy starts a fault-free proxy in front of the package's API server with
+// auditProxy starts a fault-free proxy in front of lane c's API server with
 // hook, and writes a kubeconfig for it.
-func auditProxy(t *testing.T, dir, name string, hook func(faultproxy.Entry, faultproxy.Stage) bool) (*faultproxy.Proxy, string) {
+func auditProxy(t *testing.T, c *lane, dir, name string, hook func(faultproxy.Entry, faultproxy.Stage) bool) (*faultproxy.Proxy, string) {
 	t.Helper()
-	return auditProxyFor(t, env.Config, dir, name, hook)
+	return auditProxyFor(t, c.env.Config, dir, name, hook)
 }
 
 // auditProxyFor starts a fault-free proxy in front of upstream.
@@ -245,7 +245,7 @@ func tearLastRecord(t *testing.T, path string) {
 
 // assertCVOHonest checks, after a crash, that a scaled-down CVO is one the journal
 // (as recover journal JOURNAL... reports it) says is disabled.
-func assertCVOHonest(t *testing.T, c *applytest.Cluster, journalArgs ...string) {
+func assertCVOHonest(t *testing.T, c *lane, journalArgs ...string) {
 	t.Helper()
 	d, err := c.Kube.AppsV1().Deployments("openshift-cluster-version").Get(t.Context(), "cluster-version-operator", metav1.GetOptions{})
 	if err != nil {
@@ -354,19 +354,18 @@ var remedyCrashPoints = []crashPoint{
 // budget ends exactly as before the relax, the journal finished with nothing
 // outstanding, and the API server saw exactly one relax and one restore: never
 // a patch made twice, never one against a changed object.
+//
+// The cases run side by side, each on a lane of its own (setup resets it).
 func TestCrashMatrixRemediation(t *testing.T) {
-	c, ctx := setup(t)
 	for _, cp := range remedyCrashPoints {
 		t.Run(cp.name, func(t *testing.T) {
-			if err := c.Reset(ctx); err != nil {
-				t.Fatal(err)
-			}
+			c, ctx := setup(t)
 			p, relax, _, before := relaxCase(t, ctx, c)
 			dir := t.TempDir()
 			planPath := (&applytestPlan{p}).write(t, dir)
 			journalPath := filepath.Join(dir, "run.journal")
 
-			first := crashRun(t, dir, cp, func(ev map[string]any, kill func()) {
+			first := crashRun(t, c, dir, cp, func(ev map[string]any, kill func()) {
 				if ev["type"] == "waiting" && strings.Contains(stepOf(ev), "relax-pdb") {
 					if cp.event == "waiting" {
 						kill()
@@ -377,7 +376,7 @@ func TestCrashMatrixRemediation(t *testing.T) {
 			}, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json")
 			assertChangeHonest(t, ctx, c, relax, journalPath)
 
-			second, kc2 := auditProxy(t, dir, "resume", nil)
+			second, kc2 := auditProxy(t, c, dir, "resume", nil)
 			_, done, stderr := startRecover(t, func(ev map[string]any) {
 				if ev["type"] == "waiting" && strings.Contains(stepOf(ev), "relax-pdb") {
 					drainCompletes(t, ctx, c)
@@ -425,7 +424,7 @@ func (a *applytestPlan) write(t *testing.T, dir string) string {
 
 // assertChangeHonest checks, after a crash, that a relaxed budget is one
 // recover journal reports outstanding, with the resume and restore commands.
-func assertChangeHonest(t *testing.T, ctx context.Context, c *applytest.Cluster, relax string, journalArgs ...string) {
+func assertChangeHonest(t *testing.T, ctx context.Context, c *lane, relax string, journalArgs ...string) {
 	t.Helper()
 	code, out, errOut := recoverbin.Run(t, nil, append(append([]string{"journal"}, journalArgs...), "-o", "json")...)
 	if code != 0 {

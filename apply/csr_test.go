@@ -23,7 +23,7 @@ import (
 // kubeletCSR creates a client certificate request for node as its requestor
 // makes it (the node renewing, or the node-bootstrapper for a new node) and
 // returns it with the plan's approval of it.
-func kubeletCSR(t testing.TB, ctx context.Context, c *applytest.Cluster, name, node, requestor string) (*certificatesv1.CertificateSigningRequest, planfile.CSRApproval) {
+func kubeletCSR(t testing.TB, ctx context.Context, c *lane, name, node, requestor string) (*certificatesv1.CertificateSigningRequest, planfile.CSRApproval) {
 	t.Helper()
 	groups := []string{openshift.NodesGroup}
 	if requestor == openshift.NodeBootstrapper {
@@ -52,7 +52,7 @@ func csrPlan(approvals ...planfile.CSRApproval) *planfile.Plan {
 }
 
 // issueWhileWaiting plays the signer when a csr-issued gate waits.
-func issueWhileWaiting(t testing.TB, ctx context.Context, c *applytest.Cluster) func(apply.Event) {
+func issueWhileWaiting(t testing.TB, ctx context.Context, c *lane) func(apply.Event) {
 	return func(ev apply.Event) {
 		if ev.Type == apply.EventWaiting && ev.Gate != nil && ev.Gate.Kind == planfile.GateCSRIssued {
 			name := strings.TrimPrefix(ev.Gate.Subject, "certificatesigningrequest/")
@@ -63,7 +63,7 @@ func issueWhileWaiting(t testing.TB, ctx context.Context, c *applytest.Cluster) 
 	}
 }
 
-func approvals(t testing.TB, ctx context.Context, c *applytest.Cluster, name string) []certificatesv1.CertificateSigningRequestCondition {
+func approvals(t testing.TB, ctx context.Context, c *lane, name string) []certificatesv1.CertificateSigningRequestCondition {
 	t.Helper()
 	csr, err := c.Kube.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
@@ -102,7 +102,7 @@ func TestApproveVouchedCSRs(t *testing.T) {
 		}
 		return false
 	}
-	proxy, _ := auditProxy(t, t.TempDir(), "csr", hook)
+	proxy, _ := auditProxy(t, c, t.TempDir(), "csr", hook)
 	e, err := apply.New(proxy.Config())
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +174,7 @@ func TestApproveCSRRefusesWhatNobodyVouchesFor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, events := run(t, ctx, csrPlan(a), defaults(t))
+			res, events := run(t, ctx, c, csrPlan(a), defaults(t))
 			if res.Outcome != apply.OutcomeStepRefused || !strings.Contains(res.Message, tc.want) {
 				t.Fatalf("%s: %s\n%s", res.Outcome, res.Message, dump(events))
 			}
@@ -205,7 +205,7 @@ func TestApproveCSRUnderFaults(t *testing.T) {
 		name := fmt.Sprintf("csr-faults-%d", seed)
 		_, a := kubeletCSR(t, ctx, c, name, "master-1", openshift.NodeUserPrefix+"master-1")
 		p := csrPlan(a)
-		proxy, err := faultproxy.Start(faultproxy.Options{Upstream: env.Config, Seed: uint64(seed),
+		proxy, err := faultproxy.Start(faultproxy.Options{Upstream: c.env.Config, Seed: uint64(seed),
 			Filter: func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/certificatesigningrequests/"+name) },
 			Rates: map[faultproxy.Kind]float64{faultproxy.ServerError: 0.15, faultproxy.Unavailable: 0.15, faultproxy.Throttle: 0.1,
 				faultproxy.ResetBefore: 0.1, faultproxy.ResetAfter: 0.2}})

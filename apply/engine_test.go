@@ -24,7 +24,7 @@ import (
 // prepareScenario creates what exists before the plan runs (applytest's
 // Prepare: the namespace with a label of its own, which the merge must keep,
 // and the object the plan deletes).
-func prepareScenario(t testing.TB, ctx context.Context, c *applytest.Cluster, sc *applytest.Scenario) {
+func prepareScenario(t testing.TB, ctx context.Context, c *lane, sc *applytest.Scenario) {
 	t.Helper()
 	if err := c.Prepare(ctx, sc); err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func TestFullPlanReachesTargetWithEveryGatePassing(t *testing.T) {
 	b, sc := applytest.FullPlan("full")
 	prepareScenario(t, ctx, c, sc)
 	opts := defaults(t)
-	res, events := run(t, ctx, b.Plan(), opts)
+	res, events := run(t, ctx, c, b.Plan(), opts)
 	if res.Outcome != apply.OutcomeCompleted {
 		t.Fatalf("outcome %s: %s\n%s", res.Outcome, res.Message, dump(events))
 	}
@@ -90,7 +90,7 @@ func TestFullPlanReachesTargetWithEveryGatePassing(t *testing.T) {
 	if _, err := c.Kube.CoreV1().ConfigMaps(sc.Namespace).Get(ctx, "obsolete", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the delete-annotated ConfigMap still exists: %v", err)
 	}
-	dyn := dynamic.NewForConfigOrDie(env.Config)
+	dyn := dynamic.NewForConfigOrDie(c.env.Config)
 	widget, err := dyn.Resource(schema.GroupVersionResource{Group: "full.example.com", Version: "v1", Resource: "widgets"}).Namespace(sc.Namespace).Get(ctx, "default", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("the Widget (a kind whose CRD an earlier step made) was not created: %v", err)
@@ -146,7 +146,7 @@ func TestFullPlanReachesTargetWithEveryGatePassing(t *testing.T) {
 	if d, err := c.Kube.AppsV1().Deployments(sc.Namespace).Get(ctx, "widget-operator", metav1.GetOptions{}); err == nil {
 		rvBefore = d.ResourceVersion
 	}
-	res2, events2 := run(t, ctx, b2.Plan(), defaults(t))
+	res2, events2 := run(t, ctx, c, b2.Plan(), defaults(t))
 	if res2.Outcome != apply.OutcomeCompleted {
 		t.Fatalf("second run: %s\n%s", res2.Message, dump(events2))
 	}

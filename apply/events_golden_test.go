@@ -34,12 +34,12 @@ func TestJSONEventStreamGolden(t *testing.T) {
 	opts := defaults(t)
 	opts.Holder = "golden@test"
 	p := b.Plan()
-	res, events := run(t, ctx, p, opts)
+	res, events := run(t, ctx, c, p, opts)
 	if res.Outcome != apply.OutcomeCompleted {
 		t.Fatalf("outcome %s: %s\n%s", res.Outcome, res.Message, dump(events))
 	}
 	assertStepObjects(t, p, events)
-	assertEventStream(t, "testdata/events.full.jsonl.golden", events, opts,
+	assertEventStream(t, c, "testdata/events.full.jsonl.golden", events, opts,
 		string(cv.UID), "{clusterversion-uid}", // the owner of what the CVO creates
 		sfx, "events")
 }
@@ -82,18 +82,18 @@ func TestJSONEventStreamGoldenRevertOnStop(t *testing.T) {
 	opts := defaults(t)
 	opts.Holder = "golden@test"
 	opts.Timeouts = map[planfile.GateKind]time.Duration{planfile.GateNodesSettled: 2 * time.Second}
-	res, events := run(t, ctx, p, opts)
+	res, events := run(t, ctx, c, p, opts)
 	if res.Outcome != apply.OutcomeGateFailed {
 		t.Fatalf("outcome %s: %s\n%s", res.Outcome, res.Message, dump(events))
 	}
-	assertEventStream(t, "testdata/events.revert-on-stop.jsonl.golden", events, opts,
+	assertEventStream(t, c, "testdata/events.revert-on-stop.jsonl.golden", events, opts,
 		string(pdb.UID), "{pdb-uid}")
 }
 
 // startingClusterVersion puts back the release ClusterVersion desires when the
 // fixture starts, whatever an earlier test's run left there (the preflight
 // names it), and returns the ClusterVersion.
-func startingClusterVersion(t *testing.T, c *applytest.Cluster) *configv1.ClusterVersion {
+func startingClusterVersion(t *testing.T, c *lane) *configv1.ClusterVersion {
 	t.Helper()
 	ctx := t.Context()
 	cvs := c.OSConfig.ConfigV1().ClusterVersions()
@@ -112,7 +112,7 @@ func startingClusterVersion(t *testing.T, c *applytest.Cluster) *configv1.Cluste
 // journal's directory, and the old/new pairs in replace. The gates' waiting
 // events are left out: their number depends on how fast the fake controllers
 // are.
-func assertEventStream(t *testing.T, path string, events []apply.Event, opts apply.Options, replace ...string) {
+func assertEventStream(t *testing.T, c *lane, path string, events []apply.Event, opts apply.Options, replace ...string) {
 	t.Helper()
 	var buf bytes.Buffer
 	p := printer.NewJSON(&buf, "golden")
@@ -153,7 +153,7 @@ func assertEventStream(t *testing.T, path string, events []apply.Event, opts app
 	}
 	out := strings.NewReplacer(append([]string{
 		strings.TrimSuffix(opts.JournalPath, "run.journal"), "{tmp}/",
-		env.Config.Host, "{server}",
+		c.env.Config.Host, "{server}",
 		runID, "{run}",
 	}, replace...)...).Replace(buf.String())
 	golden.Assert(t, path, []byte(out))

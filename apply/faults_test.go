@@ -41,7 +41,7 @@ func TestApplyUnderFaults(t *testing.T) {
 		}
 		b, sc := applytest.FullPlan(fmt.Sprintf("flt%d", seed))
 		prepareScenario(t, ctx, c, sc)
-		p, err := faultproxy.Start(faultproxy.Options{Upstream: env.Config, Seed: uint64(seed), Latency: 2 * time.Second, Rates: map[faultproxy.Kind]float64{
+		p, err := faultproxy.Start(faultproxy.Options{Upstream: c.env.Config, Seed: uint64(seed), Latency: 2 * time.Second, Rates: map[faultproxy.Kind]float64{
 			faultproxy.Throttle: 0.02, faultproxy.ServerError: 0.03, faultproxy.Unavailable: 0.03,
 			faultproxy.ResetBefore: 0.02, faultproxy.ResetAfter: 0.02, faultproxy.Latency: 0.01, faultproxy.CutWatch: 0.3,
 		}})
@@ -105,7 +105,7 @@ func TestApplyUnderFaults(t *testing.T) {
 
 // assertCVOStateReported checks that a stopped run that leaves the CVO scaled
 // down says so in its result (and so on the CLI's last line).
-func assertCVOStateReported(t *testing.T, c *applytest.Cluster, res *apply.Result) {
+func assertCVOStateReported(t *testing.T, c *lane, res *apply.Result) {
 	t.Helper()
 	d, err := c.Kube.AppsV1().Deployments("openshift-cluster-version").Get(context.Background(), "cluster-version-operator", metav1.GetOptions{})
 	if err != nil {
@@ -153,7 +153,7 @@ func TestRemediationUnderFaults(t *testing.T) {
 			return false
 		}
 		pdbPath := "/namespaces/" + remedyNS + "/poddisruptionbudgets/web"
-		proxy, err := faultproxy.Start(faultproxy.Options{Upstream: env.Config, Seed: uint64(seed), Hook: hook,
+		proxy, err := faultproxy.Start(faultproxy.Options{Upstream: c.env.Config, Seed: uint64(seed), Hook: hook,
 			Filter: func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, pdbPath) },
 			Rates: map[faultproxy.Kind]float64{faultproxy.ServerError: 0.15, faultproxy.Unavailable: 0.15, faultproxy.Throttle: 0.1,
 				faultproxy.ResetBefore: 0.1, faultproxy.ResetAfter: 0.15}})
@@ -216,7 +216,7 @@ func TestCVODeploymentReadRetriesTransientFailures(t *testing.T) {
 	}
 	var mu sync.Mutex
 	failed := 0
-	p, err := faultproxy.Start(faultproxy.Options{Upstream: env.Config,
+	p, err := faultproxy.Start(faultproxy.Options{Upstream: c.env.Config,
 		Rates: map[faultproxy.Kind]float64{faultproxy.Unavailable: 1},
 		Filter: func(r *http.Request) bool {
 			mu.Lock()

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -50,6 +49,8 @@ const (
 type inCluster struct {
 	planCM, journal string
 	first, next     *rest.Config
+	// admin is the kubeconfig of the lane's admin, who prepared the run.
+	admin string
 }
 
 // args are the arguments of recover apply inside the cluster (after --kubeconfig).
@@ -61,7 +62,7 @@ func (ic *inCluster) args(extra ...string) []string {
 // relax-pdb plan to its end, letting the drain complete when it waits on the
 // relaxed budget, and requires the budget "web" restored exactly to before.
 // It returns the proxy, whose log is the run's writes.
-func (ic *inCluster) relaxRunToTheEnd(t *testing.T, ctx context.Context, c *applytest.Cluster, dir, what string, before policyv1.PodDisruptionBudgetSpec) *faultproxy.Proxy {
+func (ic *inCluster) relaxRunToTheEnd(t *testing.T, ctx context.Context, c *lane, dir, what string, before policyv1.PodDisruptionBudgetSpec) *faultproxy.Proxy {
 	t.Helper()
 	proxy, kc := auditProxyFor(t, ic.next, dir, "next", nil)
 	_, done, stderr := startRecover(t, func(ev map[string]any) {
@@ -79,29 +80,25 @@ func (ic *inCluster) relaxRunToTheEnd(t *testing.T, ctx context.Context, c *appl
 }
 
 // relaxFixture is the start of an in-cluster run of a plan that relaxes the
-// budget "web" while a master drains: the fixture reset, the budget made, the
-// plan in ConfigMaps named after name. It returns the case's context, the run,
-// the plan, the relax step's ID, the test's directory and the budget's spec
-// before the run.
-func relaxFixture(t *testing.T, c *applytest.Cluster, name string) (context.Context, *inCluster, *planfile.Plan, string, string, policyv1.PodDisruptionBudgetSpec) {
+// budget "web" while a master drains, on lane c (reset by setup): the budget
+// made, the plan in ConfigMaps named after name. It returns the run, the plan,
+// the relax step's ID, the test's directory and the budget's spec before the
+// run.
+func relaxFixture(t *testing.T, ctx context.Context, c *lane, name string) (*inCluster, *planfile.Plan, string, string, policyv1.PodDisruptionBudgetSpec) {
 	t.Helper()
-	ctx := caseContext(t)
-	if err := c.Reset(ctx); err != nil {
-		t.Fatal(err)
-	}
 	p, relax, _, before := relaxCase(t, ctx, c)
 	dir := t.TempDir()
-	return ctx, prepareInCluster(t, ctx, c, (&applytestPlan{p}).write(t, dir), name), p, relax, dir, before
+	return prepareInCluster(t, ctx, c, (&applytestPlan{p}).write(t, dir), name), p, relax, dir, before
 }
 
 // journalArgs name the journal for recover journal, read as the admin.
 func (ic *inCluster) journalArgs() []string {
-	return []string{"--kubeconfig", env.Kubeconfig, "--in-cluster", ic.journal, "--namespace", icNS}
+	return []string{"--kubeconfig", ic.admin, "--in-cluster", ic.journal, "--namespace", icNS}
 }
 
 // export copies the journal kept in the cluster into a file (the same JSON
 // lines a file journal holds), for the checks written for file journals.
-func (ic *inCluster) export(t *testing.T, c *applytest.Cluster) string {
+func (ic *inCluster) export(t *testing.T, c *lane) string {
 	t.Helper()
 	data, err := incluster.NewJournalStore(c.Kube, icNS, ic.journal).Read()
 	if err != nil {
@@ -118,7 +115,7 @@ func (ic *inCluster) export(t *testing.T, c *applytest.Cluster) string {
 // admin would with --print-plan-configmap), grants the RBAC recover apply
 // --print-rbac --allow-stale generates for it to both identities, and returns
 // the run with a fresh token for each.
-func prepareInCluster(t *testing.T, ctx context.Context, c *applytest.Cluster, planPath, name string) *inCluster {
+func prepareInCluster(t *testing.T, ctx context.Context, c *lane, planPath, name string) *inCluster {
 	t.Helper()
 	ic := &inCluster{planCM: name, journal: incluster.DefaultJournal(name)}
 	return prepareInClusterRBAC(t, ctx, c, planPath, ic, "--allow-stale")
@@ -127,12 +124,13 @@ func prepareInCluster(t *testing.T, ctx context.Context, c *applytest.Cluster, p
 // prepareInClusterRBAC is prepareInCluster with more --print-rbac arguments;
 // the first identity is the generated ServiceAccount (recover-a unless the
 // arguments name another).
-func prepareInClusterRBAC(t *testing.T, ctx context.Context, c *applytest.Cluster, planPath string, ic *inCluster, rbacArgs ...string) *inCluster {
+func prepareInClusterRBAC(t *testing.T, ctx context.Context, c *lane, planPath string, ic *inCluster, rbacArgs ...string) *inCluster {
 	t.Helper()
+	ic.admin = c.env.Kubeconfig
 	if _, err := c.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: icNS}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	code, out, errOut := recoverbin.Run(t, nil, "--kubeconfig", env.Kubeconfig, "apply", "--plan", planPath, "--print-plan-configmap", "--namespace", icNS, "--plan-configmap", ic.planCM)
+	code, out, errOut := recoverbin.Run(t, nil, "--kubeconfig", c.env.Kubeconfig, "apply", "--plan", planPath, "--print-plan-configmap", "--namespace", icNS, "--plan-configmap", ic.planCM)
 	if code != 0 {
 		t.Fatalf("--print-plan-configmap: exit %d: %s", code, errOut)
 	}
@@ -143,7 +141,7 @@ func prepareInClusterRBAC(t *testing.T, ctx context.Context, c *applytest.Cluste
 			sa = rbacArgs[i+1]
 		}
 	}
-	args := append([]string{"--kubeconfig", env.Kubeconfig, "apply", "--plan", planPath, "--print-rbac", "--namespace", icNS, "--journal", ic.journal}, rbacArgs...)
+	args := append([]string{"--kubeconfig", c.env.Kubeconfig, "apply", "--plan", planPath, "--print-rbac", "--namespace", icNS, "--journal", ic.journal}, rbacArgs...)
 	if sa == icFirstSA {
 		args = append(args, "--service-account", icFirstSA)
 	}
@@ -176,7 +174,7 @@ func prepareInClusterRBAC(t *testing.T, ctx context.Context, c *applytest.Cluste
 // applyManifests creates (or updates) every object of a YAML stream; with
 // alsoFor, every binding is copied for that ServiceAccount too (and it is
 // created), so that both identities hold exactly the generated roles.
-func applyManifests(t *testing.T, ctx context.Context, c *applytest.Cluster, stream, alsoFor string) {
+func applyManifests(t *testing.T, ctx context.Context, c *lane, stream, alsoFor string) {
 	t.Helper()
 	put := func(create, update func() error) {
 		err := create()
@@ -251,13 +249,13 @@ func bindingsFor(b *rbacv1.ClusterRoleBinding, sa string) []*rbacv1.ClusterRoleB
 }
 
 // saConfig is a client configuration with a fresh token of ServiceAccount sa.
-func saConfig(t *testing.T, ctx context.Context, c *applytest.Cluster, sa string) *rest.Config {
+func saConfig(t *testing.T, ctx context.Context, c *lane, sa string) *rest.Config {
 	t.Helper()
 	tr, err := c.Kube.CoreV1().ServiceAccounts(icNS).CreateToken(ctx, sa, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(3600))}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := rest.CopyConfig(env.Config)
+	cfg := rest.CopyConfig(c.env.Config)
 	cfg.BearerToken = tr.Status.Token
 	return cfg
 }
@@ -300,15 +298,14 @@ func inClusterCrashPoints() []crashPoint {
 // obsolete one deleted at most once, by the journal and by the API server's
 // audit); every step was journaled done only after its gates passed; and the
 // journal records the two identities.
+//
+// The cases run side by side, each on a lane of its own (setup resets it);
+// their objects, plan ConfigMaps and journals are named after the case.
 func TestInClusterCrashMatrix(t *testing.T) {
-	c, ctx := setup(t)
-	want := referenceState(t, ctx, c)
 	for i, cp := range inClusterCrashPoints() {
 		t.Run(cp.name, func(t *testing.T) {
-			ctx := caseContext(t)
-			if err := c.Reset(ctx); err != nil {
-				t.Fatal(err)
-			}
+			c, ctx := setup(t)
+			want := referenceState(t, ctx, c)
 			b, sc := applytest.FullPlan(fmt.Sprintf("ic%d", i))
 			prepareScenario(t, ctx, c, sc)
 			dir := t.TempDir()
@@ -343,14 +340,6 @@ func TestInClusterCrashMatrix(t *testing.T) {
 	}
 }
 
-// caseContext bounds one case of a matrix (setup's context bounds a whole
-// test, shorter than a matrix of runs that each wait for a lease to expire).
-func caseContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // assertTwoHolders checks that the journal was begun by one lock holder and
 // resumed by another.
 func assertTwoHolders(t *testing.T, path string) {
@@ -375,12 +364,14 @@ func assertTwoHolders(t *testing.T, path string) {
 // budget ends exactly as before, the journal finished with nothing
 // outstanding, and the API server saw exactly one relax and one restore per
 // run that made the change.
+//
+// The cases run side by side, each on a lane of its own (setup resets it).
 func TestInClusterCrashMatrixRemediation(t *testing.T) {
-	c, _ := setup(t)
 	points := append(append([]crashPoint(nil), remedyCrashPoints...), crashPoint{name: "evicted (SIGTERM) during the nodes-settled wait", event: "waiting", stepPart: "relax-pdb"})
 	for i, cp := range points {
 		t.Run(cp.name, func(t *testing.T) {
-			ctx, ic, p, relax, dir, before := relaxFixture(t, c, fmt.Sprintf("remedy-%d", i))
+			c, ctx := setup(t)
+			ic, p, relax, dir, before := relaxFixture(t, ctx, c, fmt.Sprintf("remedy-%d", i))
 			evicted := strings.HasPrefix(cp.name, "evicted")
 
 			var logs []faultproxy.Entry
@@ -488,7 +479,7 @@ func TestInClusterRunChecksStalenessWithItsRBAC(t *testing.T) {
 	c, ctx := setup(t)
 	b, sc := applytest.FullPlan("icstale")
 	prepareScenario(t, ctx, c, sc)
-	src, err := live.New(env.Config, live.Options{})
+	src, err := live.New(c.env.Config, live.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,8 +516,8 @@ func TestInClusterRunChecksStalenessWithItsRBAC(t *testing.T) {
 // never suggests --resume, which --in-cluster refuses, nor another run of a
 // journal the run that took over finished (issue 34).
 func TestInClusterFencedRunTellsTheTruth(t *testing.T) {
-	c, _ := setup(t)
-	ctx, ic, _, _, dir, before := relaxFixture(t, c, "fenced")
+	c, ctx := setup(t)
+	ic, _, _, dir, before := relaxFixture(t, ctx, c, "fenced")
 
 	_, kc := auditProxyFor(t, ic.first, dir, "first", nil)
 	var once sync.Once

@@ -34,7 +34,7 @@ func TestResumeRechecksTheStepInFlight(t *testing.T) {
 
 	opts := defaults(t)
 	opts.UntilStep = p.Steps[createOnly-1].ID
-	if res, events := run(t, ctx, p, opts); res.Outcome != apply.OutcomeStopped {
+	if res, events := run(t, ctx, c, p, opts); res.Outcome != apply.OutcomeStopped {
 		t.Fatalf("first leg: %s\n%s", res.Message, dump(events))
 	}
 	// The dead run journaled its intent and its create reached the server.
@@ -47,7 +47,7 @@ func TestResumeRechecksTheStepInFlight(t *testing.T) {
 
 	ropts := opts
 	ropts.Resume, ropts.UntilStep = true, p.Steps[del-1].ID
-	res, events := run(t, ctx, p, ropts)
+	res, events := run(t, ctx, c, p, ropts)
 	if res.Outcome != apply.OutcomeStopped {
 		t.Fatalf("second leg: %s\n%s", res.Message, dump(events))
 	}
@@ -62,7 +62,7 @@ func TestResumeRechecksTheStepInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	ropts.UntilStep = ""
-	res, events = run(t, ctx, p, ropts)
+	res, events = run(t, ctx, c, p, ropts)
 	if res.Outcome != apply.OutcomeCompleted {
 		t.Fatalf("last leg: %s\n%s", res.Message, dump(events))
 	}

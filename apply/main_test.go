@@ -6,56 +6,27 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/openshift-recover/recover/apply"
-	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/kubetest"
 	"github.com/openshift-recover/recover/plan/planfile"
 )
 
-var env *kubetest.Env
+// rootEnv is the package's control plane. Tests run on the lanes (setup),
+// each a kube-apiserver of its own started from rootEnv; only the tests that
+// start their own servers (rootEnv.Fresh) use it directly.
+var rootEnv *kubetest.Env
 
 func TestMain(m *testing.M) {
-	kubetest.Main(m, kubetest.Options{Workloads: true}, &env)
+	parallelForLanes()
+	kubetest.Main(m, kubetest.Options{Workloads: true}, &rootEnv)
 }
 
-var (
-	clusterOnce sync.Once
-	cluster     *applytest.Cluster
-	clusterErr  error
-)
-
-// setup returns the shared fixture cluster, reset, with its fake controllers
-// running. Tests that touch the singletons run serially.
-func setup(t testing.TB) (*applytest.Cluster, context.Context) {
+// run executes p on lane c and returns the result and every event.
+func run(t testing.TB, ctx context.Context, c *lane, p *planfile.Plan, opts apply.Options) (*apply.Result, []apply.Event) {
 	t.Helper()
-	kubetest.Require(t, env)
-	clusterOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cluster, clusterErr = applytest.Setup(ctx, env)
-		if clusterErr == nil {
-			go cluster.RunFakes(context.Background())
-		}
-	})
-	if clusterErr != nil {
-		t.Fatalf("fixture cluster: %v (logs in %s)", clusterErr, env.Dir)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	t.Cleanup(cancel)
-	if err := cluster.Reset(ctx); err != nil {
-		t.Fatalf("resetting the fixture cluster: %v", err)
-	}
-	return cluster, ctx
-}
-
-// run executes p and returns the result and every event.
-func run(t testing.TB, ctx context.Context, p *planfile.Plan, opts apply.Options) (*apply.Result, []apply.Event) {
-	t.Helper()
-	e, err := apply.New(env.Config)
+	e, err := apply.New(c.env.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestAPoolPausedInsideAPushIsNamedWhenTheRunStops(t *testing.T) {
 	}
 	opts := defaults(t)
 	opts.UntilStep = pause
-	res, events := run(t, ctx, p, opts)
+	res, events := run(t, ctx, c, p, opts)
 	if res.Outcome != apply.OutcomeStopped || !res.CVODisabled {
 		t.Fatalf("%s (CVO disabled %v): %s\n%s", res.Outcome, res.CVODisabled, res.Message, dump(events))
 	}

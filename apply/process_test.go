@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,12 +28,12 @@ var (
 )
 
 // referenceState is the final state of an uninterrupted run of the full plan.
-func referenceState(t testing.TB, ctx context.Context, c *applytest.Cluster) map[string]any {
+func referenceState(t testing.TB, ctx context.Context, c *lane) map[string]any {
 	t.Helper()
 	refOnce.Do(func() {
 		b, sc := applytest.FullPlan("pref")
 		prepareScenario(t, ctx, c, sc)
-		if res, events := run(t, ctx, b.Plan(), defaults(t)); res.Outcome != apply.OutcomeCompleted {
+		if res, events := run(t, ctx, c, b.Plan(), defaults(t)); res.Outcome != apply.OutcomeCompleted {
 			t.Fatalf("uninterrupted run: %s\n%s", res.Message, dump(events))
 		}
 		refState = finalState(t, ctx, c, sc)
@@ -47,9 +48,14 @@ func referenceState(t testing.TB, ctx context.Context, c *applytest.Cluster) map
 }
 
 // startRecover runs the recover binary and streams its JSON events to onEvent.
+// args name the cluster (--kubeconfig: a lane's, or a proxy's in front of it):
+// there is no default, so that no run reaches a cluster the test did not mean.
 func startRecover(t testing.TB, onEvent func(map[string]any), args ...string) (*exec.Cmd, <-chan error, *strings.Builder) {
 	t.Helper()
-	cmd := exec.Command(recoverbin.Path(t), append([]string{"--kubeconfig", env.Kubeconfig}, args...)...)
+	if !slices.Contains(args, "--kubeconfig") {
+		t.Fatalf("startRecover %q: no --kubeconfig", args)
+	}
+	cmd := exec.Command(recoverbin.Path(t), args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +122,7 @@ func TestKilledAndInterruptedProcessesResume(t *testing.T) {
 					close(signalled)
 				})
 			}
-		}, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json")
+		}, "--kubeconfig", c.env.Kubeconfig, "apply", "--plan", planPath, "--journal", journalPath, "--yes", "--i-have-a-backup", "--allow-stale", "--events", "json")
 		err := <-done
 		select {
 		case <-signalled:
@@ -144,7 +150,7 @@ func TestKilledAndInterruptedProcessesResume(t *testing.T) {
 			t.Errorf("SIGINT: the journal should record the stop")
 		}
 
-		_, done, stderr = startRecover(t, nil, "apply", "--resume", journalPath, "--yes", "--events", "json")
+		_, done, stderr = startRecover(t, nil, "--kubeconfig", c.env.Kubeconfig, "apply", "--resume", journalPath, "--yes", "--events", "json")
 		if err := <-done; err != nil {
 			t.Fatalf("resume after %v: exit %d: %s", sig, recoverbin.ExitCode(err), stderr.String())
 		}

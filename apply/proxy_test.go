@@ -37,7 +37,7 @@ func TestApplyInjectsTheClusterProxyAndHidesItsCredentials(t *testing.T) {
 	if err := yaml.Unmarshal(data, crd); err != nil {
 		t.Fatal(err)
 	}
-	if err := kubetest.InstallCRDs(ctx, env.Config, []*apiextensionsv1.CustomResourceDefinition{crd}); err != nil {
+	if err := kubetest.InstallCRDs(ctx, c.env.Config, []*apiextensionsv1.CustomResourceDefinition{crd}); err != nil {
 		t.Fatal(err)
 	}
 	const secretURL = "http://proxyuser:s3cr3t-pw@proxy.example:3128"
@@ -68,7 +68,7 @@ func TestApplyInjectsTheClusterProxyAndHidesItsCredentials(t *testing.T) {
 		if n, ok := md["namespace"].(string); ok {
 			m.Namespace = n
 		}
-		a := resource.NewApplier(dynamic.NewForConfigOrDie(env.Config), resource.NewMapper(discovery.NewDiscoveryClientForConfigOrDie(env.Config)), nil)
+		a := resource.NewApplier(dynamic.NewForConfigOrDie(c.env.Config), resource.NewMapper(discovery.NewDiscoveryClientForConfigOrDie(c.env.Config)), nil)
 		ch, err := a.Prepare(ctx, m, resource.PrepareOptions{})
 		if err != nil {
 			t.Fatalf("prepare %s: %v", m.Name, err)

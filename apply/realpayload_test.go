@@ -136,7 +136,7 @@ type realRun struct {
 // for real.
 func runRealPayload(tb testing.TB, h realHop) *realRun {
 	tb.Helper()
-	kubetest.Require(tb, env)
+	kubetest.Require(tb, rootEnv)
 	realdata := referee.RealData(tb)
 	tc := time.Now()
 	rctx, cases := referee.LoadMergeCases(tb, h.casesFile)
@@ -159,7 +159,7 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	tb.Cleanup(cancel)
 	t0 := time.Now()
-	fresh, err := env.Fresh()
+	fresh, err := rootEnv.Fresh()
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -32,7 +32,7 @@ const (
 
 // newPDB creates the PodDisruptionBudget ns/name that holds the drain:
 // minAvailable 2 of app=<name>, with a label and an annotation of its own.
-func newPDB(t testing.TB, ctx context.Context, c *applytest.Cluster, name string) *policyv1.PodDisruptionBudget {
+func newPDB(t testing.TB, ctx context.Context, c *lane, name string) *policyv1.PodDisruptionBudget {
 	t.Helper()
 	if _, err := c.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: remedyNS}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func newPDB(t testing.TB, ctx context.Context, c *applytest.Cluster, name string
 
 // drainingMaster starts master-1 on a drain the PDB holds, and clears it at
 // the end of the test.
-func drainingMaster(t testing.TB, ctx context.Context, c *applytest.Cluster) {
+func drainingMaster(t testing.TB, ctx context.Context, c *lane) {
 	t.Helper()
 	if err := c.SetDrain(ctx, "master-1", drainReq, drainLast, "Working"); err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func drainingMaster(t testing.TB, ctx context.Context, c *applytest.Cluster) {
 }
 
 // drainCompletes plays the drain controller once the budget is relaxed.
-func drainCompletes(t testing.TB, ctx context.Context, c *applytest.Cluster) {
+func drainCompletes(t testing.TB, ctx context.Context, c *lane) {
 	t.Helper()
 	if err := c.SetDrain(ctx, "master-1", drainReq, drainReq, "Done"); err != nil {
 		t.Error(err)
@@ -82,7 +82,7 @@ func relaxPlan(pdb *policyv1.PodDisruptionBudget) (*planfile.Plan, string, strin
 // relaxCase is the start of a remediation test on the (reset) fixture: the
 // budget "web" made while master-1 drains, the plan that relaxes it (relaxPlan),
 // the relax and revert steps' IDs, and the budget's spec before the run.
-func relaxCase(t testing.TB, ctx context.Context, c *applytest.Cluster) (*planfile.Plan, string, string, policyv1.PodDisruptionBudgetSpec) {
+func relaxCase(t testing.TB, ctx context.Context, c *lane) (*planfile.Plan, string, string, policyv1.PodDisruptionBudgetSpec) {
 	t.Helper()
 	pdb := newPDB(t, ctx, c, "web")
 	drainingMaster(t, ctx, c)
@@ -90,7 +90,7 @@ func relaxCase(t testing.TB, ctx context.Context, c *applytest.Cluster) (*planfi
 	return p, relax, revert, pdbSpec(t, ctx, c, "web")
 }
 
-func pdbSpec(t testing.TB, ctx context.Context, c *applytest.Cluster, name string) policyv1.PodDisruptionBudgetSpec {
+func pdbSpec(t testing.TB, ctx context.Context, c *lane, name string) policyv1.PodDisruptionBudgetSpec {
 	t.Helper()
 	p, err := c.Kube.PolicyV1().PodDisruptionBudgets(remedyNS).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
@@ -99,7 +99,7 @@ func pdbSpec(t testing.TB, ctx context.Context, c *applytest.Cluster, name strin
 	return p.Spec
 }
 
-func relaxed(t testing.TB, ctx context.Context, c *applytest.Cluster, name string) bool {
+func relaxed(t testing.TB, ctx context.Context, c *lane, name string) bool {
 	s := pdbSpec(t, ctx, c, name)
 	// The planner's relaxation (plan.RelaxPDBChange): minAvailable 0, maxUnavailable dropped.
 	return s.MinAvailable != nil && s.MinAvailable.String() == "0" && s.MaxUnavailable == nil
@@ -161,7 +161,7 @@ func TestRelaxPDBJournalsThePreImageFirstAndRestoresTheBudgetExactly(t *testing.
 		}
 		return false
 	}
-	proxy, _ := auditProxy(t, t.TempDir(), "remedy", hook)
+	proxy, _ := auditProxy(t, c, t.TempDir(), "remedy", hook)
 	e, err := apply.New(proxy.Config())
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +239,7 @@ func TestDryRunOfARemediationPlanChangesNothing(t *testing.T) {
 	c, ctx := setup(t)
 	pdb := newPDB(t, ctx, c, "web")
 	p, relax, revert := relaxPlan(pdb)
-	res, events := run(t, ctx, p, apply.Options{DryRun: true, AllowStale: true})
+	res, events := run(t, ctx, c, p, apply.Options{DryRun: true, AllowStale: true})
 	if res.Outcome != apply.OutcomeCompleted {
 		t.Fatalf("%s: %s\n%s", res.Outcome, res.Message, dump(events))
 	}

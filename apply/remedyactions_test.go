@@ -44,7 +44,7 @@ type remedyCase struct {
 	gate   *planfile.Gate
 	// prepare makes the object as the wedge has it; operator plays its
 	// controller when the gate waits; cleanup undoes what the test did.
-	prepare, operator, cleanup func(t *testing.T, ctx context.Context, c *applytest.Cluster)
+	prepare, operator, cleanup func(t *testing.T, ctx context.Context, c *lane)
 	// pre is the pre-image the journal must hold; after the values the object
 	// must carry at the end.
 	pre, after map[string]string
@@ -52,7 +52,7 @@ type remedyCase struct {
 
 // schedulerAt makes the kube-scheduler static-pod operator and its mirror pods
 // on every master run revision rev (revisions only increase), and returns rev.
-func schedulerAt(t *testing.T, ctx context.Context, c *applytest.Cluster, rev int32) int32 {
+func schedulerAt(t *testing.T, ctx context.Context, c *lane, rev int32) int32 {
 	t.Helper()
 	const ns, prefix = "openshift-kube-scheduler", "openshift-kube-scheduler"
 	if _, err := c.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -124,11 +124,11 @@ func remedyCases() []remedyCase {
 			gvr: schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "kubeschedulers"}, path: "/kubeschedulers/cluster",
 			patch: fmt.Sprintf(`{"spec":{"forceRedeploymentReason":%q}}`, reason), fields: [][]string{{"spec", openshift.FieldForceRedeploymentReason}},
 			gate: forced,
-			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
+			prepare: func(t *testing.T, ctx context.Context, c *lane) {
 				from = schedulerAt(t, ctx, c, 1)
 				forced.StaticPods.MinRevision = from + 1
 			},
-			operator: func(t *testing.T, ctx context.Context, c *applytest.Cluster) { schedulerAt(t, ctx, c, from+1) },
+			operator: func(t *testing.T, ctx context.Context, c *lane) { schedulerAt(t, ctx, c, from+1) },
 			after:    map[string]string{"spec.forceRedeploymentReason": fmt.Sprintf("%q", reason)},
 		},
 		{
@@ -136,7 +136,7 @@ func remedyCases() []remedyCase {
 			obj: planfile.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: openshift.AdminAcksNamespace, Name: openshift.AdminAcksConfigMap},
 			gvr: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, path: "/namespaces/openshift-config/configmaps/admin-acks",
 			patch: fmt.Sprintf(`{"data":{%q:"true"}}`, ackKey), fields: [][]string{{"data", ackKey}},
-			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
+			prepare: func(t *testing.T, ctx context.Context, c *lane) {
 				if _, err := c.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: openshift.AdminAcksNamespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 					t.Fatal(err)
 				}
@@ -154,7 +154,7 @@ func remedyCases() []remedyCase {
 			obj: planfile.ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion", Name: "version"},
 			gvr: schema.GroupVersionResource{Group: "config.openshift.io", Version: "v1", Resource: "clusterversions"}, path: "/clusterversions/version",
 			patch: `{"spec":{"overrides":null}}`, fields: [][]string{{"spec", "overrides"}},
-			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
+			prepare: func(t *testing.T, ctx context.Context, c *lane) {
 				cvs := c.OSConfig.ConfigV1().ClusterVersions()
 				if _, err := applytest.Update(ctx, cvs.Get, cvs.Update, "version", func(cv *configv1.ClusterVersion) {
 					cv.Spec.Overrides = []configv1.ComponentOverride{{Kind: "Deployment", Group: "apps", Namespace: "openshift-monitoring", Name: "cluster-monitoring-operator", Unmanaged: true}}
@@ -172,8 +172,8 @@ func remedyCases() []remedyCase {
 			patch: fmt.Sprintf(`{"metadata":{"annotations":{%q:"4.19"}}}`, openshift.AnnotationUpgradeableTo), fields: [][]string{{"metadata", "annotations", openshift.AnnotationUpgradeableTo}},
 			gate: &planfile.Gate{Kind: planfile.GateConditionCleared, Object: &planfile.ObjectRef{APIVersion: "config.openshift.io/v1", Kind: "ClusterOperator", Name: openshift.CloudCredentialOperator},
 				Condition: "Upgradeable", Reason: openshift.ReasonMissingUpgradeableAnnotation},
-			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
-				dyn := dynamic.NewForConfigOrDie(env.Config).Resource(schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "cloudcredentials"})
+			prepare: func(t *testing.T, ctx context.Context, c *lane) {
+				dyn := dynamic.NewForConfigOrDie(c.env.Config).Resource(schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "cloudcredentials"})
 				_ = dyn.Delete(ctx, "cluster", metav1.DeleteOptions{})
 				if _, err := dyn.Create(ctx, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "operator.openshift.io/v1", "kind": "CloudCredential",
 					"metadata": map[string]any{"name": "cluster"}, "spec": map[string]any{"managementState": "Managed", "credentialsMode": "Manual"}}}, metav1.CreateOptions{}); err != nil {
@@ -181,7 +181,7 @@ func remedyCases() []remedyCase {
 				}
 				setOperatorCondition(t, ctx, c, openshift.CloudCredentialOperator, configv1.ConditionFalse, openshift.ReasonMissingUpgradeableAnnotation)
 			},
-			operator: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
+			operator: func(t *testing.T, ctx context.Context, c *lane) {
 				setOperatorCondition(t, ctx, c, openshift.CloudCredentialOperator, configv1.ConditionTrue, "AsExpected")
 			},
 			pre:   map[string]string{`metadata.annotations.cloudcredential\.openshift\.io/upgradeable-to`: "null"},
@@ -193,7 +193,7 @@ func remedyCases() []remedyCase {
 			gvr: schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigpools"}, path: "/machineconfigpools/master",
 			patch: `{"spec":{"paused":false}}`, fields: [][]string{{"spec", "paused"}},
 			gate: &planfile.Gate{Kind: planfile.GatePoolUpdated, Pool: "master"},
-			prepare: func(t *testing.T, ctx context.Context, c *applytest.Cluster) {
+			prepare: func(t *testing.T, ctx context.Context, c *lane) {
 				if _, err := c.MCFG.MachineconfigurationV1().MachineConfigPools().Patch(ctx, "master", "application/merge-patch+json", []byte(`{"spec":{"paused":true}}`), metav1.PatchOptions{}); err != nil {
 					t.Fatal(err)
 				}
@@ -207,7 +207,7 @@ func remedyCases() []remedyCase {
 func ackKey2(k string) string { return strings.ReplaceAll(k, ".", `\.`) }
 
 // setOperatorCondition sets a ClusterOperator's Upgradeable condition.
-func setOperatorCondition(t *testing.T, ctx context.Context, c *applytest.Cluster, name string, status configv1.ConditionStatus, reason string) {
+func setOperatorCondition(t *testing.T, ctx context.Context, c *lane, name string, status configv1.ConditionStatus, reason string) {
 	t.Helper()
 	cos := c.OSConfig.ConfigV1().ClusterOperators()
 	if _, err := cos.Create(ctx, &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -227,7 +227,7 @@ func setOperatorCondition(t *testing.T, ctx context.Context, c *applytest.Cluste
 // test plays, and the diff event shows the pre-image and the new values.
 func TestEachRemediationActionJournalsItsPreImageBeforeTheChange(t *testing.T) {
 	c, ctx := setup(t)
-	dyn := dynamic.NewForConfigOrDie(env.Config)
+	dyn := dynamic.NewForConfigOrDie(c.env.Config)
 	for _, tc := range remedyCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := c.Reset(ctx); err != nil {
@@ -273,7 +273,7 @@ func TestEachRemediationActionJournalsItsPreImageBeforeTheChange(t *testing.T) {
 				}
 				return false
 			}
-			proxy, _ := auditProxy(t, t.TempDir(), "actions", hook)
+			proxy, _ := auditProxy(t, c, t.TempDir(), "actions", hook)
 			e, err := apply.New(proxy.Config())
 			if err != nil {
 				t.Fatal(err)
@@ -328,7 +328,7 @@ func TestEachRemediationActionJournalsItsPreImageBeforeTheChange(t *testing.T) {
 // refused before anything changes, with every verb the remediation steps and
 // their gates need listed together.
 func TestPreflightListsTheRemediationPermissions(t *testing.T) {
-	_, ctx := setup(t)
+	c, ctx := setup(t)
 	b := applytest.NewPlan().DisableCVO().RelaxPDB(remedyNS, "web", "", applytest.NodesSettled("master-1"))
 	b.Revert(b.LastID())
 	b.ApproveCSR(planfile.CSRApproval{Name: "csr-x", SignerName: openshift.SignerKubeletClient, Username: openshift.NodeBootstrapper, CommonName: "system:node:worker-9"})
@@ -336,7 +336,7 @@ func TestPreflightListsTheRemediationPermissions(t *testing.T) {
 		b.Change(tc.action, tc.obj, "", tc.patch, tc.fields, tc.gate)
 	}
 	p := b.RestoreCVO().Plan()
-	cfg, err := env.UserConfig(kubetest.LimitedUser)
+	cfg, err := c.env.UserConfig(kubetest.LimitedUser)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ import (
 // carries its spec from before the relax, the result and its one-line error
 // say the change was reverted, the journal records the relax step reverted (not
 // complete, nothing outstanding), and a plain printer shows it.
-func assertRevertedOnStop(t *testing.T, ctx context.Context, c *applytest.Cluster, res *apply.Result, events []apply.Event, before policyv1.PodDisruptionBudgetSpec, relax string) {
+func assertRevertedOnStop(t *testing.T, ctx context.Context, c *lane, res *apply.Result, events []apply.Event, before policyv1.PodDisruptionBudgetSpec, relax string) {
 	t.Helper()
 	if got := pdbSpec(t, ctx, c, "web"); !reflect.DeepEqual(got, before) {
 		t.Errorf("the budget is left changed after the run stopped:\n got %+v\nwant %+v", got, before)
@@ -70,7 +70,7 @@ func TestGateTimeoutRevertsTheRelaxedPDBAndResumeMakesItAgain(t *testing.T) {
 	p, relax, revert, before := relaxCase(t, ctx, c)
 	opts := defaults(t)
 	opts.Timeouts = map[planfile.GateKind]time.Duration{planfile.GateNodesSettled: 2 * time.Second}
-	res, events := run(t, ctx, p, opts)
+	res, events := run(t, ctx, c, p, opts)
 	if res.Outcome != apply.OutcomeGateFailed {
 		t.Fatalf("%s: %s\n%s", res.Outcome, res.Message, dump(events))
 	}
@@ -82,7 +82,7 @@ func TestGateTimeoutRevertsTheRelaxedPDBAndResumeMakesItAgain(t *testing.T) {
 	ropts := opts
 	ropts.Resume, ropts.Timeouts = true, nil
 	relaxedAgain := false
-	res, events = runWith(t, ctx, mustEngine(t), p, ropts, func(ev apply.Event) {
+	res, events = runWith(t, ctx, mustEngine(t, c), p, ropts, func(ev apply.Event) {
 		if ev.Type == apply.EventWaiting && ev.Step != nil && ev.Step.ID == relax && !relaxedAgain {
 			relaxedAgain = relaxed(t, ctx, c, "web")
 			drainCompletes(t, ctx, c)
@@ -121,7 +121,7 @@ func TestDeciderAbortRevertsTheRelaxedPDB(t *testing.T) {
 		}
 		return apply.Proceed, nil
 	})
-	res, events := runWith(t, ctx, mustEngine(t), p, opts, func(ev apply.Event) {
+	res, events := runWith(t, ctx, mustEngine(t, c), p, opts, func(ev apply.Event) {
 		if ev.Type == apply.EventWaiting && ev.Step != nil && ev.Step.ID == relax {
 			drainCompletes(t, ctx, c)
 		}
@@ -144,7 +144,7 @@ func TestCancelledContextRevertsTheRelaxedPDB(t *testing.T) {
 	p, relax, _, before := relaxCase(t, ctx, c)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	res, events := runWith(t, runCtx, mustEngine(t), p, defaults(t), func(ev apply.Event) {
+	res, events := runWith(t, runCtx, mustEngine(t, c), p, defaults(t), func(ev apply.Event) {
 		if ev.Type == apply.EventWaiting && ev.Step != nil && ev.Step.ID == relax {
 			cancel()
 		}
@@ -168,7 +168,7 @@ func TestARetriedRevertIsOneRevert(t *testing.T) {
 	pdbs := c.Kube.PolicyV1().PodDisruptionBudgets(remedyNS)
 	var mu sync.Mutex
 	patches := 0
-	proxy, err := faultproxy.Start(faultproxy.Options{Upstream: env.Config, Hook: func(e faultproxy.Entry, stage faultproxy.Stage) bool {
+	proxy, err := faultproxy.Start(faultproxy.Options{Upstream: c.env.Config, Hook: func(e faultproxy.Entry, stage faultproxy.Stage) bool {
 		if stage != faultproxy.Before || e.Method != http.MethodPatch || e.DryRun || !strings.HasSuffix(e.Path, "/poddisruptionbudgets/web") {
 			return false
 		}
@@ -232,7 +232,7 @@ func TestLostLockLeavesTheChangeToTheResume(t *testing.T) {
 	opts.LeaseDuration = 3 * time.Second
 	leases := c.Kube.CoordinationV1().Leases("openshift-cluster-version")
 	taken := false
-	res, events := runWith(t, ctx, mustEngine(t), p, opts, func(ev apply.Event) {
+	res, events := runWith(t, ctx, mustEngine(t, c), p, opts, func(ev apply.Event) {
 		if ev.Type == apply.EventWaiting && ev.Step != nil && ev.Step.ID == relax && !taken {
 			taken = true
 			// The engine renews this lease meanwhile: re-read and retry on a conflict.
@@ -262,7 +262,7 @@ func TestLostLockLeavesTheChangeToTheResume(t *testing.T) {
 	}
 	ropts := opts
 	ropts.Resume = true
-	res, events = runWith(t, ctx, mustEngine(t), p, ropts, func(ev apply.Event) {
+	res, events = runWith(t, ctx, mustEngine(t, c), p, ropts, func(ev apply.Event) {
 		if ev.Type == apply.EventWaiting && ev.Step != nil && ev.Step.ID == relax {
 			drainCompletes(t, ctx, c)
 		}
@@ -289,7 +289,7 @@ func TestRevertNeverOverwritesSomeoneElsesEdit(t *testing.T) {
 	p, relax, revert := relaxPlan(pdb)
 	pdbs := c.Kube.PolicyV1().PodDisruptionBudgets(remedyNS)
 	one := intstr.FromInt32(1)
-	res, events := runWith(t, ctx, mustEngine(t), p, defaults(t), func(ev apply.Event) {
+	res, events := runWith(t, ctx, mustEngine(t, c), p, defaults(t), func(ev apply.Event) {
 		if ev.Type == apply.EventWaiting && ev.Step != nil && ev.Step.ID == relax {
 			// The disruption controller writes the budget's status meanwhile (a
 			// new resourceVersion): re-read and retry on a conflict.
@@ -329,7 +329,7 @@ func TestChangeOfARecreatedObjectIsRefused(t *testing.T) {
 	p, _, _ := relaxPlan(pdb)
 	p.Steps[1].Change.UID = "00000000-0000-0000-0000-000000000000"
 	before := pdbSpec(t, ctx, c, "web")
-	res, events := run(t, ctx, p, defaults(t))
+	res, events := run(t, ctx, c, p, defaults(t))
 	if res.Outcome != apply.OutcomeStepRefused || !res.Outcome.Resumable() {
 		t.Fatalf("%s: %s\n%s", res.Outcome, res.Message, dump(events))
 	}

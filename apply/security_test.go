@@ -39,7 +39,7 @@ func TestSecretValuesNeverLeaveTheCluster(t *testing.T) {
 	dir := t.TempDir()
 	planPath := b.Write(t, dir)
 	journalPath := filepath.Join(dir, "run.journal")
-	kc := []string{"--kubeconfig", env.Kubeconfig}
+	kc := []string{"--kubeconfig", c.env.Kubeconfig}
 
 	var outputs []string
 	run := func(want int, args ...string) string {

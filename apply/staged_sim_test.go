@@ -278,13 +278,13 @@ type eusCluster struct {
 // --eus).
 func startEUS(t *testing.T, ctx context.Context) *eusCluster {
 	t.Helper()
-	kubetest.Require(t, env)
+	kubetest.Require(t, rootEnv)
 	if testing.Short() {
 		t.Skip("end to end on the simulator")
 	}
 	dir := t.TempDir()
 	scenarioDir, graphFile := eusScenario(t, dir)
-	fresh, err := env.Fresh()
+	fresh, err := rootEnv.Fresh()
 	if err != nil {
 		t.Fatal(err)
 	}

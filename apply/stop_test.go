@@ -35,7 +35,7 @@ func coGate(name string) *planfile.Gate {
 	return &planfile.Gate{Kind: planfile.GateClusterOperator, ClusterOperator: name, Versions: []planfile.OperandVersion{{Name: "operator", Version: applytest.TargetVersion}}}
 }
 
-func reportOperator(t testing.TB, ctx context.Context, c *applytest.Cluster, name string) {
+func reportOperator(t testing.TB, ctx context.Context, c *lane, name string) {
 	t.Helper()
 	cos := c.OSConfig.ConfigV1().ClusterOperators()
 	if _, err := cos.Create(ctx, &configv1.ClusterOperator{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -58,7 +58,7 @@ func TestGateThatNeverPassesStopsResumablyWithTheCVOLeftDisabled(t *testing.T) {
 	p := applytest.NewPlan().DisableCVO().Wait("never", coGate("never-ready")).SetDesiredUpdate().RestoreCVO().Plan()
 	opts := defaults(t)
 	opts.Timeouts = map[planfile.GateKind]time.Duration{planfile.GateClusterOperator: 2 * time.Second}
-	res, events := run(t, ctx, p, opts)
+	res, events := run(t, ctx, c, p, opts)
 	if res.Outcome != apply.OutcomeGateFailed || !res.Outcome.Resumable() {
 		t.Fatalf("outcome %s, want gate-failed: %s\n%s", res.Outcome, res.Message, dump(events))
 	}
@@ -93,7 +93,7 @@ func TestGateThatNeverPassesStopsResumablyWithTheCVOLeftDisabled(t *testing.T) {
 	ropts := opts
 	ropts.Resume = true
 	ropts.IHaveABackup = false // the journal has the backup record
-	res, events = run(t, ctx, p, ropts)
+	res, events = run(t, ctx, c, p, ropts)
 	if res.Outcome != apply.OutcomeCompleted {
 		t.Fatalf("resume: %s\n%s", res.Message, dump(events))
 	}
@@ -122,7 +122,7 @@ func TestTwoConcurrentAppliesExactlyOneProceeds(t *testing.T) {
 			defer wg.Done()
 			opts := defaults(t)
 			opts.Holder = fmt.Sprintf("run-%d", i)
-			e, err := apply.New(env.Config)
+			e, err := apply.New(c.env.Config)
 			if err != nil {
 				t.Error(err)
 				return
@@ -167,11 +167,11 @@ func TestTwoConcurrentAppliesExactlyOneProceeds(t *testing.T) {
 }
 
 func TestLockHeldByADeadRunNeedsExpiryOrBreakLock(t *testing.T) {
-	_, ctx := setup(t)
+	c, ctx := setup(t)
 	p := applytest.NewPlan().DisableCVO().RestoreCVO().Plan()
 	// A run that dies holding the lock: cancel it while its gate waits, and put
 	// its lease back as if it had never released it.
-	kube := cluster.Kube.CoordinationV1().Leases("openshift-cluster-version")
+	kube := c.Kube.CoordinationV1().Leases("openshift-cluster-version")
 	holder := "dead@host pid 1"
 	now := metav1.NewMicroTime(time.Now())
 	dur := int32(3600)
@@ -179,13 +179,13 @@ func TestLockHeldByADeadRunNeedsExpiryOrBreakLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _ := run(t, ctx, p, defaults(t))
+	res, _ := run(t, ctx, c, p, defaults(t))
 	if res.Outcome != apply.OutcomeLocked || !strings.Contains(res.Message, holder) || !strings.Contains(res.Message, "--break-lock") {
 		t.Fatalf("want locked naming %q and --break-lock, got %s: %s", holder, res.Outcome, res.Message)
 	}
 	opts := defaults(t)
 	opts.BreakLock = true
-	res, events := run(t, ctx, p, opts)
+	res, events := run(t, ctx, c, p, opts)
 	if res.Outcome != apply.OutcomeCompleted {
 		t.Fatalf("--break-lock: %s\n%s", res.Message, dump(events))
 	}
@@ -201,7 +201,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	c, ctx := setup(t)
 	b, sc := applytest.FullPlan("dry")
 	prepareScenario(t, ctx, c, sc)
-	dyn := dynamic.NewForConfigOrDie(env.Config)
+	dyn := dynamic.NewForConfigOrDie(c.env.Config)
 	snapshot := func() map[string]string {
 		rvs := map[string]string{}
 		for _, r := range []struct {
@@ -233,7 +233,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	before := snapshot()
 	opts := defaults(t)
 	opts.DryRun, opts.JournalPath, opts.IHaveABackup = true, "", false
-	res, events := run(t, ctx, b.Plan(), opts)
+	res, events := run(t, ctx, c, b.Plan(), opts)
 	if res.Outcome != apply.OutcomeCompleted || !res.DryRun || res.Journal != "" {
 		t.Fatalf("dry run: %s %s\n%s", res.Outcome, res.Message, dump(events))
 	}
@@ -266,12 +266,12 @@ func TestDryRunChangesNothing(t *testing.T) {
 }
 
 func TestPreflightRefusals(t *testing.T) {
-	_, ctx := setup(t)
+	c, ctx := setup(t)
 	b, _ := applytest.FullPlan("pre")
 	p := b.Plan()
 
 	t.Run("missing permissions are listed together", func(t *testing.T) {
-		cfg, err := env.UserConfig(kubetest.LimitedUser)
+		cfg, err := c.env.UserConfig(kubetest.LimitedUser)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,14 +289,14 @@ func TestPreflightRefusals(t *testing.T) {
 		opts := defaults(t)
 		opts.AllowStale = false
 		opts.Fingerprint = func(context.Context) (string, error) { return "sha256:changed", nil }
-		res, _ := run(t, ctx, p, opts)
+		res, _ := run(t, ctx, c, p, opts)
 		if res.Outcome != apply.OutcomeRefused || !strings.Contains(res.Message, "the cluster changed since the plan was made") || !strings.Contains(res.Message, "--allow-stale") {
 			t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
 		}
 		opts.Fingerprint = func(context.Context) (string, error) { return p.Cluster.Fingerprint, nil }
 		opts.JournalPath += ".2"
 		opts.UntilStep = p.Steps[0].ID
-		res, _ = run(t, ctx, p, opts)
+		res, _ = run(t, ctx, c, p, opts)
 		if res.Outcome != apply.OutcomeStopped {
 			t.Fatalf("a matching fingerprint should pass preflight: %s", res.Message)
 		}
@@ -304,7 +304,7 @@ func TestPreflightRefusals(t *testing.T) {
 	t.Run("no backup", func(t *testing.T) {
 		opts := defaults(t)
 		opts.IHaveABackup = false
-		res, _ := run(t, ctx, p, opts)
+		res, _ := run(t, ctx, c, p, opts)
 		if res.Outcome != apply.OutcomeRefused || !strings.Contains(res.Message, "--backup-record") {
 			t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
 		}
@@ -319,7 +319,7 @@ func TestPreflightRefusals(t *testing.T) {
 		if err := os.WriteFile(opts.BackupRecordFile, []byte("path: /var/backup/snapshot.db\nsha256: "+strings.Repeat("ab", 32)+"\netcdRevision: 4242\nclusterVersion: 4.3.19\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		res, _ := run(t, ctx, p, opts)
+		res, _ := run(t, ctx, c, p, opts)
 		if res.Outcome != apply.OutcomeRefused || !strings.Contains(res.Message, "the backup is from 4.3.19") {
 			t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
 		}
@@ -347,7 +347,7 @@ func TestStaticPodsGateNamesTheNodeBehind(t *testing.T) {
 	p := applytest.NewPlan().DisableCVO().Wait("kube-apiserver", applytest.KubeAPIServerGate()).RestoreCVO().Plan()
 	fixed := make(chan struct{})
 	var once sync.Once
-	res, events := runWith(t, ctx, mustEngine(t), p, defaults(t), func(ev apply.Event) {
+	res, events := runWith(t, ctx, mustEngine(t, c), p, defaults(t), func(ev apply.Event) {
 		if ev.Type == apply.EventWaiting && ev.Gate.Kind == planfile.GateStaticPods {
 			once.Do(func() {
 				go func() {
@@ -373,8 +373,8 @@ func TestStaticPodsGateNamesTheNodeBehind(t *testing.T) {
 	}
 }
 
-func mustEngine(t testing.TB) *apply.Engine {
-	e, err := apply.New(env.Config)
+func mustEngine(t testing.TB, c *lane) *apply.Engine {
+	e, err := apply.New(c.env.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,11 +383,11 @@ func mustEngine(t testing.TB) *apply.Engine {
 
 // finalState is the state a plan run leaves, with the scenario suffix replaced so
 // runs of different suffixes compare.
-func finalState(t testing.TB, ctx context.Context, c *applytest.Cluster, sc *applytest.Scenario) map[string]any {
+func finalState(t testing.TB, ctx context.Context, c *lane, sc *applytest.Scenario) map[string]any {
 	t.Helper()
-	dyn := dynamic.NewForConfigOrDie(env.Config)
+	dyn := dynamic.NewForConfigOrDie(c.env.Config)
 	state := map[string]any{}
-	e := mustEngine(t)
+	e := mustEngine(t, c)
 	_ = e
 	for _, o := range sc.Objects {
 		gvr := map[string]schema.GroupVersionResource{
@@ -442,7 +442,7 @@ func TestInterruptAtRandomStepsThenResumeEqualsUninterruptedRun(t *testing.T) {
 	c, ctx := setup(t)
 	ref, refSc := applytest.FullPlan("ref")
 	prepareScenario(t, ctx, c, refSc)
-	if res, events := run(t, ctx, ref.Plan(), defaults(t)); res.Outcome != apply.OutcomeCompleted {
+	if res, events := run(t, ctx, c, ref.Plan(), defaults(t)); res.Outcome != apply.OutcomeCompleted {
 		t.Fatalf("uninterrupted run: %s\n%s", res.Message, dump(events))
 	}
 	want := finalState(t, ctx, c, refSc)
@@ -463,7 +463,7 @@ func TestInterruptAtRandomStepsThenResumeEqualsUninterruptedRun(t *testing.T) {
 		t.Logf("run %d: interrupting at %s of %s", i, when, stopAt)
 		opts := defaults(t)
 		runCtx, cancel := context.WithCancel(ctx)
-		res, events := runWith(t, runCtx, mustEngine(t), p, opts, func(ev apply.Event) {
+		res, events := runWith(t, runCtx, mustEngine(t, c), p, opts, func(ev apply.Event) {
 			if ev.Type == when && ev.Step != nil && ev.Step.ID == stopAt {
 				cancel()
 			}
@@ -474,7 +474,7 @@ func TestInterruptAtRandomStepsThenResumeEqualsUninterruptedRun(t *testing.T) {
 		}
 		ropts := opts
 		ropts.Resume = true
-		res, events = run(t, ctx, p, ropts)
+		res, events = run(t, ctx, c, p, ropts)
 		if res.Outcome != apply.OutcomeCompleted {
 			t.Fatalf("resume: %s\n%s", res.Message, dump(events))
 		}
@@ -521,7 +521,7 @@ func TestPreviewShowsAStepsChangeWithoutMakingIt(t *testing.T) {
 	b, sc := applytest.FullPlan("prev")
 	prepareScenario(t, ctx, c, sc)
 	p := b.Plan()
-	e := mustEngine(t)
+	e := mustEngine(t, c)
 	ci, err := e.Preview(ctx, p, p.Steps[0].ID)
 	if err != nil || ci.Operation != "scale" || !strings.Contains(ci.Diff, "spec.replicas: 1 -> 0") {
 		t.Fatalf("disable-cvo preview: %+v %v", ci, err)
@@ -543,7 +543,7 @@ func TestPreviewShowsAStepsChangeWithoutMakingIt(t *testing.T) {
 func TestLiveFingerprintGuardsAgainstStalePlans(t *testing.T) {
 	c, ctx := setup(t)
 	fingerprint := func(ctx context.Context) (string, error) {
-		src, err := live.New(env.Config, live.Options{})
+		src, err := live.New(c.env.Config, live.Options{})
 		if err != nil {
 			return "", err
 		}
@@ -565,14 +565,14 @@ func TestLiveFingerprintGuardsAgainstStalePlans(t *testing.T) {
 	if _, err := c.MCFG.MachineconfigurationV1().MachineConfigPools().Patch(ctx, "master", "application/merge-patch+json", []byte(`{"spec":{"paused":true}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	res, _ := run(t, ctx, p, opts)
+	res, _ := run(t, ctx, c, p, opts)
 	if res.Outcome != apply.OutcomeRefused || !strings.Contains(res.Message, "the cluster changed since the plan was made") {
 		t.Fatalf("a stale plan must be refused: %s %s", res.Outcome, res.Message)
 	}
 	if _, err := c.MCFG.MachineconfigurationV1().MachineConfigPools().Patch(ctx, "master", "application/merge-patch+json", []byte(`{"spec":{"paused":false}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	res, events := run(t, ctx, p, opts)
+	res, events := run(t, ctx, c, p, opts)
 	if res.Outcome != apply.OutcomeStopped {
 		t.Fatalf("the plan matches the cluster again: %s %s\n%s", res.Outcome, res.Message, dump(events))
 	}
