@@ -49,11 +49,7 @@ func TestCrashesDuringTheRealRecoveryOnTheSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := rootEnv.Fresh()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Stop()
+	fresh := ownServer(t)
 	example := filepath.Join(root, "examples", "reconciled-4.3-to-4.4")
 	s, err := sim.Run(ctx, fresh.Config, example, sim.Options{Timing: &sim.HeldTiming})
 	if err != nil {

@@ -19,28 +19,32 @@ import (
 // A test of the engine changes the fixture's singletons (the ClusterVersion,
 // the CVO's Deployment, the master pool, the apply lease), so two tests can
 // never share a cluster while they run. They used to share one, one after
-// another, and the package's wall time (20 minutes) was mostly waiting: for a
-// killed run's lease to expire, for a gate, for a Deployment to roll out; the
-// machine's load stayed near 1.5 on 2 cores. Now setup takes a lane from a
-// small pool: a fixture cluster (applytest.Setup and its fake controllers,
-// applytest.RunFakes) on a kube-apiserver of its own (rootEnv.Fresh: another
-// kube-apiserver on the package's etcd under its own prefix, with the CRDs and
-// the workload controllers), started the first time a test needs it, reset
-// when a test takes it, held until that test ends (t.Cleanup). The cases of a
-// matrix each take a lane too, so that a matrix runs side by side with itself.
+// another, and the package's wall time (17 to 20 minutes) was mostly waiting:
+// for a killed run's lease to expire, for a gate, for a Deployment to roll
+// out; the package's processes used half a core on average. Now setup takes a
+// lane from a small pool: a fixture cluster (applytest.Setup and its fake
+// controllers, applytest.RunFakes) on a kube-apiserver of its own
+// (rootEnv.Fresh: another kube-apiserver on the package's etcd under its own
+// prefix, with the CRDs and the workload controllers), started the first time
+// a test needs it, reset when a test takes it, held until that test ends
+// (t.Cleanup). The cases of a matrix each take a lane too, so that a matrix
+// runs side by side with itself.
 //
 // A test talks to its lane only: setup returns the lane (its
 // applytest.Cluster and its *kubetest.Env), and the helpers that reach the API
-// server (run, auditProxy, crashRun, startRecover's --kubeconfig) take it. The
-// package's own control plane is rootEnv, for TestMain, the pool, and the tests
-// that start their own servers with rootEnv.Fresh (the simulator's tests).
+// server take it (run, mustEngine, auditProxy, crashRun; startRecover has no
+// default --kubeconfig). The package's own control plane, rootEnv, serves
+// TestMain, the pool, and ownServer: the simulator's and the real payload's
+// tests start a kube-apiserver of their own, and a pool of slots of their own
+// bounds them.
 
 // laneCount is the number of fixture clusters. Each is a kube-apiserver,
-// kube-controller-manager, kube-scheduler and kwok (about 400 MB together),
-// and the tests on it mostly wait; three lanes bring a 2-core machine from a
-// load of about 1.5 (one lane) to about 2, the point past which more lanes
-// only make every test slower. The longest matrix (TestInClusterCrashMatrix,
-// 14 cases of 15-20 s each) then takes about a third of its serial time.
+// kube-controller-manager, kube-scheduler and kwok, and the tests on it mostly
+// wait: one lane kept the package's processes at about half a core. Three
+// lanes make about one and a half, on a 2-core machine where make test runs
+// other packages beside apply (go test -p 4); more would only make every test
+// slower. The longest matrix (TestInClusterCrashMatrix, 14 cases of 15-25 s)
+// then takes about a third of its serial time.
 const laneCount = 3
 
 // lane is one fixture cluster: its applytest.Cluster and the control plane it
@@ -145,17 +149,44 @@ func setup(t testing.TB) (*lane, context.Context) {
 	return l, ctx
 }
 
-// parallelForLanes raises go test's -parallel (GOMAXPROCS by default, so 2 on
-// a 2-core machine, which would leave a lane idle) by one per lane, unless the
-// command line sets it: the tests that bring their own control plane (the
-// simulator's) keep the default's room, and every lane can be busy besides. A
-// test waiting for a lane holds a place, but only while every lane is busy.
+// ownServerSlots bounds the tests that start a kube-apiserver of their own
+// (the simulator's and the real payload's, through ownServer) to as many at
+// once as go test's default -parallel (GOMAXPROCS) ran them before the lanes:
+// they are the package's heavy users of CPU, and they no longer take the
+// places the lanes' tests need (see parallelForLanes).
+var ownServerSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+
+// ownServer waits for one of ownServerSlots and starts a kube-apiserver of
+// tb's own (rootEnv.Fresh), stopped when tb ends.
+func ownServer(tb testing.TB) *kubetest.Env {
+	tb.Helper()
+	ownServerSlots <- struct{}{}
+	tb.Cleanup(func() { <-ownServerSlots })
+	fresh, err := rootEnv.Fresh()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(fresh.Stop)
+	return fresh
+}
+
+// maxParallel is the -parallel apply's tests run with unless the command line
+// sets it: more than the package's parallel tests and cases (about 80), so
+// that every one reaches its pool. What runs at once is bounded by the pools
+// (laneCount lanes, ownServerSlots), not by -parallel: with go test's default
+// (GOMAXPROCS, so 2 on a 2-core machine) a lane would stay idle, and the
+// simulator's tests would take the places of the lanes' tests while they ran.
+// A test waiting in a pool holds a place of -parallel, and nothing else.
+const maxParallel = 256
+
+// parallelForLanes sets -test.parallel to maxParallel unless the command line
+// gives it.
 func parallelForLanes() {
 	flag.Parse()
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
 	if !set {
 		// It fails only for a flag that does not exist; testing defines it.
-		_ = flag.Set("test.parallel", strconv.Itoa(runtime.GOMAXPROCS(0)+laneCount))
+		_ = flag.Set("test.parallel", strconv.Itoa(maxParallel))
 	}
 }

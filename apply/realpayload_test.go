@@ -159,11 +159,7 @@ func runRealPayload(tb testing.TB, h realHop) *realRun {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	tb.Cleanup(cancel)
 	t0 := time.Now()
-	fresh, err := rootEnv.Fresh()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(fresh.Stop)
+	fresh := ownServer(tb)
 	// The operators' node selectors name the role and the OS.
 	linux := func(roles ...string) map[string]string {
 		l := map[string]string{"kubernetes.io/os": "linux", "beta.kubernetes.io/os": "linux"}

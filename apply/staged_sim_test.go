@@ -284,11 +284,7 @@ func startEUS(t *testing.T, ctx context.Context) *eusCluster {
 	}
 	dir := t.TempDir()
 	scenarioDir, graphFile := eusScenario(t, dir)
-	fresh, err := rootEnv.Fresh()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fresh.Stop)
+	fresh := ownServer(t)
 	s, err := sim.Run(ctx, fresh.Config, scenarioDir, sim.Options{Timing: &sim.FastTiming})
 	if err != nil {
 		t.Fatal(err)

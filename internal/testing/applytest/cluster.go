@@ -65,7 +65,9 @@ func ignoreExists(err error) error {
 // Setup creates the fixture cluster (idempotently): a kwok worker for the
 // workloads, three masters, ClusterVersion at CurrentVersion, the CVO Deployment
 // (1 replica, running), the master pool (updated), and the kube-apiserver operator
-// with its mirror pods at Revision.
+// with its mirror pods at Revision. It builds on the env it is given: apply's
+// tests build one on each of their lanes (apply/lanes_test.go), each a
+// kube-apiserver of its own, and run their tests side by side.
 func Setup(ctx context.Context, env *kubetest.Env) (*Cluster, error) {
 	c := NewCluster(env.Config)
 	if _, err := env.NewFakeNode(ctx, "worker-0", map[string]string{"node-role.kubernetes.io/worker": ""}); err != nil {
