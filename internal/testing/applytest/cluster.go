@@ -84,6 +84,21 @@ func Setup(ctx context.Context, env *kubetest.Env) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	// The ServiceAccount admission plugin refuses a pod (the mirror pods
+	// below) until kube-controller-manager made its namespace's "default"
+	// ServiceAccount; on a loaded machine a fresh control plane's controller
+	// comes after this function's first pod (seen with apply's lanes).
+	for _, ns := range []string{"openshift-cluster-version", "openshift-kube-apiserver"} {
+		if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err := c.Kube.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return false, nil
+			}
+			return err == nil, err
+		}); err != nil {
+			return nil, fmt.Errorf("the default ServiceAccount of %s: %w", ns, err)
+		}
+	}
 	if err := c.setupClusterVersion(ctx); err != nil {
 		return nil, fmt.Errorf("ClusterVersion: %w", err)
 	}
