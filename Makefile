@@ -4,8 +4,9 @@ GO        ?= go
 # docs/release.md): the test binaries, vet, the fuzz binaries, the release test, the
 # image and hack/kube-binaries.sh then share one compile of each dependency. With go's
 # defaults a cold make test compiled client-go and the rest of the tree twice (once
-# for the tests, once for the release binary). A GOFLAGS given to make replaces this.
-export GOFLAGS     ?= -trimpath
+# for the tests, once for the release binary). A GOFLAGS given to make or in the
+# environment is kept, with -trimpath added; CGO_ENABLED=1 (for -race) may be given.
+export GOFLAGS     := -trimpath $(filter-out -trimpath,$(GOFLAGS))
 export CGO_ENABLED ?= 0
 # Integration tests start real control planes; a generous timeout covers a slow disk.
 TEST_TIMEOUT ?= 30m

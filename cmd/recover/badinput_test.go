@@ -15,13 +15,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openshift-recover/recover/internal/testing/imagetest"
+
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/openshift-recover/recover/internal/testing/applytest"
 	"github.com/openshift-recover/recover/internal/testing/inputcheck"
@@ -346,28 +345,11 @@ func registryImage(t *testing.T, img v1.Image, wrap func(http.Handler) http.Hand
 // imageOf builds an image with one layer of files.
 func imageOf(t *testing.T, files [][2]string) v1.Image {
 	t.Helper()
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
+	out := make([]imagetest.File, 0, len(files))
 	for _, f := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: f[0], Mode: 0o644, Size: int64(len(f[1])), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(f[1])); err != nil {
-			t.Fatal(err)
-		}
+		out = append(out, imagetest.File{Path: f[0], Content: f[1]})
 	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	layer, err := tarball.LayerFromReader(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := mutate.AppendLayers(empty.Image, layer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
+	return imagetest.Image(t, imagetest.Layer(t, out...))
 }
 
 func TestBadPayloadImages(t *testing.T) {

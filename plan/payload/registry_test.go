@@ -1,8 +1,6 @@
 package payload
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -13,8 +11,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/openshift-recover/recover/internal/testing/imagetest"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -23,30 +24,21 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
-// tarLayer builds a layer from path -> content.
+// tarLayer builds a layer from path -> content, in path order.
 func tarLayer(t *testing.T, files map[string][]byte) v1.Layer {
 	t.Helper()
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for name, data := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write(data); err != nil {
-			t.Fatal(err)
-		}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
 	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
+	sort.Strings(paths)
+	out := make([]imagetest.File, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, imagetest.File{Path: p, Content: string(files[p])})
 	}
-	layer, err := tarball.LayerFromReader(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return layer
+	return imagetest.Layer(t, out...)
 }
 
 // releaseImage builds a release image whose last layer carries the example 4.4.4
