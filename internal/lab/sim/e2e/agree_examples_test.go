@@ -22,6 +22,7 @@ import (
 // false-success-revision example is the second incident: kube-apiserver claims
 // a revision one master does not run, so neither may call it at target.
 func TestExamplesPlannerSkipAgreesWithGates(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		example string
 		// notAtClaim are operators whose claim the cluster contradicts: neither
@@ -34,6 +35,7 @@ func TestExamplesPlannerSkipAgreesWithGates(t *testing.T) {
 		{example: "paused-pool"},
 	} {
 		t.Run(tc.example, func(t *testing.T) {
+			t.Parallel()
 			c := load(t, tc.example)
 			snap := c.settled()
 			checker := gate.NewChecker(dynamic.NewForConfigOrDie(c.cfg), resource.NewMapper(discovery.NewDiscoveryClientForConfigOrDie(c.cfg)))

@@ -242,6 +242,7 @@ func operatorVersion(co *configv1.ClusterOperator) string {
 // back at its replicas with 4.4.4 desired, which it then rolls out in order and
 // records as Completed.
 func TestReconciledIncidentRecoversTo444(t *testing.T) {
+	t.Parallel()
 	c := load(t, "reconciled-4.3-to-4.4")
 	snap := c.settled()
 	if mode := snap.CVOMode(); mode != inspect.ModeReconciling {
@@ -324,6 +325,7 @@ func TestReconciledIncidentRecoversTo444(t *testing.T) {
 // 8. apply --yes must not pass the static-pod gate on the claim: it stops there and
 // names master-2.
 func TestFalseSuccessIncidentStopsAtTheStaticPodGate(t *testing.T) {
+	t.Parallel()
 	c := load(t, "false-success-revision")
 	snap := c.settled()
 	p := c.plan(snap)

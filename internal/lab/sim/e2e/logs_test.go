@@ -22,6 +22,7 @@ import (
 // CVO lines, the interrupted installer with its last line, the budget that
 // holds worker-0's drain.
 func TestLogsReadLiveThroughPodsLog(t *testing.T) {
+	t.Parallel()
 	kubetest.Require(t, env)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
