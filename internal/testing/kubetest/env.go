@@ -61,6 +61,9 @@ type Env struct {
 	apiProc *process
 	fresh   []*Env
 	stopped bool
+	// workloads are the workload controllers' processes (also in procs).
+	workloads []*process
+	reusePool
 }
 
 // Start builds nothing: it starts a control plane from the cached binaries. Call Stop

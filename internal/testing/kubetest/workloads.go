@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,7 +50,7 @@ func (e *Env) startWorkloadControllers() error {
 	if err != nil {
 		return err
 	}
-	e.procs = append(e.procs, kcm)
+	e.addWorkload(kcm)
 	sched, err := startProcess(e.Dir, "kube-scheduler"+suffix, e.bins.Path("kube-scheduler"), []string{
 		"--kubeconfig", e.Kubeconfig,
 		"--leader-elect=false",
@@ -59,7 +60,7 @@ func (e *Env) startWorkloadControllers() error {
 	if err != nil {
 		return err
 	}
-	e.procs = append(e.procs, sched)
+	e.addWorkload(sched)
 	stages, err := e.bins.KwokStages()
 	if err != nil || len(stages) == 0 {
 		return fmt.Errorf("kwok stage files not found in %s; rebuild with '%s'", e.bins.Dir, BuildCommand)
@@ -79,8 +80,38 @@ func (e *Env) startWorkloadControllers() error {
 	if err != nil {
 		return err
 	}
-	e.procs = append(e.procs, kwok)
+	e.addWorkload(kwok)
 	return nil
+}
+
+// addWorkload records p, one of the workload controllers, among the
+// environment's processes.
+func (e *Env) addWorkload(p *process) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.procs = append(e.procs, p)
+	e.workloads = append(e.workloads, p)
+}
+
+// stopWorkloadControllers stops kube-controller-manager, kube-scheduler and
+// kwok, so that ForTest's next test meets controllers that start afresh, with
+// no cache, queue or expectation of the last test's objects: only the API
+// server and what it stores are reused.
+func (e *Env) stopWorkloadControllers() {
+	e.mu.Lock()
+	stop := e.workloads
+	e.workloads = nil
+	keep := e.procs[:0:0]
+	for _, p := range e.procs {
+		if !slices.Contains(stop, p) {
+			keep = append(keep, p)
+		}
+	}
+	e.procs = keep
+	e.mu.Unlock()
+	for _, p := range stop {
+		p.stop(2 * time.Second)
+	}
 }
 
 // NewFakeNode creates a node that kwok manages (it becomes Ready and runs the pods
