@@ -156,18 +156,14 @@ func setup(t testing.TB) (*lane, context.Context) {
 // places the lanes' tests need (see parallelForLanes).
 var ownServerSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 
-// ownServer waits for one of ownServerSlots and starts a kube-apiserver of
-// tb's own (rootEnv.Fresh), stopped when tb ends.
+// ownServer waits for one of ownServerSlots and returns a kube-apiserver of
+// tb's own (rootEnv.ForTest: a new one, or one another test used, wiped),
+// taken back when tb ends.
 func ownServer(tb testing.TB) *kubetest.Env {
 	tb.Helper()
 	ownServerSlots <- struct{}{}
 	tb.Cleanup(func() { <-ownServerSlots })
-	fresh, err := rootEnv.Fresh()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(fresh.Stop)
-	return fresh
+	return rootEnv.ForTest(tb)
 }
 
 // maxParallel is the -parallel apply's tests run with unless the command line

@@ -25,11 +25,7 @@ import (
 // resource that never answers is marked not collected, and only it.
 func TestInspectUnderFaults(t *testing.T) {
 	kubetest.Require(t, env)
-	fresh, err := env.Fresh()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Stop()
+	fresh := env.ForTest(t)
 	loadMustGather(t, fresh.Config, example1)
 	opts := Options{PageSize: 3}
 	ref := collect(t, fresh.Config, opts)

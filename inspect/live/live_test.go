@@ -98,11 +98,7 @@ func TestIncidentsLive(t *testing.T) {
 			"UpdateInProgress@clusterversion/version", "MixedOperatorVersions@clusteroperators"}},
 	} {
 		t.Run(tc.dir[strings.Index(tc.dir, "examples/")+9:], func(t *testing.T) {
-			fresh, err := env.Fresh()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer fresh.Stop()
+			fresh := env.ForTest(t)
 			loadMustGather(t, fresh.Config, tc.dir)
 			offline, err := mustgather.New(tc.dir).Collect(context.Background())
 			if err != nil {

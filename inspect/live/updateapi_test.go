@@ -25,11 +25,7 @@ import (
 // finding.
 func TestUpdateAPILive(t *testing.T) {
 	kubetest.Require(t, env)
-	fresh, err := env.Fresh()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Stop()
+	fresh := env.ForTest(t)
 	ctx := context.Background()
 	client := configclient.NewForConfigOrDie(fresh.Config).ConfigV1().ClusterVersions()
 	const current, target = "4.20.3", "4.21.1"

@@ -90,11 +90,7 @@ func viewOf(s *inspect.Snapshot) wedgeView {
 // Secret data reaches the snapshot.
 func TestWedgeFactsLive(t *testing.T) {
 	kubetest.Require(t, env)
-	fresh, err := env.Fresh()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Stop()
+	fresh := env.ForTest(t)
 	loadMustGather(t, fresh.Config, wedgeFixture)
 	offline, err := mustgather.New(wedgeFixture).Collect(context.Background())
 	if err != nil {
@@ -202,11 +198,7 @@ func secretProblems(log []auditedRequest) (problems []string, secrets int) {
 // caught, so the audit can fail.
 func TestSecretDataIsNeverRequested(t *testing.T) {
 	kubetest.Require(t, env)
-	fresh, err := env.Fresh()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Stop()
+	fresh := env.ForTest(t)
 	seedClusterVersionIn(t, fresh.Config)
 	kube := kubernetes.NewForConfigOrDie(fresh.Config)
 	for _, ns := range openshift.SignerNamespaces {
@@ -267,11 +259,7 @@ func TestSecretDataIsNeverRequested(t *testing.T) {
 // NotFound, never an error, and everything else is read.
 func TestUnservedKindsAreNotFound(t *testing.T) {
 	kubetest.Require(t, env)
-	fresh, err := env.Fresh()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Stop()
+	fresh := env.ForTest(t)
 	seedClusterVersionIn(t, fresh.Config)
 	ext := apiextensionsclient.NewForConfigOrDie(fresh.Config)
 	ctx := context.Background()
@@ -289,7 +277,7 @@ func TestUnservedKindsAreNotFound(t *testing.T) {
 	}
 	// The API server stops serving a deleted CRD's resource a moment after.
 	var s *inspect.Snapshot
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
 		s = collect(t, fresh.Config, Options{})
 		return stateOf(s, "machines.machine.openshift.io/openshift-machine-api") == inspect.NotFound &&
 			stateOf(s, inspect.ResAPIRequestCounts.Key()) == inspect.NotFound, nil

@@ -137,11 +137,7 @@ func startLab(ctx context.Context, t *testing.T) *lab {
 		t.Fatal(err)
 	}
 	example := filepath.Join(root, "examples", "reconciled-4.3-to-4.4")
-	fresh, err := env.Fresh()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fresh.Stop)
+	fresh := env.ForTest(t)
 	s, err := sim.Run(ctx, fresh.Config, example, sim.Options{Timing: &sim.FastTiming})
 	if err != nil {
 		t.Fatalf("starting the scenario: %v", err)

@@ -44,11 +44,7 @@ func TestProgramAppliesTheRemediationPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := env.Fresh()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fresh.Stop)
+	fresh := env.ForTest(t)
 	s, err := sim.Run(ctx, fresh.Config, filepath.Join(root, "examples", "pdb-blocks-drain"), sim.Options{Timing: &sim.FastTiming})
 	if err != nil {
 		t.Fatalf("starting the scenario: %v", err)

@@ -62,11 +62,7 @@ func loadHarness(t *testing.T, scn *Scenario, opts Options) *harness {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	t.Cleanup(cancel)
-	fresh, err := env.Fresh()
-	if err != nil {
-		t.Fatalf("starting a fresh API server: %v", err)
-	}
-	t.Cleanup(fresh.Stop)
+	fresh := env.ForTest(t)
 	s, err := New(fresh.Config, scn, opts)
 	if err != nil {
 		t.Fatal(err)

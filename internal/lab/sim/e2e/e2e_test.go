@@ -59,11 +59,7 @@ func load(t *testing.T, example string) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := env.Fresh()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fresh.Stop)
+	fresh := env.ForTest(t)
 	opts := sim.Options{Timing: &sim.HeldTiming}
 	if os.Getenv("RECOVER_SIM_EVENTS") != "" {
 		opts.Out = os.Stderr // watch the simulator while a test runs

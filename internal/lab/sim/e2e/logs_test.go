@@ -31,11 +31,7 @@ func TestLogsReadLiveThroughPodsLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	example := filepath.Join(root, "examples", "bz1838497-logs")
-	fresh, err := env.Fresh()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Stop()
+	fresh := env.ForTest(t)
 	s, err := sim.Run(ctx, fresh.Config, example, sim.Options{Timing: &sim.HeldTiming,
 		KubeletCA: &sim.KubeletCA{CertFile: env.SigningCAPath(), KeyFile: env.SigningKeyPath()}})
 	if err != nil {
