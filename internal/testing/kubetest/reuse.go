@@ -232,40 +232,33 @@ func (c *Env) takeInventory(ctx context.Context) (inventory, map[objKey]*unstruc
 	// server less to send.
 	lists := make([][]*unstructured.Unstructured, len(gvrs))
 	errs := make([]error, len(gvrs))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, listWorkers)
-	for i, gvr := range gvrs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if gvr.GroupResource() == crdsGR {
-				list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				for j := range list.Items {
-					lists[i] = append(lists[i], &list.Items[j])
-				}
-				return
-			}
-			list, err := meta.Resource(gvr).List(ctx, metav1.ListOptions{})
+	forEach(len(gvrs), listWorkers, func(i int) {
+		gvr := gvrs[i]
+		if gvr.GroupResource() == crdsGR {
+			list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
 			if err != nil {
 				errs[i] = err
 				return
 			}
 			for j := range list.Items {
-				u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&list.Items[j])
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				lists[i] = append(lists[i], &unstructured.Unstructured{Object: u})
+				lists[i] = append(lists[i], &list.Items[j])
 			}
-		}()
-	}
-	wg.Wait()
+			return
+		}
+		list, err := meta.Resource(gvr).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		for j := range list.Items {
+			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&list.Items[j])
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			lists[i] = append(lists[i], &unstructured.Unstructured{Object: u})
+		}
+	})
 	inv := inventory{}
 	objs := map[objKey]*unstructured.Unstructured{}
 	for i, gvr := range gvrs {
@@ -566,21 +559,27 @@ func (c *Env) deleteAll(ctx context.Context, kube kubernetes.Interface, dyn dyna
 	return nil
 }
 
-// runAll runs fs, n at a time, and returns the first error.
+// runAll runs fs, n at a time, and returns their errors joined.
 func runAll(fs []func() error, n int) error {
 	errs := make([]error, len(fs))
+	forEach(len(fs), n, func(i int) { errs[i] = fs[i]() })
+	return errors.Join(errs...)
+}
+
+// forEach calls f(0) … f(count-1), workers at a time, and returns when every
+// call has.
+func forEach(count, workers int, f func(i int)) {
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, n)
-	for i, f := range fs {
+	sem := make(chan struct{}, workers)
+	for i := range count {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			errs[i] = f()
+			f(i)
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // reusePool is the part of Env that ForTest uses.
