@@ -25,7 +25,7 @@
 // back when the test ends: it wipes the cluster back to the objects it held when it
 // started, checks that it did (same objects, unchanged), and hands it to the next test;
 // a cluster it cannot restore exactly is stopped. Starting a kube-apiserver costs about
-// 4 CPU-seconds, a wipe a fraction of one.
+// 4 CPU-seconds; a wipe took 0.1 to 3 seconds in the simulator's tests.
 //
 // Every process is started in its own process group with a parent-death signal, so a
 // killed test binary leaves nothing running; Stop terminates them and removes the
