@@ -132,8 +132,9 @@ func (k objKey) String() string {
 // is the same object, unchanged.
 type objState struct {
 	uid types.UID
-	// version is the object's resourceVersion, or for a kind whose status the
-	// control plane keeps writing (see churning) its generation.
+	// version is the object's resourceVersion; for a kind whose status the
+	// control plane keeps writing (see churning) its generation; for a CRD a
+	// digest of its spec, labels and annotations (crdContent).
 	version string
 }
 
@@ -142,8 +143,8 @@ type inventory map[objKey]objState
 
 // churning lists the resources whose objects the control plane itself keeps
 // writing: the inventory compares their generation (a change of spec), not
-// their resourceVersion. Events and leases are left out of the comparison
-// altogether (see ignored).
+// their resourceVersion. Events, the API server's identity lease and the
+// APIServices are left out of the comparison altogether (see ignored).
 var churning = map[schema.GroupResource]bool{
 	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}:                 true,
 	{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}: true,
@@ -400,11 +401,11 @@ func (c *Env) wipe(ctx context.Context) (*wipeStats, error) {
 		// the APIServices the baseline does not hold.
 		var pending, del []objKey
 		for k, st := range inv {
-			if b, ok := c.baseline[k]; ok && b.uid == st.uid {
+			b, inBaseline := c.baseline[k]
+			if inBaseline && b.uid == st.uid {
 				continue
 			}
 			tolerated := c.tolerated(k)
-			_, inBaseline := c.baseline[k]
 			if !tolerated || k.gvr.Resource == "events" || (k.gvr.GroupResource() == apiServicesGR && !inBaseline) {
 				del = append(del, k)
 			}
@@ -415,17 +416,17 @@ func (c *Env) wipe(ctx context.Context) (*wipeStats, error) {
 		t1 := time.Now()
 		defer func() { stats.writing += time.Since(t1) }()
 		stats.deleted += len(del)
+		if err := c.deleteAll(ctx, kube, dyn, del, objs); err != nil {
+			return false, err
+		}
 		if len(pending) == 0 {
-			if err := c.deleteAll(ctx, kube, dyn, del, objs); err != nil {
-				return false, err
-			}
 			// The API server removes an APIService of the baseline's
 			// while no CRD of its group is left, and makes it again.
 			lastDiff = "waiting for the baseline's APIServices"
 			return apiServicesBack(objs, c.baseline), nil
 		}
 		lastDiff = fmt.Sprintf("%d objects left, such as %s", len(pending), pending[0])
-		return false, c.deleteAll(ctx, kube, dyn, del, objs)
+		return false, nil
 	})
 	if err != nil {
 		if ctx.Err() != nil {
