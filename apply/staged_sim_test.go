@@ -70,9 +70,12 @@ func eusSkip(name string) bool {
 	return strings.Contains(name, "scc-") || strings.Contains(name, "mcn-cleanup-job") || strings.Contains(name, "flowschema") || strings.HasPrefix(name, "0000_90_")
 }
 
-// eusScenario writes the simulator scenario and the update graph of the EUS
-// path into dir, or skips the test when the real payloads are absent.
-func eusScenario(t *testing.T, dir string) (scenarioDir, graphFile string) {
+// eusScenario returns the simulator scenario and the update graph of the EUS
+// path, or skips the test when the real payloads are absent. The three EUS
+// tests share one scenario, which the simulator and the planner only read:
+// it is written once per run of the package (eusScenarioOnce), since
+// rendering the three real payloads was half of each test's own CPU.
+func eusScenario(t *testing.T) (scenarioDir, graphFile string) {
 	t.Helper()
 	realdata := shareddata.Find(t, "the real 4.18, 4.19 and 4.20 payloads", "realdata", shareddata.RealDataEnvVar, "payload-release-4.20")
 	for _, r := range eusReleases {
@@ -80,14 +83,46 @@ func eusScenario(t *testing.T, dir string) (scenarioDir, graphFile string) {
 			t.Skipf("the real %s payload is absent (%v): the EUS acceptance needs ../shared/realdata/%s", r.version, err, r.dir)
 		}
 	}
+	scenarioDir, graphFile, err := eusScenarioOnce(realdata)
+	if err != nil {
+		t.Fatalf("writing the EUS scenario: %v", err)
+	}
+	return scenarioDir, graphFile
+}
+
+// eusScenarioOnce writes the EUS scenario from realdata into a directory of
+// its own the first time it is called (removed when the package's tests end)
+// and returns it, or the first call's error, every time.
+var eusScenarioOnce = func() func(realdata string) (string, string, error) {
+	var (
+		once                   sync.Once
+		scenarioDir, graphFile string
+		err                    error
+	)
+	return func(realdata string) (string, string, error) {
+		once.Do(func() {
+			var dir string
+			if dir, err = os.MkdirTemp("", "recover-eus-"); err != nil {
+				return
+			}
+			kubetest.AtExit(func() { os.RemoveAll(dir) })
+			scenarioDir, graphFile, err = writeEUSScenario(realdata, dir)
+		})
+		return scenarioDir, graphFile, err
+	}
+}()
+
+// writeEUSScenario writes the simulator scenario and the update graph of the
+// EUS path into dir.
+func writeEUSScenario(realdata, dir string) (scenarioDir, graphFile string, err error) {
 	root, err := kubetest.RepoRoot()
 	if err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
 	scenarioDir = filepath.Join(dir, "scenario")
 	example := filepath.Join(root, "examples", "admin-ack-required", "must-gather")
 	if err := copyTree(example, filepath.Join(scenarioDir, "must-gather")); err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
 	// The guard PodDisruptionBudgets go: the simulator does not recreate the
 	// guard pods a drain evicts (the operators' guard controllers do), so
@@ -98,7 +133,7 @@ func eusScenario(t *testing.T, dir string) (scenarioDir, graphFile string) {
 		}
 		return err
 	}); err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
 	// The cluster runs 4.18.9, Completed, with nothing asked of it: the
 	// admin acknowledged the 4.18 and the 4.19 gates.
@@ -117,28 +152,28 @@ func eusScenario(t *testing.T, dir string) (scenarioDir, graphFile string) {
 		}
 		st["conditions"] = conds
 	}); err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
 	if err := rewriteFile(scenarioDir, "configmaps/admin-acks.yaml", func(u map[string]any) {
 		u["data"] = map[string]any{"ack-4.18-kube-1.32-api-removals-in-4.19": "true", "ack-4.19-admissionregistration-v1beta1-api-removals-in-4.20": "true"}
 	}); err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
 	var releases []string
 	for _, r := range eusReleases {
 		full := filepath.Join(dir, "rendered-"+r.version)
 		if _, err := realpayload.ServedRendered(filepath.Join(realdata, r.dir), full, r.version, map[string]string{"kubernetes": r.kube}); err != nil {
-			t.Fatal(err)
+			return "", "", err
 		}
 		out := filepath.Join(scenarioDir, "releases", r.version)
 		if err := cutPayload(filepath.Join(realdata, r.dir), full, out, r.version, r.image, r.kube); err != nil {
-			t.Fatal(err)
+			return "", "", err
 		}
 		releases = append(releases, fmt.Sprintf("- version: %s\n  image: %s\n  payload: releases/%s\n  kubernetes: %s\n", r.version, r.image, r.version, r.kube))
 	}
 	scn := "apiVersion: sim.recover.openshift.io/v1alpha1\nkind: Scenario\ndescription: a 4.18.9 cluster on the EUS path to 4.20.4 (real payloads, cut)\nmustGather: must-gather\nseed: 20261206\nreleases:\n" + strings.Join(releases, "")
 	if err := os.WriteFile(filepath.Join(scenarioDir, "scenario.yaml"), []byte(scn), 0o644); err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
 	var nodes []string
 	for _, r := range eusReleases {
@@ -147,9 +182,9 @@ func eusScenario(t *testing.T, dir string) (scenarioDir, graphFile string) {
 	graphFile = filepath.Join(dir, "graph.json")
 	g := `{"nodes":[` + strings.Join(nodes, ",") + `],"edges":[[0,1],[1,2]]}`
 	if err := os.WriteFile(graphFile, []byte(g), 0o644); err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
-	return scenarioDir, graphFile
+	return scenarioDir, graphFile, nil
 }
 
 // cutPayload copies the eusComponents of a rendered payload and writes the
@@ -283,7 +318,7 @@ func startEUS(t *testing.T, ctx context.Context) *eusCluster {
 		t.Skip("end to end on the simulator")
 	}
 	dir := t.TempDir()
-	scenarioDir, graphFile := eusScenario(t, dir)
+	scenarioDir, graphFile := eusScenario(t)
 	fresh := ownServer(t)
 	s, err := sim.Run(ctx, fresh.Config, scenarioDir, sim.Options{Timing: &sim.FastTiming})
 	if err != nil {
