@@ -10,10 +10,20 @@ export GOFLAGS     := -trimpath $(filter-out -trimpath,$(GOFLAGS))
 export CGO_ENABLED ?= 0
 # Integration tests start real control planes; a generous timeout covers a slow disk.
 TEST_TIMEOUT ?= 30m
-# Packages tested at once. The integration packages mostly wait on their control
-# planes, so four at a time fill 2 cores better than go's default of one per core
-# (go test ./... uncached: about 270 s with 2, 202 s with 4).
-TEST_PARALLEL ?= 4
+# Packages tested at once: go's default (-p, one per core; 2 on the 2-core
+# machine CI runs on) unless TEST_PARALLEL is given. The integration packages
+# run their own tests side by side (apply's lanes, the simulator's clusters)
+# and keep both cores busy: with 4 packages at once, the go test phase was
+# CPU-bound from start to end, and the contention cost CPU of its own (polls
+# and gates that run longer, API servers that start slower). Measured on this
+# machine, go test of every package (test binaries cached): -p 4 took 1,110 s
+# and 2,154 CPU-s; -p 2, 912 s and 1,542 CPU-s.
+TEST_PARALLEL ?=
+# make test links its test binaries (about 60 of them, and the fuzz binaries)
+# without DWARF: -w cuts a link's CPU by a fifth to a quarter (apply's test
+# binary: 13.2 to 9.7 CPU-s). A panic's stack trace reads the pclntab, which -w
+# keeps; a debugger needs DWARF: run go test yourself for that.
+TEST_LDFLAGS ?= -w
 
 .PHONY: all build test test-short kube-binaries vet fmt-check bench example help container-test
 
@@ -39,7 +49,7 @@ fmt-check: ## fail when gofmt would change a file
 # each time, with one line for the summary; its image build then finds the release
 # test's compiled packages in Go's build cache.
 test: kube-binaries fmt-check vet ## the whole suite: unit, integration (real kube-apiserver), end-to-end, the container test
-	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v '/hack/containertest$$')
+	RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test -ldflags='$(TEST_LDFLAGS)' $(if $(TEST_PARALLEL),-p $(TEST_PARALLEL)) -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v '/hack/containertest$$')
 	@RECOVER_KUBE_BIN=$$(hack/kube-binaries.sh) GO=$(GO) TEST_TIMEOUT=$(TEST_TIMEOUT) hack/container-test.sh
 	@if command -v tmux >/dev/null 2>&1; then hack/tui-smoke.sh; else echo "tui smoke test skipped: tmux not found"; fi
 
@@ -75,6 +85,6 @@ FUZZ_TIME ?= 5m
 .PHONY: fuzz-smoke fuzz
 test: fuzz-smoke
 fuzz-smoke: ## every fuzz target for FUZZ_SMOKE_TIME, recover's packages instrumented (part of make test)
-	@GO=$(GO) FUZZ_INSTRUMENT=module hack/fuzz.sh $(FUZZ_SMOKE_TIME)
+	@GO=$(GO) FUZZ_INSTRUMENT=module TEST_LDFLAGS='$(TEST_LDFLAGS)' hack/fuzz.sh $(FUZZ_SMOKE_TIME)
 fuzz: ## every fuzz target for FUZZ_TIME (default 5m), one at a time; crashers land in testdata/fuzz/
 	@GO=$(GO) hack/fuzz.sh $(FUZZ_TIME)

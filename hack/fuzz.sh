@@ -49,13 +49,18 @@ all) instrument_flags=(-fuzz .) ;;
 module) instrument_flags=("-gcflags=$("$go" list -m)/...=-d=libfuzzer") ;;
 *) echo "fuzz: FUZZ_INSTRUMENT is all or module, not $instrument" >&2; exit 2 ;;
 esac
+# make test gives the link flags of its test binaries (TEST_LDFLAGS: -w).
+link_flags=()
+if [ -n "${TEST_LDFLAGS:-}" ]; then
+	link_flags=("-ldflags=$TEST_LDFLAGS")
+fi
 build_secs=0
 for pkg in "${pkgs[@]}"; do
 	read -r importpath[$pkg] dir[$pkg] < <("$go" list -f '{{.ImportPath}} {{.Dir}}' "$pkg")
 	start=$SECONDS
 	out="$bins/$(tr -c 'a-zA-Z0-9\n' _ <<<"${pkg#./}").test"
 	# -vet=off: make test's vet has checked every package already.
-	if "$go" test -c -vet=off "${instrument_flags[@]}" -o "$out" "$pkg" >"$log" 2>&1; then
+	if "$go" test -c -vet=off "${instrument_flags[@]}" "${link_flags[@]}" -o "$out" "$pkg" >"$log" 2>&1; then
 		bin[$pkg]="$out"
 	else
 		echo "fuzz: building the instrumented test binary of $pkg failed:"
