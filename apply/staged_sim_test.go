@@ -73,7 +73,7 @@ func eusSkip(name string) bool {
 // eusScenario returns the simulator scenario and the update graph of the EUS
 // path, or skips the test when the real payloads are absent. The three EUS
 // tests share one scenario, which the simulator and the planner only read:
-// it is written once per run of the package (eusScenarioOnce), since
+// it is written once per run of the package (eusOnce), since
 // rendering the three real payloads was half of each test's own CPU.
 func eusScenario(t *testing.T) (scenarioDir, graphFile string) {
 	t.Helper()
@@ -83,34 +83,28 @@ func eusScenario(t *testing.T) (scenarioDir, graphFile string) {
 			t.Skipf("the real %s payload is absent (%v): the EUS acceptance needs ../shared/realdata/%s", r.version, err, r.dir)
 		}
 	}
-	scenarioDir, graphFile, err := eusScenarioOnce(realdata)
-	if err != nil {
-		t.Fatalf("writing the EUS scenario: %v", err)
+	eusOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "recover-eus-")
+		if err != nil {
+			eusOnce.err = err
+			return
+		}
+		kubetest.AtExit(func() { os.RemoveAll(dir) })
+		eusOnce.scenarioDir, eusOnce.graphFile, eusOnce.err = writeEUSScenario(realdata, dir)
+	})
+	if eusOnce.err != nil {
+		t.Fatalf("writing the EUS scenario: %v", eusOnce.err)
 	}
-	return scenarioDir, graphFile
+	return eusOnce.scenarioDir, eusOnce.graphFile
 }
 
-// eusScenarioOnce writes the EUS scenario from realdata into a directory of
-// its own the first time it is called (removed when the package's tests end)
-// and returns it, or the first call's error, every time.
-var eusScenarioOnce = func() func(realdata string) (string, string, error) {
-	var (
-		once                   sync.Once
-		scenarioDir, graphFile string
-		err                    error
-	)
-	return func(realdata string) (string, string, error) {
-		once.Do(func() {
-			var dir string
-			if dir, err = os.MkdirTemp("", "recover-eus-"); err != nil {
-				return
-			}
-			kubetest.AtExit(func() { os.RemoveAll(dir) })
-			scenarioDir, graphFile, err = writeEUSScenario(realdata, dir)
-		})
-		return scenarioDir, graphFile, err
-	}
-}()
+// eusOnce is the EUS scenario the first eusScenario wrote, into a directory
+// removed when the package's tests end, or the error that call met.
+var eusOnce struct {
+	sync.Once
+	scenarioDir, graphFile string
+	err                    error
+}
 
 // writeEUSScenario writes the simulator scenario and the update graph of the
 // EUS path into dir.
